@@ -1,0 +1,179 @@
+"""The checking stage: everything that can be wrong across pages, collected at once."""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Iterable
+
+from .content import PROVENANCES, Content, Evidence, Value
+from .numbers import format_number
+from .parse import ParsedPage, RoleUse, StateSource
+from .problems import Problem, suggest
+from .mathrender import MathError, render_math
+
+ROLES = ("num", "fig", "src", "ref", "example")
+_RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
+
+# Numbers that look measured: they must come from {num} (or be marked {example}).
+_UNBOUND = re.compile(
+    r"\d(?:\.\d+)?[eE][-+]?\d+"                                   # 2.2e-15
+    r"|×\s*10"                                                     # 2.22×10⁻¹⁵
+    r"|\d(?:[\d,]*\.?\d*)\s*(?:[KMGT]i?B|bytes?|字节)(?![A-Za-z])"  # 512 KiB, 800 KB, 64 字节
+    r"|\d(?:[\d,]*\.?\d*)\s*(?:ms|µs|us|ns|毫秒|微秒|秒|s)(?![A-Za-z])"  # 3 ms, 0.5 秒
+    r"|\d(?:[\d,]*\.?\d*)\s*[%％]"                                  # 65%
+)
+
+
+def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence) -> list[Problem]:
+    """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records."""
+    pages = tuple(pages)
+    problems = _duplicate_ids(pages)
+    anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
+    sources = {s.id for s in content.sources}
+    for page in pages:
+        problems += _duplicate_anchors(page)
+        problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
+        problems += [p for block in page.blocks if isinstance(block, StateSource)
+                     for p in _check_state(block, page, evidence)]
+        if page.meta.kind in ("lesson", "article"):
+            problems += _unbound_numbers(page)
+        problems += _math_errors(page)
+    problems += check_records(content, evidence.values)
+    return problems
+
+
+def _duplicate_ids(pages: tuple[ParsedPage, ...]) -> list[Problem]:
+    seen: dict[str, str] = {}
+    problems = []
+    for page in pages:
+        if page.meta.id in seen:
+            problems.append(Problem(page.meta.path, 1, f"duplicate page id '{page.meta.id}' "
+                                                       f"(also used by {seen[page.meta.id]})"))
+        seen.setdefault(page.meta.id, page.meta.path)
+    return problems
+
+
+def _duplicate_anchors(page: ParsedPage) -> list[Problem]:
+    seen: set[str] = set()
+    problems = []
+    for anchor, line, _ in page.anchors:
+        if anchor in seen:
+            problems.append(Problem(page.meta.path, line, f"duplicate anchor '#{anchor}' on this page"))
+        seen.add(anchor)
+    return problems
+
+
+def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], sources: set[str],
+                evidence: Evidence) -> list[Problem]:
+    path = page.meta.path
+    if use.name not in ROLES:
+        return [Problem(path, use.line, f"unknown role '{{{use.name}}}'" + (suggest(use.name, ROLES)
+                                                                             or f" (known: {', '.join(ROLES)})"))]
+    if use.name == "num" and use.target not in evidence.values:
+        return [Problem(path, use.line, f"unknown value '{use.target}'" + suggest(use.target, evidence.values))]
+    if use.name == "fig" and use.target not in evidence.figures:
+        return [Problem(path, use.line, f"unknown figure '{use.target}'" + suggest(use.target, evidence.figures))]
+    if use.name == "src" and use.target not in sources:
+        return [Problem(path, use.line, f"unknown source '{use.target}'" + suggest(use.target, sources)
+                        + " (sources are listed in content/sources.yml)")]
+    if use.name == "ref":
+        return _check_ref(use, page, anchors)
+    return []
+
+
+def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
+    """``r55#b2`` → (``r55``, ``r55-b2``); ``#notes`` → (this page, ``notes``); ``r55`` → (``r55``, ``''``)."""
+    page, _, anchor = target.partition("#")
+    page = page or page_id
+    if re.fullmatch(r"b\d+", anchor):
+        anchor = f"{page}-{anchor}"
+    return page, anchor
+
+
+def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]]) -> list[Problem]:
+    target_page, anchor = resolve_ref(use.target, page.meta.id)
+    if target_page not in anchors:
+        return [Problem(page.meta.path, use.line, f"{{ref}} to unknown page '{target_page}'"
+                        + suggest(target_page, anchors))]
+    if anchor and anchor not in anchors[target_page]:
+        return [Problem(page.meta.path, use.line, f"{{ref}} to unknown anchor '#{anchor}' on page '{target_page}'"
+                        + suggest(anchor, anchors[target_page]))]
+    return []
+
+
+def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence) -> tuple[str, str]:
+    """The provenance a state earns from what it shows, and the thing that earned it."""
+    used: list[tuple[str, str]] = []
+    if state.figure in evidence.figures:
+        used.append((evidence.figures[state.figure].provenance, f"figure {state.figure}"))
+    for use in page.roles:
+        if use.state == state.id and not use.teacher:
+            if use.name == "num" and use.target in evidence.values:
+                value = evidence.values[use.target]
+                used.append((value.provenance, f"{value.provenance} value {use.target}"))
+            elif use.name == "fig" and use.target in evidence.figures:
+                used.append((evidence.figures[use.target].provenance, f"figure {use.target}"))
+    for provenance in ("measured", "record"):
+        for kind, what in used:
+            if kind == provenance:
+                return provenance, what
+    return "teaching", ""
+
+
+def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> list[Problem]:
+    path, problems = page.meta.path, []
+    if state.figure and state.figure not in evidence.figures:
+        problems.append(Problem(path, state.figure_line, f"unknown figure '{state.figure}'"
+                                + suggest(state.figure, evidence.figures)))
+    if state.provenance in PROVENANCES:
+        derived, what = derived_provenance(state, page, evidence)
+        if derived != state.provenance:
+            reason = f"uses {what}" if what else "uses no measured value, measured figure or record"
+            problems.append(Problem(path, state.provenance_line, f"state {state.id} declares {state.provenance} "
+                                                                 f"but {reason}: declare {derived}"))
+    return problems
+
+
+def _unbound_numbers(page: ParsedPage) -> list[Problem]:
+    problems = []
+    for text, line, state in page.texts:
+        for match in _UNBOUND.finditer(text):
+            where = f"state {state}: " if state else ""
+            problems.append(Problem(page.meta.path, line, f"{where}number '{match.group(0).strip()}' is written "
+                                    "by hand: cite a value with {num}`name`, or mark an illustration "
+                                    "with {example}`…`"))
+    return problems
+
+
+def _math_errors(page: ParsedPage) -> list[Problem]:
+    problems = []
+    for tex, line, display in page.math:
+        try:
+            render_math(tex, display)
+        except MathError as error:
+            problems.append(Problem(page.meta.path, line, f"cannot render math '{tex}': {error}"))
+    return problems
+
+
+def check_records(content: Content, values: dict[str, Value]) -> list[Problem]:
+    """Each record's declared comparison with today's measurement must hold."""
+    problems = []
+    for record in content.records:
+        for entry in record.data.get("compare") or ():
+            problems += _check_comparison(record.path, entry, values)
+    return problems
+
+
+def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[Problem]:
+    name, rule, bound = entry.get("with", ""), entry.get("rule", ""), entry.get("bound")
+    if name not in values:
+        return [Problem(path, 0, f"comparison with unknown value '{name}'" + suggest(name, values))]
+    if rule not in _RULES or not isinstance(bound, (int, float)):
+        return [Problem(path, 0, f"comparison with '{name}' needs 'rule' (one of {' '.join(_RULES)}) "
+                                 "and a numeric 'bound'")]
+    today = values[name]
+    if not _RULES[rule](today.value, bound):
+        return [Problem(path, 0, f"today's {name} = {format_number(today.value, today.unit)} breaks the "
+                                 f"record's comparison {rule} {format_number(bound, today.unit)}")]
+    return []

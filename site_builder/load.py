@@ -1,0 +1,149 @@
+"""The loading stage: the only place that reads ``content/``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .content import Content, Record, SiteConfig, Source, SourceFile
+from .problems import Problem, suggest
+from .yamlnodes import Located, load_located
+
+SITE_KEYS = ("title", "language", "base_url", "pages")
+SOURCE_KEYS = ("id", "title", "authors", "year", "url", "checked", "where")
+RECORD_KEYS = ("id", "title", "date", "machine", "conditions", "command", "source", "values", "compare", "data")
+_SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
+_RECORD_ID = re.compile(r"^[a-z0-9_]+$")
+
+
+def load_content(root: Path, content_dir: str = "content") -> tuple[Content | None, list[Problem]]:
+    """Read everything under ``content_dir`` (relative to ``root``); check its shape."""
+    base = root / content_dir
+    problems: list[Problem] = []
+    files = {p.stem: _read(root, p) for p in sorted((base / "pages").glob("*.md"))}
+    config = _load_config(_read_or_none(root, base / "site.yml"), files, problems, content_dir)
+    sources = _load_sources(_read_or_none(root, base / "sources.yml"), problems)
+    records = tuple(_load_record(_read(root, p), problems) for p in sorted((base / "records").glob("*.json")))
+    if config is None:
+        return None, problems
+    pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
+    return Content(config, pages, sources, tuple(r for r in records if r)), problems
+
+
+def _read(root: Path, path: Path) -> SourceFile:
+    return SourceFile(path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"))
+
+
+def _read_or_none(root: Path, path: Path) -> SourceFile | None:
+    return _read(root, path) if path.is_file() else None
+
+
+def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: str) -> list[Problem]:
+    return [Problem(path, item.line, f"unknown {what} key '{key}'" + (suggest(str(key), allowed)
+                                                                       or f" (allowed: {', '.join(allowed)})"))
+            for key, item in located.children.items() if key not in allowed]
+
+
+def _load_config(source: SourceFile | None, files: dict[str, SourceFile], problems: list[Problem],
+                 content_dir: str) -> SiteConfig | None:
+    if source is None:
+        problems.append(Problem(f"{content_dir}/site.yml", 0, "missing: create it with title, language, "
+                                                             "base_url and pages"))
+        return None
+    located, errors = load_located(source.text, source.path)
+    problems += errors
+    if located is None or not isinstance(located.value, dict):
+        problems += [] if located is None else [Problem(source.path, 1, "site.yml must be a mapping")]
+        return None
+    problems += _unknown_keys(located, SITE_KEYS, source.path, "site.yml")
+    missing = [k for k in SITE_KEYS if k not in located.value]
+    problems += [Problem(source.path, 1, f"site.yml has no '{k}'") for k in missing]
+    if missing:
+        return None
+    pages = located.children["pages"]
+    if not isinstance(pages.value, list) or not pages.value:
+        problems.append(Problem(source.path, pages.line, "'pages' must be a list of page ids"))
+        return None
+    for item in pages.children:
+        if item.value not in files:
+            problems.append(Problem(source.path, item.line, f"no page '{item.value}' in {content_dir}/pages/"
+                                    + suggest(str(item.value), files)))
+    listed = set(pages.value)
+    for stem, file in files.items():
+        if stem not in listed:
+            problems.append(Problem(file.path, 1, f"page '{stem}' is not listed in site.yml 'pages'"))
+    duplicates = sorted({p for p in pages.value if pages.value.count(p) > 1})
+    problems += [Problem(source.path, pages.line, f"page '{p}' is listed twice") for p in duplicates]
+    base_url = str(located.value["base_url"])
+    return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
+                      base_url=base_url if base_url.endswith("/") else base_url + "/",
+                      pages=tuple(str(p) for p in pages.value), path=source.path)
+
+
+def _load_sources(source: SourceFile | None, problems: list[Problem]) -> tuple[Source, ...]:
+    if source is None:
+        return ()
+    located, errors = load_located(source.text, source.path)
+    problems += errors
+    if located is None:
+        return ()
+    if not isinstance(located.value, list):
+        problems.append(Problem(source.path, located.line, "sources.yml must be a list of sources"))
+        return ()
+    sources: list[Source] = []
+    for item in located.children:
+        entry = _load_source(item, source.path, problems)
+        if entry and any(s.id == entry.id for s in sources):
+            problems.append(Problem(source.path, item.line, f"duplicate source id '{entry.id}'"))
+        elif entry:
+            sources.append(entry)
+    return tuple(sources)
+
+
+def _load_source(item: Located, path: str, problems: list[Problem]) -> Source | None:
+    if not isinstance(item.value, dict):
+        problems.append(Problem(path, item.line, "each source must be a mapping with at least id and title"))
+        return None
+    problems += _unknown_keys(item, SOURCE_KEYS, path, "source")
+    source_id, title = str(item.value.get("id", "")), str(item.value.get("title", ""))
+    if not _SOURCE_ID.match(source_id):
+        problems.append(Problem(path, item.line, f"source id '{source_id}' must be letters, digits and '-'"))
+        return None
+    if not title:
+        problems.append(Problem(path, item.line, f"source '{source_id}' has no title"))
+    fields = {k: str(item.value[k]) for k in SOURCE_KEYS[2:] if k in item.value}
+    return Source(id=source_id, title=title, line=item.line, **fields)
+
+
+def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
+    try:
+        data = json.loads(source.text)
+    except json.JSONDecodeError as error:
+        problems.append(Problem(source.path, error.lineno, f"invalid JSON: {error.msg}"))
+        return None
+    stem = source.path.rsplit("/", 1)[-1].removesuffix(".json")
+    before = len(problems)
+    if not isinstance(data, dict):
+        problems.append(Problem(source.path, 1, "a record must be a JSON object"))
+        return None
+    for key in sorted(set(data) - set(RECORD_KEYS)):
+        problems.append(Problem(source.path, _json_line(source.text, key),
+                                f"unknown record key '{key}'" + suggest(key, RECORD_KEYS)))
+    if not _RECORD_ID.match(stem) or data.get("id", stem) != stem:
+        problems.append(Problem(source.path, _json_line(source.text, "id"),
+                                f"record id must equal the file name '{stem}' and use [a-z0-9_]"))
+    for key in ("title", "date", "values"):
+        if key not in data:
+            problems.append(Problem(source.path, 1, f"record has no '{key}'"))
+    for name, entry in (data.get("values") or {}).items():
+        if not isinstance(entry, dict) or "value" not in entry:
+            problems.append(Problem(source.path, _json_line(source.text, name),
+                                    f"record value '{name}' must be an object with 'value' and 'unit'"))
+    return Record(stem, source.path, data) if len(problems) == before else None
+
+
+def _json_line(text: str, key: str) -> int:
+    """Line of the first ``"key":`` in a JSON text (JSON parsers keep no positions)."""
+    match = re.search(r'"' + re.escape(key) + r'"\s*:', text)
+    return text.count("\n", 0, match.start()) + 1 if match else 1

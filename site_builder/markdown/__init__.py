@@ -1,0 +1,32 @@
+"""Markdown for lessons: markdown-it-py plus the project's plugins, one module each."""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.myst_role import myst_role_plugin
+
+from .cjk import cjk_breaks_plugin
+from .directives import directive_plugin
+from .headings import heading_anchor_plugin
+from .lines import inline_lines_plugin
+from .mathrules import math_render_plugin
+from .roles import role_render_plugin
+
+
+def make_markdown() -> MarkdownIt:
+    """The one Markdown parser/renderer of the site.
+
+    Raw HTML is *parsed* (``html=True``) so that the check stage can point at it
+    and refuse it; it is never rendered.
+    """
+    md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table")
+    md.use(directive_plugin)
+    md.use(myst_role_plugin)
+    md.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=False, double_inline=False)
+    md.use(heading_anchor_plugin)
+    md.use(cjk_breaks_plugin)
+    md.use(inline_lines_plugin)
+    md.use(role_render_plugin)
+    md.use(math_render_plugin)
+    return md

@@ -1,0 +1,61 @@
+"""One formatting policy for every number a reader sees: prose, captions, tables.
+
+Figures are drawn from the same values, so nothing can disagree.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .content import Value
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+_BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+SIGNIFICANT = 3
+"""Significant figures for measured quantities."""
+
+
+def format_number(number: Any, unit: str = "") -> str:
+    """Format a value for a reader: ``2.22×10⁻¹⁵``, ``800 KiB``, ``1.23 ms``, ``12.3×``, ``是``."""
+    if isinstance(number, bool):
+        return "是" if number else "否"
+    if unit == "B":
+        return format_bytes(number)
+    text = _plain(number)
+    if unit == "x":
+        return f"{text}×"
+    return f"{text} {unit}" if unit else text
+
+
+def format_bytes(count: float) -> str:
+    """Binary units, as the arithmetic of KV sizes is binary: 800 KiB, 3.125 GiB."""
+    size, unit = float(count), 0
+    while abs(size) >= 1024 and unit < len(_BINARY_UNITS) - 1:
+        size, unit = size / 1024, unit + 1
+    digits = f"{size:.4g}" if unit else f"{int(count):,}"
+    return f"{digits} {_BINARY_UNITS[unit]}"
+
+
+def format_scientific(number: float) -> str:
+    """``2.22×10⁻¹⁵``: typographic scientific notation, never ``e-15``."""
+    mantissa, exponent = f"{number:.{SIGNIFICANT - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def _plain(number: Any) -> str:
+    if isinstance(number, int):
+        return f"{number:,}"
+    number = float(number)
+    if number == 0 or not math.isfinite(number):
+        return "0" if number == 0 else str(number)
+    if abs(number) < 1e-3 or abs(number) >= 1e6:
+        return format_scientific(number)
+    text = f"{number:.{SIGNIFICANT}g}"
+    return format_scientific(number) if "e" in text else text
+
+
+def display(value: Value) -> str:
+    """The text a reader sees for a named value."""
+    return format_number(value.value, value.unit)

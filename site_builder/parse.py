@@ -1,0 +1,257 @@
+"""The parsing stage: a page's Markdown becomes tokens grouped into blocks and states.
+
+Parsing never produces HTML. The result keeps every token's line so the check
+stage can say ``path:line``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from .content import PROVENANCES
+from .frontmatter import PageMeta, SplitPage
+from .problems import Problem, suggest
+
+DIRECTIVES = ("state", "more", "teacher")
+STATE_OPTIONS = ("title", "figure", "caption", "provenance")
+_STATE_ID = re.compile(r"^b(\d+)$")
+
+
+@dataclass(frozen=True)
+class RoleUse:
+    """One ``{name}`target``` in the text."""
+
+    name: str
+    """Role name: num, fig, src, ref, example."""
+    target: str
+    """What the role points at."""
+    line: int
+    """Source line."""
+    state: str = ""
+    """Id of the state it stands in (``b2``), or ``''``."""
+    teacher: bool = False
+    """True inside a teacher note (not published in the public site)."""
+
+
+@dataclass(frozen=True)
+class StateSource:
+    """A ``state`` directive, parsed."""
+
+    id: str
+    """``b0``, ``b1`` …"""
+    line: int
+    """Line of the ``:::{state}`` opener."""
+    title: str
+    """``:title:``"""
+    figure: str
+    """``:figure:`` id, or ``''``."""
+    figure_line: int
+    """Line of ``:figure:``."""
+    caption: tuple[Token, ...]
+    """``:caption:`` parsed as inline Markdown (empty when there is none)."""
+    provenance: str
+    """Declared ``:provenance:``."""
+    provenance_line: int
+    """Line of ``:provenance:``."""
+    body: tuple[Token, ...]
+    """Tokens of the body, without ``more`` and ``teacher``."""
+    more: tuple[Token, ...]
+    """Tokens inside ``::::{more}``."""
+    teacher: tuple[Token, ...]
+    """Tokens inside ``::::{teacher}``."""
+    end_line: int
+    """Last line of the directive."""
+
+
+@dataclass(frozen=True)
+class ParsedPage:
+    """A page after parsing: front matter, blocks in order, and what it cites."""
+
+    meta: PageMeta
+    """Validated front matter."""
+    source: str
+    """The Markdown source text (for the raw ``.md`` and the readable view)."""
+    blocks: tuple[tuple[Token, ...] | StateSource, ...]
+    """Top-level content in order: token runs between states, and the states."""
+    teacher_spans: tuple[tuple[int, int], ...]
+    """0-based [start, end) line spans of teacher notes, removed from public Markdown."""
+    anchors: tuple[tuple[str, int, str], ...]
+    """Every anchor the page defines (heading ids and ``<page>-<state>``): (id, line, title)."""
+    roles: tuple[RoleUse, ...]
+    """Every role used, in order."""
+    texts: tuple[tuple[str, int, str], ...]
+    """Prose text runs (content, line, state id) for the unbound-number check."""
+    math: tuple[tuple[str, int, bool], ...]
+    """Math (tex, line, display) for the render check."""
+
+
+def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
+    """Parse one page body and check its structure (directives, options, raw HTML)."""
+    meta, problems = page.meta, []
+    tokens = md.parse(page.body, {})
+    _check_tokens(tokens, meta.path, problems)
+    blocks, run, state_ids = [], [], []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type == "directive_open" and token.meta["name"] == "state":
+            end = _matching_close(tokens, i)
+            state = _parse_state(tokens[i:end + 1], meta, len(state_ids), md, problems)
+            state_ids.append(state.id)
+            if run:
+                blocks.append(tuple(run))
+                run = []
+            blocks.append(state)
+            i = end + 1
+            continue
+        run.append(token)
+        i += 1
+    if run:
+        blocks.append(tuple(run))
+    if meta.kind == "lesson" and not state_ids:
+        problems.append(Problem(meta.path, 1, "a lesson needs at least one ':::{state} b0' block"))
+    walker = _Walker(meta.id)
+    for block in blocks:
+        walker.visit(block)
+    teacher_spans = tuple((t.map[0], t.map[1]) for t in tokens
+                          if t.type == "directive_open" and t.meta["name"] == "teacher" and t.map)
+    return ParsedPage(meta, page.body, tuple(blocks), teacher_spans, tuple(walker.anchors),
+                      tuple(walker.roles), tuple(walker.texts), tuple(walker.math)), problems
+
+
+def _matching_close(tokens: list[Token], start: int) -> int:
+    depth = 0
+    for i in range(start, len(tokens)):
+        depth += tokens[i].nesting if tokens[i].type.startswith("directive_") else 0
+        if depth == 0:
+            return i
+    raise AssertionError("directive_open without directive_close")  # the plugin always pushes both
+
+
+def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> None:
+    depth_states = 0
+    for token in tokens:
+        line = token.map[0] + 1 if token.map else 0
+        if token.type == "directive_open":
+            name = token.meta["name"]
+            if name not in DIRECTIVES:
+                problems.append(Problem(path, line, f"unknown directive '{{{name}}}'" + suggest(name, DIRECTIVES)
+                                        or f" (known: {', '.join(DIRECTIVES)})"))
+            if not token.meta["closed"]:
+                problems.append(Problem(path, line, f"directive '{{{name}}}' is never closed: "
+                                                    f"add a line '{token.markup}' after its content"))
+            if name == "state" and (token.level > 0 or depth_states):
+                problems.append(Problem(path, line, "a state must stand at the top level of the page, "
+                                                    "not inside another block"))
+            depth_states += name == "state"
+        elif token.type == "directive_close":
+            depth_states -= token.meta["name"] == "state"
+        elif token.type == "html_block":
+            problems.append(Problem(path, line, _RAW_HTML))
+        elif token.type == "inline":
+            for child in token.children or ():
+                if child.type == "html_inline":
+                    problems.append(Problem(path, child.meta["line"], _RAW_HTML))
+
+
+_RAW_HTML = ("raw HTML is not allowed in lessons; write Markdown, or a directive "
+             "(state, more, teacher); to show a tag as text, put it in `backticks`")
+
+
+def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt,
+                 problems: list[Problem]) -> StateSource:
+    opener = tokens[0]
+    line, path = opener.map[0] + 1, meta.path
+    state_id = opener.meta["arg"].strip()
+    expected = f"b{index}"
+    if state_id != expected:
+        problems.append(Problem(path, line, f"state id '{state_id}' should be '{expected}': states are "
+                                            "numbered b0, b1, … in order"))
+    options = opener.meta["options"]
+    for key, (_, option_line) in options.items():
+        if key not in STATE_OPTIONS:
+            problems.append(Problem(path, option_line, f"unknown state option ':{key}:'"
+                                    + (suggest(key, STATE_OPTIONS) or f" (known: {', '.join(STATE_OPTIONS)})")))
+    title, title_line = options.get("title", ("", line))
+    if not title:
+        problems.append(Problem(path, title_line, f"state {state_id} needs ':title: …'"))
+    provenance, provenance_line = options.get("provenance", ("", line))
+    if provenance not in PROVENANCES:
+        problems.append(Problem(path, provenance_line, f"state {state_id} needs ':provenance:' set to one of "
+                                                       f"{', '.join(PROVENANCES)}"
+                                + (f", not '{provenance}'" + suggest(provenance, PROVENANCES) if provenance else "")))
+    figure, figure_line = options.get("figure", ("", line))
+    body, more, teacher = _split_state_body(tokens[1:-1])
+    caption, caption_line = options.get("caption", ("", line))
+    caption_tokens = tuple(md.parseInline(caption, {})) if caption else ()
+    for token in caption_tokens:
+        token.map = [caption_line - 1, caption_line]
+        for child in token.children or ():
+            child.meta = {**(child.meta or {}), "line": caption_line}
+    return StateSource(state_id, line, title, figure, figure_line, caption_tokens,
+                       provenance, provenance_line, body, more, teacher, opener.map[1])
+
+
+def _split_state_body(tokens: list[Token]) -> tuple[tuple[Token, ...], tuple[Token, ...], tuple[Token, ...]]:
+    """Separate top-level ``more`` and ``teacher`` directives from the body."""
+    parts: dict[str, list[Token]] = {"body": [], "more": [], "teacher": []}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type == "directive_open" and token.meta["name"] in ("more", "teacher"):
+            end = _matching_close(tokens, i)
+            parts[token.meta["name"]].extend(tokens[i + 1:end])
+            i = end + 1
+        else:
+            parts["body"].append(token)
+            i += 1
+    return tuple(parts["body"]), tuple(parts["more"]), tuple(parts["teacher"])
+
+
+class _Walker:
+    """Collects anchors, roles, prose text and math from a page's blocks."""
+
+    def __init__(self, page_id: str) -> None:
+        self.page_id = page_id
+        self.anchors: list[tuple[str, int, str]] = []
+        self.roles: list[RoleUse] = []
+        self.texts: list[tuple[str, int, str]] = []
+        self.math: list[tuple[str, int, bool]] = []
+
+    def visit(self, block: tuple[Token, ...] | StateSource) -> None:
+        if isinstance(block, StateSource):
+            self.anchors.append((f"{self.page_id}-{block.id}", block.line, block.title))
+            self.texts.append((block.title, block.line, block.id))
+            self.tokens(block.caption + block.body + block.more, block.id, teacher=False)
+            self.tokens(block.teacher, block.id, teacher=True)
+        else:
+            self.tokens(block, "", teacher=False)
+
+    def tokens(self, tokens: tuple[Token, ...], state: str, teacher: bool) -> None:
+        in_teacher = 0
+        for i, token in enumerate(tokens):
+            if token.type == "directive_open" and token.meta["name"] == "teacher":
+                in_teacher += 1
+            elif token.type == "directive_close" and token.meta["name"] == "teacher":
+                in_teacher -= 1
+            line = token.map[0] + 1 if token.map else 0
+            if token.type == "heading_open":
+                self.anchors.append((token.attrGet("id"), line, tokens[i + 1].content))
+            elif token.type == "math_block":
+                self.math.append((token.content.strip(), line, True))
+            elif token.type == "inline":
+                self.inline(token, state, teacher or in_teacher > 0)
+
+    def inline(self, token: Token, state: str, teacher: bool) -> None:
+        for child in token.children or ():
+            line = child.meta.get("line", 0)
+            if child.type == "myst_role":
+                self.roles.append(RoleUse(child.meta["name"], child.content.strip(), line, state, teacher))
+            elif child.type == "math_inline":
+                self.math.append((child.content, line, False))
+            elif child.type == "text" and not teacher:
+                self.texts.append((child.content, line, state))

@@ -1,0 +1,190 @@
+"""The build as a pipeline: load → parse → check → render → write.
+
+``prepare_site`` runs the stages both sites share; ``render_site`` makes one
+site's files in memory; ``write_site`` (writer.py) puts them on disk atomically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from .check import check_site
+from .content import BADGE_TEXT, Content, Evidence
+from .frontmatter import split_page
+from .load import load_content
+from .markdown import make_markdown
+from .markdown_out import llms_txt, plain_markdown, zip_bundle
+from .numbers import display
+from .parse import ParsedPage, StateSource, parse_page
+from .problems import ContentError
+from .render import SiteView, make_environment, render_page_blocks
+
+STATIC = Path(__file__).parent / "static"
+SiteFiles = dict[str, "bytes | Path"]
+"""Output path (relative, POSIX) → bytes to write, or a file to copy."""
+
+
+@dataclass(frozen=True)
+class PreparedSite:
+    """Content loaded, parsed and checked: ready to render either site."""
+
+    content: Content
+    """What the loader read."""
+    pages: dict[str, ParsedPage]
+    """Parsed pages by id, in site order."""
+    evidence: Evidence
+    """Values and figures of this build."""
+
+
+def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -> PreparedSite:
+    """Load, parse and check; raise ``ContentError`` with every problem found."""
+    content, problems = load_content(root, content_dir)
+    if content is None:
+        raise ContentError(problems)
+    md, pages = make_markdown(), []
+    for source in content.pages:
+        split, errors = split_page(source)
+        problems += errors
+        if split is not None:
+            page, errors = parse_page(split, md)
+            problems += errors
+            pages.append(page)
+    problems += check_site(content, pages, evidence)
+    if problems:
+        raise ContentError(problems)
+    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence)
+
+
+def render_site(prepared: PreparedSite, teacher: bool) -> SiteFiles:
+    """Every file of one site (public or teacher), in memory."""
+    site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher)
+    md, jinja = make_markdown(), make_environment()
+    common = _site_context(site)
+    files: SiteFiles = {}
+    titles = {page_id: p.meta.title for page_id, p in site.pages.items()}
+    lessons = [p for p in site.pages.values() if p.meta.kind == "lesson"]
+    for page in site.pages.values():
+        context = _page_context(site, page, lessons, md, jinja)
+        template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
+        files[f"{page.meta.id}.html"] = jinja.get_template(template).render(site=common, page=context).encode()
+        markdown = plain_markdown(page, site.evidence, titles, teacher)
+        files[f"{page.meta.id}.md"] = markdown.encode()
+        if page.meta.kind == "lesson":
+            files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
+                site=common, page=context, markdown=markdown).encode()
+            files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
+    files["sources.html"] = jinja.get_template("sources.html.j2").render(
+        site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode()
+    files["numbers.html"] = jinja.get_template("numbers.html.j2").render(
+        site=common, page=_generated("numbers", "数值与出处"), values=_numbers_context(site)).encode()
+    files["404.html"] = jinja.get_template("404.html.j2").render(
+        site=common, page=_generated("404", "找不到这一页")).encode()
+    files["llms.txt"] = llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode()
+    files.update(_copied_files(site))
+    return files
+
+
+def _site_context(site: SiteView) -> dict[str, Any]:
+    config = site.content.config
+    return {"title": config.title, "lang": config.language, "base_url": config.base_url, "teacher": site.teacher,
+            "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,
+                     "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in site.pages.values()]}
+
+
+def _generated(page_id: str, title: str) -> dict[str, Any]:
+    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": ""}
+
+
+def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], md: MarkdownIt,
+                  jinja) -> dict[str, Any]:
+    index = next((i for i, p in enumerate(lessons) if p is page), None)
+    neighbour = (lambda i: {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title}
+                 if index is not None and 0 <= i < len(lessons) else None)
+    return {"id": page.meta.id, "title": page.meta.title, "kind": page.meta.kind, "summary": page.meta.summary,
+            "label": page.meta.label or page.meta.id, "url": f"{page.meta.id}.html",
+            "md_url": f"{page.meta.id}.md", "source_url": f"{page.meta.id}.source.html",
+            "zip_url": f"downloads/{page.meta.id}.zip", "has_math": bool(page.math),
+            "blocks": render_page_blocks(site, page, md, jinja),
+            "prev": neighbour(index - 1) if index is not None else None,
+            "next": neighbour(index + 1) if index is not None else None,
+            "evidence": _evidence_summary(site, page)}
+
+
+def _values_used(site: SiteView, page: ParsedPage) -> list[str]:
+    names = [u.target for u in page.roles if u.name == "num" and (site.teacher or not u.teacher)]
+    return sorted(set(names) & set(site.evidence.values))
+
+
+def _evidence_summary(site: SiteView, page: ParsedPage) -> dict[str, Any]:
+    """The page footer: what this page shows is measured, recorded or a sketch, and under what conditions."""
+    states = [b for b in page.blocks if isinstance(b, StateSource)]
+    figures = {s.figure for s in states if s.figure} | {u.target for u in page.roles if u.name == "fig"}
+    values = [site.evidence.values[n] for n in _values_used(site, page)]
+    producers: dict[str, dict[str, str]] = {}
+    for value in values:
+        producers.setdefault(value.producer, {"name": value.producer, "provenance": value.provenance,
+                                              "badge": BADGE_TEXT[value.provenance], "command": value.command,
+                                              "conditions": value.conditions, "date": value.date})
+    counts = {kind: 0 for kind in BADGE_TEXT}
+    for figure in figures:
+        if figure in site.evidence.figures:
+            counts[site.evidence.figures[figure].provenance] += 1
+    return {"figure_counts": [{"badge": BADGE_TEXT[k], "count": n} for k, n in counts.items() if n],
+            "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values)}
+
+
+def _bundle(page: ParsedPage, markdown: str, evidence: Evidence) -> dict[str, bytes]:
+    files = {f"{page.meta.id}.md": markdown.encode()}
+    for use in page.roles:
+        value = evidence.values.get(use.target) if use.name == "num" else None
+        if value and value.source_file in evidence.experiment_files:
+            files[value.source_file] = Path(evidence.experiment_files[value.source_file]).read_bytes()
+    return files
+
+
+def _uses(site: SiteView, name: str, target: str) -> list[dict[str, str]]:
+    """Backlinks: every page and state that cites ``target`` with role ``name``."""
+    seen, uses = set(), []
+    for page in site.pages.values():
+        for use in page.roles:
+            if use.name == name and use.target == target and (site.teacher or not use.teacher):
+                anchor = f"{page.meta.id}-{use.state}" if use.state else ""
+                if (page.meta.id, anchor) not in seen:
+                    seen.add((page.meta.id, anchor))
+                    label = page.meta.label or page.meta.title
+                    uses.append({"url": f"{page.meta.id}.html" + (f"#{anchor}" if anchor else ""),
+                                 "text": f"{label} · {use.state}" if use.state else label})
+    return uses
+
+
+def _sources_context(site: SiteView) -> list[dict[str, Any]]:
+    return [{"id": s.id, "title": s.title, "authors": s.authors, "year": s.year, "url": s.url,
+             "checked": s.checked, "where": s.where, "uses": _uses(site, "src", s.id)}
+            for s in site.content.sources]
+
+
+def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
+    return [{"name": v.name, "display": display(v), "provenance": v.provenance, "badge": BADGE_TEXT[v.provenance],
+             "producer": v.producer, "description": v.description, "command": v.command,
+             "source_file": v.source_file, "published_source": v.source_file in site.evidence.experiment_files,
+             "conditions": v.conditions, "date": v.date, "tolerance": v.tolerance,
+             "uses": _uses(site, "num", v.name)}
+            for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
+
+
+def _copied_files(site: SiteView) -> SiteFiles:
+    files: SiteFiles = {}
+    for path in sorted(STATIC.rglob("*")):
+        if path.is_file():
+            files[f"static/{path.relative_to(STATIC).as_posix()}"] = path
+    if site.evidence.figure_dir:
+        for figure in site.evidence.figures.values():
+            files[f"figures/{figure.file}"] = Path(site.evidence.figure_dir) / figure.file
+    for repo_path, absolute in site.evidence.experiment_files.items():
+        files[f"code/{repo_path}"] = Path(absolute)
+    return files
+

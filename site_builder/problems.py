@@ -1,0 +1,46 @@
+"""Mistakes a teacher can make, reported as ``path:line: message``.
+
+Stages collect problems instead of raising on the first one, so a teacher sees
+every mistake of a build at once.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One mistake in the content, located in a file."""
+
+    path: str
+    """Path of the file, relative to the project root (e.g. ``content/pages/r55.md``)."""
+    line: int
+    """1-based line number; 0 when the problem concerns the whole file."""
+    message: str
+    """What is wrong and, where possible, what to do about it."""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+class ContentError(Exception):
+    """Raised by the build when the content has problems; carries all of them."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems = tuple(sorted(set(problems), key=_reading_order))
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def _reading_order(problem: Problem) -> tuple[str, int, str]:
+    return (problem.path, problem.line, problem.message)
+
+
+def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:
+    """A ``(did you mean …?)`` suffix naming the closest known names, or ``''``."""
+    close = difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(f"'{c}'" for c in close) + "?)"

@@ -1,0 +1,142 @@
+"""The rendering stage: parsed pages and evidence become HTML strings.
+
+Rendering never parses Markdown (the tokens come from the parse stage) and
+never reads files except templates through Jinja's loader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markupsafe import Markup
+
+from .check import derived_provenance, resolve_ref
+from .content import BADGE_TEXT, Content, Evidence, FigureInfo
+from .numbers import display
+from .parse import ParsedPage, StateSource
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@dataclass(frozen=True)
+class SiteView:
+    """What every page render needs to know about the whole site."""
+
+    content: Content
+    """The loaded content."""
+    pages: dict[str, ParsedPage]
+    """Parsed pages by id, in site order."""
+    evidence: Evidence
+    """Values and figures of this build."""
+    teacher: bool
+    """True for the teacher build (teacher notes included)."""
+
+
+def make_environment() -> Environment:
+    """Strict, autoescaping Jinja: a missing field fails the build instead of rendering blank."""
+    env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, autoescape=True,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.globals["badge_text"] = BADGE_TEXT
+    return env
+
+
+def role_resolver(site: SiteView, page_id: str, jinja: Environment) -> Callable[[str, str, bool], str]:
+    """How ``{num}``, ``{fig}``, ``{src}``, ``{ref}`` and ``{example}`` read on ``page_id``."""
+    figure_macro = jinja.get_template("_figure.html.j2").module.figure
+
+    def role_html(name: str, target: str, block: bool) -> str:
+        if name == "num" and target in site.evidence.values:
+            value = site.evidence.values[target]
+            return (f'<a class="num" href="numbers.html#{escapeHtml(target)}" data-provenance="{value.provenance}"'
+                    f' title="{escapeHtml(BADGE_TEXT[value.provenance] + " · " + target)}">'
+                    f"{escapeHtml(display(value))}</a>")
+        if name == "fig" and target in site.evidence.figures:
+            figure = site.evidence.figures[target]
+            if block:
+                return str(figure_macro(figure_context(figure), f"{page_id}-fig-{target}"))
+            return f'<a class="fig-ref" href="#{page_id}-fig-{escapeHtml(target)}">图：{escapeHtml(figure.alt)}</a>'
+        if name == "src":
+            return f'<a class="src" href="sources.html#{escapeHtml(target)}">[{escapeHtml(target)}]</a>'
+        if name == "ref":
+            href, text = ref_link(site, target, page_id)
+            return f'<a class="ref" href="{escapeHtml(href)}">{escapeHtml(text)}</a>'
+        if name == "example":
+            return f'<span class="example" title="示意数字，不是测量结果">{escapeHtml(target)}</span>'
+        return f"<code>{escapeHtml(target)}</code>"
+
+    return role_html
+
+
+def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
+    """The URL and link text of a ``{ref}`` target."""
+    target_page, anchor = resolve_ref(target, page_id)
+    page = site.pages[target_page]
+    if not anchor:
+        return f"{target_page}.html", page.meta.title
+    title = next((text for a, _, text in page.anchors if a == anchor), anchor)
+    href = f"#{anchor}" if target_page == page_id else f"{target_page}.html#{anchor}"
+    return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"
+
+
+def figure_context(figure: FigureInfo) -> dict[str, Any]:
+    """A figure as its template macro sees it."""
+    return {"id": figure.id, "src": f"figures/{figure.file}", "alt": figure.alt,
+            "description": figure.description, "provenance": figure.provenance,
+            "badge": BADGE_TEXT[figure.provenance], "width": figure.width, "height": figure.height}
+
+
+def render_tokens(md: MarkdownIt, tokens, env: dict[str, Any], teacher: bool) -> Markup:
+    """HTML of a token run; teacher notes are dropped unless this is the teacher build."""
+    kept = tokens if teacher else _without_teacher_notes(tokens)
+    return Markup(md.renderer.render(list(kept), md.options, env))
+
+
+def _without_teacher_notes(tokens) -> list:
+    kept, depth = [], 0
+    for token in tokens:
+        opening = token.type == "directive_open" and token.meta["name"] == "teacher"
+        depth += opening
+        if depth == 0:
+            kept.append(token)
+        if token.type == "directive_close" and token.meta["name"] == "teacher":
+            depth -= 1
+    return kept
+
+
+def render_page_blocks(site: SiteView, page: ParsedPage, md: MarkdownIt, jinja: Environment) -> list[dict]:
+    """The page body as template data: HTML runs and states, in order."""
+    env = {"role_html": role_resolver(site, page.meta.id, jinja)}
+    blocks: list[dict[str, Any]] = []
+    states = [b for b in page.blocks if isinstance(b, StateSource)]
+    for block in page.blocks:
+        if isinstance(block, StateSource):
+            blocks.append({"kind": "state", "state": _state_context(site, page, block, len(states), md, env)})
+        else:
+            blocks.append({"kind": "html", "html": render_tokens(md, block, env, site.teacher)})
+    return blocks
+
+
+def _state_context(site: SiteView, page: ParsedPage, state: StateSource, count: int, md: MarkdownIt,
+                   env: dict[str, Any]) -> dict[str, Any]:
+    provenance, _ = derived_provenance(state, page, site.evidence)
+    figure = site.evidence.figures.get(state.figure)
+    return {
+        "id": state.id,
+        "anchor": f"{page.meta.id}-{state.id}",
+        "number": int(state.id[1:]) + 1,
+        "count": count,
+        "title": state.title,
+        "provenance": provenance,
+        "badge": BADGE_TEXT[provenance],
+        "figure": figure_context(figure) if figure else None,
+        "caption": render_tokens(md, state.caption, env, site.teacher) if state.caption else "",
+        "body": render_tokens(md, state.body, env, site.teacher),
+        "more": render_tokens(md, state.more, env, site.teacher) if state.more else "",
+        "teacher": render_tokens(md, state.teacher, env, True) if site.teacher and state.teacher else "",
+    }
