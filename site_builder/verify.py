@@ -11,7 +11,7 @@ from .pipeline import PreparedSite
 from .problems import Problem
 
 _TEACHER_MARKERS = ("data-teacher", "teacher-note")
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff，。、；：？！“”（）]{10,}")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{8,}")
 
 
 class _Links(HTMLParser):
@@ -61,14 +61,28 @@ def _check_link(site: Path, page: str, link: str, pages: dict[str, _Links]) -> s
     return ""
 
 
-def _teacher_leaks(prepared: PreparedSite, public: Path) -> list[Problem]:
-    phrases = {}
+def _teacher_phrases(prepared: PreparedSite) -> dict[str, tuple[str, int]]:
+    """Runs of Chinese text found only in teacher notes, with where they were written.
+
+    A run a note shares with public prose (a quoted title, say) proves nothing, so it is left out.
+    """
+    phrases: dict[str, tuple[str, int]] = {}
+    public_text = []
     for page in prepared.pages.values():
         lines = page.source.split("\n")
-        for start, end in page.teacher_spans:
-            for number in range(start, end):
-                for run in _CJK_RUN.findall(lines[number]):
+        teacher_lines = {n for start, end in page.teacher_spans for n in range(start, end)}
+        for number, line in enumerate(lines):
+            if number in teacher_lines:
+                for run in _CJK_RUN.findall(line):
                     phrases.setdefault(run, (page.meta.path, number + 1))
+            else:
+                public_text.append(line)
+    shared = "\n".join(public_text)
+    return {run: where for run, where in phrases.items() if run not in shared}
+
+
+def _teacher_leaks(prepared: PreparedSite, public: Path) -> list[Problem]:
+    phrases = _teacher_phrases(prepared)
     problems = []
     for path in sorted(public.rglob("*")):
         if path.suffix not in (".html", ".md", ".txt", ".json"):

@@ -12,14 +12,20 @@ from __future__ import annotations
 import ctypes
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def write_site(files: dict[str, bytes | Path], out_dir: Path) -> None:
-    """Replace ``out_dir`` by exactly ``files`` (relative path → bytes or file to copy)."""
+def write_site(files: dict[str, bytes | Path], out_dir: Path,
+               finish: Callable[[Path], None] | None = None) -> None:
+    """Replace ``out_dir`` by exactly ``files`` (relative path → bytes or file to copy).
+
+    ``finish`` runs on the complete staging folder before the swap (e.g. to add
+    a search index); if it raises, the previous site stays in place.
+    """
     out_dir = out_dir.resolve()
     _remove_leftovers(out_dir)
     staging = out_dir.with_name(f"{out_dir.name}.tmp-{os.getpid()}")
@@ -31,6 +37,12 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path) -> None:
             shutil.copyfile(payload, target)
         else:
             target.write_bytes(payload)
+    try:
+        if finish is not None:
+            finish(staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     _swap_in(staging, out_dir)
 
 

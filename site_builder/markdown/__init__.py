@@ -25,8 +25,8 @@ def make_markdown() -> MarkdownIt:
     md.use(myst_role_plugin)
     md.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=False, double_inline=False)
     md.use(heading_anchor_plugin)
+    md.use(inline_lines_plugin)  # before cjk_breaks, which removes the line breaks it counts
     md.use(cjk_breaks_plugin)
-    md.use(inline_lines_plugin)
     md.use(role_render_plugin)
     md.use(math_render_plugin)
     return md

@@ -1,0 +1,48 @@
+"""Small sites for tests: write a content/ folder and fake evidence (values, figures)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from site_builder import Evidence, FigureInfo, Value
+
+SITE_YML = "title: 测试课程\nlanguage: zh-CN\nbase_url: https://example.org/c/\npages: [{pages}]\n"
+SOURCES_YML = "- id: M34\n  title: 内部记录\n- id: Vaswani2017\n  title: Attention Is All You Need\n"
+
+
+def write_site(root: Path, pages: dict[str, str], *, site_yml: str | None = None, sources: str = SOURCES_YML,
+               records: dict[str, dict] | None = None) -> Path:
+    """Write ``root/content`` with the given pages (id → text); returns ``root``."""
+    content = root / "content"
+    (content / "pages").mkdir(parents=True, exist_ok=True)
+    (content / "records").mkdir(exist_ok=True)
+    (content / "site.yml").write_text(site_yml or SITE_YML.format(pages=", ".join(pages)), encoding="utf-8")
+    (content / "sources.yml").write_text(sources, encoding="utf-8")
+    for page_id, text in pages.items():
+        (content / "pages" / f"{page_id}.md").write_text(text, encoding="utf-8")
+    for record_id, record in (records or {}).items():
+        (content / "records" / f"{record_id}.json").write_text(json.dumps(record, ensure_ascii=False, indent=1),
+                                                               encoding="utf-8")
+    return root
+
+
+def fake_evidence(figure_dir: Path) -> Evidence:
+    """Three values (measured and record) and two figures (teaching and measured)."""
+    figure_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("sketch", "plot"):
+        (figure_dir / f"{name}.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", encoding="utf-8")
+    values = {
+        "exp.diff": Value("exp.diff", 1.1e-15, "", "measured", "exp", command="python -m lessonmodel run exp"),
+        "exp.bytes": Value("exp.bytes", 819200, "B", "measured", "exp"),
+        "old_check.max_abs_diff": Value("old_check.max_abs_diff", 2.22e-15, "", "record", "old_check",
+                                        date="2025-01-01"),
+    }
+    figures = {"sketch": FigureInfo("sketch", "sketch.svg", "草图", "长描述", "teaching"),
+               "plot": FigureInfo("plot", "plot.svg", "曲线", "长描述", "measured")}
+    return Evidence(values=values, figures=figures, figure_dir=str(figure_dir))
+
+
+def lesson(body: str, *, front: str = "title: 一课\n") -> str:
+    """A lesson page with the given body after the front matter (front matter is lines 1–3)."""
+    return f"---\n{front}---\n{body}"

@@ -1,0 +1,235 @@
+"""Tests of the figures package: registry, cache, determinism, manifest."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import figures
+from figures.registry import check_registry
+from figures.runner import render
+from figures.spec import Figure
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTRACT_IDS = (
+    "rc-v1-b0", "rc-v1-b1", "rc-v1-b2", "rc-v1-b3", "rc-v1-n21", "r55-b0", "r55-b1", "r55-b2",
+    "kv-bytes-formula", "kv-bytes-measured", "kv-bytes-models", "kv-bytes-growth", "kv-bytes-gqa",
+    "kv-bytes-timing", "bidirectional", "ledger-s01", "char-stream",
+)
+TIMING_RECORD = {
+    "id": "decode_timing", "title": "test record", "date": "2025-01-01", "machine": "test machine",
+    "conditions": "", "command": "python -m lessonmodel bench", "source": None, "values": {},
+    "data": {"T": [16, 64, 256], "cached_ms": [0.5, 0.7, 1.2], "recompute_ms": [1.0, 3.5, 15.0]},
+}
+
+
+def _run(code: str) -> str:
+    """Run Python in a fresh process (fresh matplotlib state), return its stdout."""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True)
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Any]:
+    import lessonmodel
+
+    return lessonmodel.run_all()
+
+
+@pytest.fixture(scope="module")
+def rendered(results: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    out = tmp_path_factory.mktemp("out")
+    return out, render(results, {"decode_timing": TIMING_RECORD}, out, tmp_path_factory.mktemp("cache"))
+
+
+# --- registry ---------------------------------------------------------------
+
+
+def test_registry_has_exactly_the_contract_ids() -> None:
+    assert sorted(figures.FIGURE_IDS) == sorted(CONTRACT_IDS)
+
+
+def test_teaching_figures_take_no_data_and_measured_ones_name_experiments() -> None:
+    import lessonmodel
+
+    for fig in figures.FIGURES:
+        if fig.provenance == "teaching":
+            assert fig.inputs == (), fig.id
+        elif fig.provenance == "measured":
+            assert fig.inputs and set(fig.inputs) <= set(lessonmodel.EXPERIMENTS), fig.id
+        else:
+            assert fig.provenance == "record" and not set(fig.inputs) & set(lessonmodel.EXPERIMENTS)
+
+
+def test_check_registry_rejects_a_teaching_figure_with_inputs() -> None:
+    bad = Figure("x", "alt", "desc", "teaching", ("kv_bytes",), _draw_line, (4, 3))
+    assert check_registry((bad,)) == [
+        "figure x: a teaching sketch must take no data, but declares ['kv_bytes']"]
+
+
+def test_import_figures_does_not_import_matplotlib() -> None:
+    out = _run("import sys, figures; print('matplotlib' in sys.modules, len(figures.FIGURES))")
+    assert out.split() == ["False", str(len(CONTRACT_IDS))]
+
+
+# --- real rendering -----------------------------------------------------------
+
+
+def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> None:
+    out, result = rendered
+    assert result.skipped == {}
+    assert sorted(result.figures) == sorted(CONTRACT_IDS)
+    for fid, entry in result.figures.items():
+        svg = (out / entry["file"]).read_bytes()
+        assert entry["file"] == f"{fid}.svg"
+        assert entry["width"] == 640 and entry["height"] >= 480
+        assert len(svg) < 150_000, (fid, len(svg))
+        assert b"<metadata" not in svg  # no RDF block
+        assert entry["svg_sha256"] == figures.runner.sha256(svg)
+        assert set(entry) == {"file", "alt", "description", "provenance", "inputs", "svg_sha256",
+                              "data_sha256", "width", "height"}
+
+
+def test_missing_record_is_skipped_and_reported(results: dict[str, Any], tmp_path: Path) -> None:
+    fig = figures.BY_ID["kv-bytes-timing"]
+    problems: list[str] = []
+    result = render(results, {}, tmp_path / "out", tmp_path / "cache", registry=[fig])
+    assert result.figures == {}
+    assert result.skipped == {"kv-bytes-timing": "figure kv-bytes-timing skipped: record 'decode_timing' "
+                                                 "does not exist (expected content/records/decode_timing.json)"}
+    done = figures.render_all(results, {}, tmp_path / "o", tmp_path / "c", problems)
+    assert "kv-bytes-timing" not in done and len(done) == len(CONTRACT_IDS) - 1
+    assert problems == [result.skipped["kv-bytes-timing"]]
+
+
+_RENDER = """
+import sys, json, lessonmodel, figures
+from pathlib import Path
+r = figures.render(lessonmodel.run_all(), {{}}, Path({out!r}), Path({cache!r}))
+print(json.dumps({{"drawn": len(r.drawn), "mpl": "matplotlib" in sys.modules}}))
+"""
+
+
+def test_svgs_are_byte_identical_across_processes_and_warm_build_skips_matplotlib(tmp_path: Path) -> None:
+    first = json.loads(_run(_RENDER.format(out=str(tmp_path / "a"), cache=str(tmp_path / "ca"))))
+    second = json.loads(_run(_RENDER.format(out=str(tmp_path / "b"), cache=str(tmp_path / "cb"))))
+    assert first["drawn"] == second["drawn"] == len(CONTRACT_IDS) - 1  # no timing record
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    warm = json.loads(_run(_RENDER.format(out=str(tmp_path / "a"), cache=str(tmp_path / "ca"))))
+    assert warm == {"drawn": 0, "mpl": False}
+
+
+# --- cache, with a fake registry --------------------------------------------
+
+
+def _draw_line(fig: Any, data: Any) -> None:
+    ax = fig.add_subplot()
+    ax.plot([0, 1], [0, sum(len(str(v)) for v in data.values())])
+
+
+FAKE = (
+    Figure("fake-a", "a", "a", "measured", ("exp_a",), _draw_line, (4, 3)),
+    Figure("fake-b", "b", "b", "measured", ("exp_b",), _draw_line, (4, 3)),
+    Figure("fake-c", "c", "c", "teaching", (), _draw_line, (4, 3)),
+)
+
+
+def _fake_results(a: float = 1.0, b: float = 2.0) -> dict[str, Any]:
+    def exp(x: float) -> dict[str, Any]:
+        return {"config": {}, "values": {"x": {"value": x, "unit": "", "description": ""}}, "data": {}}
+
+    return {"source_hash": "fake", "experiments": {"exp_a": exp(a), "exp_b": exp(b)}}
+
+
+def test_cache_hit_draws_nothing(tmp_path: Path) -> None:
+    first = render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE)
+    again = render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE)
+    assert first.drawn == ("fake-a", "fake-b", "fake-c")
+    assert again.drawn == ()
+    assert again.figures == first.figures
+
+
+def test_changed_module_source_redraws_exactly_that_figure(tmp_path: Path) -> None:
+    from figures.runner import module_hash
+
+    render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE)
+
+    def edited(fig: Figure) -> str:
+        return "edited" if fig.id == "fake-b" else module_hash(fig)
+
+    again = render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE, code_hash=edited)
+    assert again.drawn == ("fake-b",)
+
+
+def test_changed_data_redraws_exactly_the_figures_that_use_it(tmp_path: Path) -> None:
+    first = render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE)
+    again = render(_fake_results(a=10.0), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE)
+    assert again.drawn == ("fake-a",)
+    assert again.figures["fake-a"]["data_sha256"] != first.figures["fake-a"]["data_sha256"]
+    assert again.figures["fake-b"] == first.figures["fake-b"]
+
+
+def test_torn_cache_entry_is_redrawn(tmp_path: Path) -> None:
+    render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE[:1])
+    for svg in (tmp_path / "cache").glob("*.svg"):
+        svg.write_bytes(b"<svg/>")
+    assert render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE[:1]).drawn == ("fake-a",)
+
+
+# --- manifest -----------------------------------------------------------------
+
+
+def _entry(data: str = "d1", svg: str = "s1", provenance: str = "measured") -> dict[str, Any]:
+    return {"file": "x.svg", "alt": "", "description": "", "provenance": provenance, "inputs": ["exp"],
+            "svg_sha256": svg, "data_sha256": data, "width": 640, "height": 480}
+
+
+def test_manifest_round_trip_has_no_problems(tmp_path: Path) -> None:
+    rendered = {"r55-b2": _entry(), "rc-v1-b0": _entry()}
+    figures.write_manifest(rendered, tmp_path / "m.json")
+    assert figures.check_manifest(rendered, tmp_path / "m.json") == []
+
+
+def test_manifest_explains_each_kind_of_change(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    figures.write_manifest({"r55-b2": _entry(), "rc-v1-b0": _entry(), "bidirectional": _entry(),
+                            "kv-bytes-timing": _entry(provenance="record"), "r55-b1": _entry()}, path)
+    doc = json.loads(path.read_text())
+    doc["figures"]["old-figure"] = doc["figures"]["r55-b2"]
+    path.write_text(json.dumps(doc))
+    now = {
+        "r55-b2": _entry(data="d2", svg="s2"),  # data changed (svg too, as it would)
+        "rc-v1-b0": _entry(svg="s2"),  # same data, different SVG
+        "bidirectional": _entry(),  # unchanged
+        "kv-bytes-timing": _entry(data="d2", provenance="record"),
+        "char-stream": _entry(),  # new
+    }  # r55-b1 is in the manifest but was not rendered
+    assert figures.check_manifest(now, path) == [
+        "figure r55-b2 changed: its data changed (lessonmodel results differ)",
+        "figure rc-v1-b0 changed: its drawing changed (same data, different SVG)",
+        "figure kv-bytes-timing changed: its data changed (records differ: exp)",
+        "figure char-stream is not in the manifest",
+        "figure r55-b1 is in the manifest but was not rendered",
+        "manifest lists unknown figure old-figure",
+    ]
+
+
+def test_missing_manifest_is_one_problem(tmp_path: Path) -> None:
+    assert figures.check_manifest({}, tmp_path / "nope.json") == [
+        f"{tmp_path / 'nope.json'} does not exist; render the figures and accept them to create it"]
+
+
+def test_committed_manifest_matches_the_real_render(rendered: tuple[Path, Any]) -> None:
+    _, result = rendered
+    problems = figures.check_manifest(result.figures, figures.MANIFEST_PATH)
+    # kv-bytes-timing depends on a record that may not exist yet in content/records/.
+    assert [p for p in problems if "kv-bytes-timing" not in p] == []

@@ -1,0 +1,172 @@
+"""The experiments, the results document (contracts §1) and its disk cache."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+import lessonmodel.runner as runner
+from lessonmodel import ModelConfig, run_all
+from lessonmodel.__main__ import main
+from lessonmodel.experiments import bidirectional, char_stream, stale_prefix
+from lessonmodel.runner import EXPERIMENTS, source_hash
+
+KIB, MIB, GIB = 1024, 1024**2, 1024**3
+
+CONTRACT_KEYS = {
+    "equivalence": {"max_abs_diff", "n_prefixes", "n_offsets"},
+    "stale_prefix": {"max_abs_diff", "edit_position"},
+    "wrong_position": {"max_abs_diff"},
+    "other_request": {"max_abs_diff"},
+    "bidirectional": {f"{kind}_layer{i}_old_kv_change"
+                      for kind in ("causal", "bidir") for i in (1, 2, 3)},
+    "kv_bytes": {"lessonmodel_bytes_per_token", "formula_equals_nbytes", "n_checked"}
+    | {f"{m}_{suffix}" for m in ("gpt2_small", "opt_13b", "llama2_7b", "llama2_70b",
+                                 "llama3_8b", "mistral_7b", "qwen25_7b", "falcon_7b")
+       for suffix in ("per_token", "per_4096")},
+    "training_state": {"params_bytes", "grads_bytes", "adam_bytes", "training_total_bytes",
+                       "n_params"},
+    "lesson_data": set(),
+    "char_stream": {"cached_max_abs_diff", "stale_max_abs_diff", "n_chars"},
+}
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return run_all(None)
+
+
+def values(doc, exp):
+    return {k: v["value"] for k, v in doc["experiments"][exp]["values"].items()}
+
+
+def test_document_shape_and_contract_names(doc):
+    assert doc["source_hash"] == source_hash() and len(doc["source_hash"]) == 64
+    assert list(doc["experiments"]) == list(CONTRACT_KEYS)
+    for name, entry in doc["experiments"].items():
+        assert set(entry) == {"title", "command", "source", "config", "values", "data"}
+        assert entry["command"] == f"python -m lessonmodel run {name}"
+        assert entry["source"].startswith("lessonmodel/") and entry["source"].endswith(".py")
+        assert CONTRACT_KEYS[name] <= set(entry["values"])
+        for v in entry["values"].values():
+            assert set(v) == {"value", "unit", "description"} and v["description"]
+            assert isinstance(v["value"], int | float | bool)
+        assert entry["config"]["d_model"] == ModelConfig().d_model
+    json.dumps(doc, allow_nan=False)  # JSON-able, no NaN
+
+
+def test_run_all_is_deterministic(doc):
+    assert json.dumps(run_all(None), sort_keys=True) == json.dumps(doc, sort_keys=True)
+
+
+def test_equivalence_and_controls(doc):
+    assert values(doc, "equivalence")["max_abs_diff"] < 1e-12
+    assert values(doc, "equivalence")["n_offsets"] >= 3
+    for exp in ("stale_prefix", "wrong_position", "other_request"):
+        assert values(doc, exp)["max_abs_diff"] > 0.1, exp
+    assert values(doc, "stale_prefix")["legal_max_abs_diff"] < 1e-12
+    assert values(doc, "wrong_position")["correct_max_abs_diff"] < 1e-12
+    assert values(doc, "wrong_position")["uniform_shift_max_abs_diff"] < 1e-12
+    assert values(doc, "other_request")["own_cache_max_abs_diff"] < 1e-12
+
+
+def test_stale_prefix_changes_from_the_edit_on():
+    result = stale_prefix(ModelConfig())
+    edit = result.value("edit_position")
+    changed = np.array(result.data["changed"])  # (L, T)
+    assert result.value("unchanged_before_edit") and not changed[:, :edit].any()
+    assert changed[0].tolist() == [i == edit for i in range(changed.shape[1])]  # layer 1: own token
+    assert changed[1:, edit:].all()  # deeper layers: every position from the edit on
+
+
+def test_bidirectional_layer1_unchanged_layer2_changed():
+    result = bidirectional(ModelConfig())
+    assert result.value("bidir_layer1_old_kv_change") == 0.0
+    assert result.value("bidir_layer2_old_kv_change") > 0.1
+    assert result.value("bidir_layer3_old_kv_change") > 0.1
+    assert all(result.value(f"causal_layer{i}_old_kv_change") == 0.0 for i in (1, 2, 3))
+
+
+def test_kv_bytes_formula_exact_and_real_models(doc):
+    v = values(doc, "kv_bytes")
+    assert v["formula_equals_nbytes"] is True and v["n_checked"] >= 12
+    for row in doc["experiments"]["kv_bytes"]["data"]["check"]:
+        assert row["formula"] == row["nbytes"]
+    cfg = ModelConfig()
+    assert v["lessonmodel_bytes_per_token"] == 2 * cfg.n_layers * cfg.n_kv_heads * cfg.d_head * 8
+    # FACTS.md table (fp16, batch 1)
+    assert v["gpt2_small_per_token"] == 36 * KIB and v["gpt2_small_per_4096"] == 144 * MIB
+    assert v["opt_13b_per_token"] == 800 * KIB
+    assert v["llama2_7b_per_4096"] == 2 * GIB
+    assert v["llama2_70b_per_token"] == 320 * KIB and v["llama2_70b_per_4096"] == 1.25 * GIB
+    assert v["llama3_8b_per_token"] == v["mistral_7b_per_token"] == 128 * KIB
+    assert v["qwen25_7b_per_token"] == 56 * KIB and v["qwen25_7b_per_4096"] == 224 * MIB
+    assert v["falcon_7b_per_token"] == 8 * KIB and v["falcon_7b_per_4096"] == 32 * MIB
+    assert all(row["source"] for row in doc["experiments"]["kv_bytes"]["data"]["models"])
+
+
+def test_training_state_bytes(doc):
+    v = values(doc, "training_state")
+    assert v["grads_bytes"] == v["params_bytes"] == v["n_params"] * 8
+    assert v["adam_bytes"] == 2 * v["params_bytes"]
+    assert v["training_total_bytes"] == 4 * v["params_bytes"]
+
+
+def test_lesson_data(doc):
+    data = doc["experiments"]["lesson_data"]["data"]
+    first = data["first_token_distribution"]
+    assert first["prompt"] == ["BOS", "I", "gave", "him"]
+    assert abs(sum(first["probs"]) - 1) < 1e-12 and first["probs"] == sorted(first["probs"])[::-1]
+    b3 = data["rc_v1_b3_attention"]
+    assert b3["n_cached"] == 5 and len(b3["columns"]) == 6
+    for layer in b3["by_layer_heads"]:
+        assert len(layer) == ModelConfig().n_heads
+        assert all(abs(sum(row) - 1) < 1e-12 and len(row) == 6 for row in layer)
+    assert data["r55_her_attention"]["columns"] == ["BOS", "I", "gave", "her"]
+    assert data["causal_visibility"]["matrix"][1] == [True, True, False, False]
+
+
+def test_char_stream():
+    result = char_stream(ModelConfig())
+    assert result.model.vocab[1] == "a"
+    assert result.value("cached_max_abs_diff") < 1e-12
+    assert result.value("stale_max_abs_diff") > 0.1
+    assert result.value("n_chars") == len(result.parameters["text"])
+
+
+def test_disk_cache_hit_and_miss_by_source_hash(tmp_path, monkeypatch):
+    first = run_all(tmp_path)
+    assert len(list(tmp_path.glob("lessonmodel-*.json"))) == len(EXPERIMENTS)
+
+    def fail(*args, **kwargs):
+        raise AssertionError("recomputed although the source did not change")
+
+    monkeypatch.setattr(runner, "compute_experiment", fail)
+    assert run_all(tmp_path) == first  # hit: nothing recomputed
+
+    calls = []
+    monkeypatch.setattr(runner, "source_hash", lambda: "0" * 64)
+    monkeypatch.setattr(runner, "compute_experiment", lambda name, cfg: calls.append(name) or {})
+    run_all(tmp_path)
+    assert calls == list(EXPERIMENTS)  # miss: a changed source reruns every experiment
+
+
+def test_source_hash_follows_the_sources(tmp_path):
+    copy = tmp_path / "lessonmodel"
+    shutil.copytree(runner.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert source_hash(copy) == source_hash()
+    (copy / "model.py").write_text((copy / "model.py").read_text() + "\n# edit\n")
+    assert source_hash(copy) != source_hash()
+
+
+def test_cli_run_and_json(capsys):
+    assert main(["run", "other_request"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["other_request"]["values"]["max_abs_diff"]["value"] > 0.1
+    assert main(["--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["experiments"]) == set(EXPERIMENTS)
+    with pytest.raises(SystemExit):
+        main(["run", "no_such_experiment"])
