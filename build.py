@@ -75,22 +75,34 @@ def _with_tolerances(values: dict, records: dict[str, dict]) -> dict:
     return values
 
 
-def build(clean: bool = False, quiet: bool = False):
-    """Measure, draw, then build and write both sites. Returns the prepared site and the figure results."""
-    from site_builder import ContentError, prepare_site, render_site, write_site
+def measure_and_draw(clean: bool = False, progress=None):
+    """Run the model and draw the figures (both cached); returns the site's evidence and the figure results."""
+    from contextlib import nullcontext
+
+    from site_builder import ContentError
     from site_builder.load import load_content
 
-    started = time.perf_counter()
+    step = progress or (lambda label: nullcontext())
     content, problems = load_content(ROOT)
     if content is None:
         raise ContentError(problems)
     records = {r.id: r.data for r in content.records}
-    results = measure(None if clean else CACHE / "lessonmodel")
+    with step("running lessonmodel experiments"):
+        results = measure(None if clean else CACHE / "lessonmodel")
     import figures
 
     figure_dir = CACHE / "figures-out"
-    drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
-    evidence = evidence_from(results, records, drawn, figure_dir)
+    with step("drawing figures"):
+        drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
+    return evidence_from(results, records, drawn, figure_dir), drawn
+
+
+def build(clean: bool = False, quiet: bool = False):
+    """Measure, draw, then build and write both sites. Returns the prepared site and the figure results."""
+    from site_builder import prepare_site, render_site, write_site
+
+    started = time.perf_counter()
+    evidence, drawn = measure_and_draw(clean)
     prepared = prepare_site(ROOT, evidence)
     for out_dir, teacher in ((PUBLIC, False), (TEACHER, True)):
         write_site(render_site(prepared, teacher=teacher), out_dir)
@@ -130,6 +142,92 @@ def accept_figures() -> int:
     return 0
 
 
+def print_evidence() -> None:
+    """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
+    import json
+
+    from site_builder import ContentError
+    from site_builder.serve import evidence_to_json, progress
+
+    try:
+        evidence, _ = measure_and_draw(progress=progress)
+    except ContentError as error:
+        print(json.dumps({"problems": [[p.path, p.line, p.message] for p in error.problems]}, ensure_ascii=False))
+        sys.exit(1)
+    except Exception:  # on stdout, not stderr: the server shows it once, in the terminal and the overlay
+        import traceback
+
+        print(json.dumps({"crash": traceback.format_exc()}, ensure_ascii=False))
+        sys.exit(1)
+    print(json.dumps(evidence_to_json(evidence), ensure_ascii=False))
+
+
+def evidence_in_fresh_process():
+    """The evidence, measured and drawn by a new Python process.
+
+    The server process imported lessonmodel and figures once; after a teacher
+    edits their code only a fresh interpreter runs the new code. Its progress
+    lines go to the terminal as they come.
+    """
+    import json
+    import subprocess
+    import threading
+
+    from site_builder import ContentError, Problem
+    from site_builder.serve import evidence_from_json
+
+    process = subprocess.Popen([sys.executable, "-c", "import build; build.print_evidence()"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
+    said: list[str] = []
+
+    def echo() -> None:
+        for line in process.stderr:
+            said.append(line)
+            sys.stderr.write(line)
+
+    echoing = threading.Thread(target=echo, daemon=True)
+    echoing.start()
+    out = process.stdout.read()
+    process.wait()
+    echoing.join()
+    if process.returncode == 0:
+        return evidence_from_json(json.loads(out))
+    failure = json.loads(out) if out.strip().startswith("{") else {"crash": "".join(said[-60:])}
+    if "problems" in failure:
+        raise ContentError(Problem(path, line, message) for path, line, message in failure["problems"])
+    raise RuntimeError("measuring and drawing failed in a fresh process:\n" + failure["crash"])
+
+
+def serve(host: str, port: int, teacher: bool) -> int:
+    """Build one site into .cache/serve/, serve it and rebuild on every save until Ctrl-C."""
+    from site_builder.incremental import IncrementalSite
+    from site_builder.pipeline import STATIC
+    from site_builder.render import TEMPLATES
+    from site_builder.serve import DevServer, EvidenceSource
+
+    # Its own folder, not _site/: a running server never competes with `python build.py` for the published site.
+    site = IncrementalSite(ROOT, CACHE / "serve" / ("teacher" if teacher else "public"), teacher)
+    evidence = EvidenceSource(load=evidence_in_fresh_process,
+                              inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
+    server = DevServer(site, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",
+                                              ROOT / "lessonmodel"), host=host, port=port)
+    server.serve_forever()
+    return 0
+
+
+def new(kind: str, page_id: str) -> int:
+    from site_builder.scaffold import new_lesson
+
+    try:
+        page = new_lesson(ROOT, page_id)
+    except ValueError as error:
+        print(f"new {kind}: {error}", file=sys.stderr)
+        return 1
+    print(f"created {page.relative_to(ROOT)} and listed '{page_id}' in content/site.yml; "
+          f"see it with: python build.py serve")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python build.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -137,7 +235,19 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("check", help="clean rebuild and every check CI makes")
     figures_parser = commands.add_parser("figures", help="draw the figures; --accept records them in the manifest")
     figures_parser.add_argument("--accept", action="store_true", help="write figures/manifest.json")
+    serve_parser = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on every save")
+    serve_parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve_parser.add_argument("--host", default="127.0.0.1",
+                              help="address to listen on (default 127.0.0.1: only this machine can connect)")
+    serve_parser.add_argument("--teacher", action="store_true", help="serve the teacher site (with teacher notes)")
+    new_parser = commands.add_parser("new", help="start a new page from a template: new lesson ID")
+    new_parser.add_argument("kind", choices=["lesson"], help="what to create")
+    new_parser.add_argument("id", help="page id: lowercase letters, digits and '-', e.g. r56")
     args = parser.parse_args(argv)
+    if args.command == "new":
+        return new(args.kind, args.id)
+    if args.command == "serve":
+        return serve(args.host, args.port, args.teacher)
     from site_builder import ContentError
 
     try:

@@ -152,7 +152,8 @@ def _math_errors(page: ParsedPage) -> list[Problem]:
         try:
             render_math(tex, display)
         except MathError as error:
-            problems.append(Problem(page.meta.path, line, f"cannot render math '{tex}': {error}"))
+            shown = " ".join(tex.split())  # one line per problem, even for a multi-line $$ block
+            problems.append(Problem(page.meta.path, line, f"cannot render math '{shown}': {error}"))
     return problems
 
 

@@ -15,28 +15,45 @@ SOURCE_KEYS = ("id", "title", "authors", "year", "url", "checked", "where")
 RECORD_KEYS = ("id", "title", "date", "machine", "conditions", "command", "source", "values", "compare", "data")
 _SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
 _RECORD_ID = re.compile(r"^[a-z0-9_]+$")
+_WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
 
 
 def load_content(root: Path, content_dir: str = "content") -> tuple[Content | None, list[Problem]]:
     """Read everything under ``content_dir`` (relative to ``root``); check its shape."""
     base = root / content_dir
     problems: list[Problem] = []
-    files = {p.stem: _read(root, p) for p in sorted((base / "pages").glob("*.md"))}
-    config = _load_config(_read_or_none(root, base / "site.yml"), files, problems, content_dir)
-    sources = _load_sources(_read_or_none(root, base / "sources.yml"), problems)
-    records = tuple(_load_record(_read(root, p), problems) for p in sorted((base / "records").glob("*.json")))
+    files = {p.stem: _read(root, p, problems) for p in sorted((base / "pages").glob("*.md"))}
+    config = _load_config(_read_or_none(root, base / "site.yml", problems), files, problems, content_dir)
+    sources = _load_sources(_read_or_none(root, base / "sources.yml", problems), problems)
+    records = tuple(_load_record(_read(root, p, problems), problems)
+                    for p in sorted((base / "records").glob("*.json")))
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
     return Content(config, pages, sources, tuple(r for r in records if r)), problems
 
 
-def _read(root: Path, path: Path) -> SourceFile:
-    return SourceFile(path.relative_to(root).as_posix(), path.read_text(encoding="utf-8"))
+def _read(root: Path, path: Path, problems: list[Problem]) -> SourceFile:
+    """The file's text; a link out of the content folder or a file that is not UTF-8 is a problem."""
+    relative = path.relative_to(root).as_posix()
+    if path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve()):
+        # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
+        problems.append(Problem(relative, 0, "is a link to a file outside its folder: copy the file here instead"))
+        return SourceFile(relative, "")
+    if not path.is_file():
+        problems.append(Problem(relative, 0, "is not a regular file"))
+        return SourceFile(relative, "")
+    data = path.read_bytes()
+    try:
+        return SourceFile(relative, data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        problems.append(Problem(relative, line, "is not UTF-8 text: save the file as UTF-8"))
+        return SourceFile(relative, data.decode("utf-8", errors="replace"))
 
 
-def _read_or_none(root: Path, path: Path) -> SourceFile | None:
-    return _read(root, path) if path.is_file() else None
+def _read_or_none(root: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
+    return _read(root, path, problems) if path.exists() or path.is_symlink() else None
 
 
 def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: str) -> list[Problem]:
@@ -66,6 +83,10 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], proble
         problems.append(Problem(source.path, pages.line, "'pages' must be a list of page ids"))
         return None
     for item in pages.children:
+        if not isinstance(item.value, str):
+            problems.append(Problem(source.path, item.line, "a page id must be text, e.g. 'r55'"))
+            return None
+    for item in pages.children:
         if item.value not in files:
             problems.append(Problem(source.path, item.line, f"no page '{item.value}' in {content_dir}/pages/"
                                     + suggest(str(item.value), files)))
@@ -75,6 +96,10 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], proble
             problems.append(Problem(file.path, 1, f"page '{stem}' is not listed in site.yml 'pages'"))
     duplicates = sorted({p for p in pages.value if pages.value.count(p) > 1})
     problems += [Problem(source.path, pages.line, f"page '{p}' is listed twice") for p in duplicates]
+    scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set))]
+    problems += [Problem(source.path, located.children[k].line, f"site.yml '{k}' must be text") for k in scalars]
+    if scalars:
+        return None
     base_url = str(located.value["base_url"])
     return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
                       base_url=base_url if base_url.endswith("/") else base_url + "/",
@@ -112,7 +137,16 @@ def _load_source(item: Located, path: str, problems: list[Problem]) -> Source | 
         return None
     if not title:
         problems.append(Problem(path, item.line, f"source '{source_id}' has no title"))
+    if any(isinstance(item.value.get(k), (list, dict, set)) for k in SOURCE_KEYS):
+        problems.append(Problem(path, item.line, f"source '{source_id}': every field must be text"))
+        return None
     fields = {k: str(item.value[k]) for k in SOURCE_KEYS[2:] if k in item.value}
+    url = fields.get("url", "")
+    if url and not _WEB_URL.match(url):
+        # The URL becomes a link on the sources page: a javascript: or data: URL would run in the reader's browser.
+        problems.append(Problem(path, item.children["url"].line, f"source '{source_id}': url must start with "
+                                                                 "https:// or http://"))
+        return None
     return Source(id=source_id, title=title, line=item.line, **fields)
 
 
@@ -136,6 +170,13 @@ def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
     for key in ("title", "date", "values"):
         if key not in data:
             problems.append(Problem(source.path, 1, f"record has no '{key}'"))
+    if not isinstance(data.get("values", {}), dict):
+        problems.append(Problem(source.path, _json_line(source.text, "values"), "record 'values' must be an object"))
+        return None
+    compare = data.get("compare") or []
+    if not isinstance(compare, list) or not all(isinstance(entry, dict) for entry in compare):
+        problems.append(Problem(source.path, _json_line(source.text, "compare"),
+                                "record 'compare' must be a list of objects"))
     for name, entry in (data.get("values") or {}).items():
         if not isinstance(entry, dict) or "value" not in entry:
             problems.append(Problem(source.path, _json_line(source.text, name),

@@ -156,10 +156,27 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             for child in token.children or ():
                 if child.type == "html_inline":
                     problems.append(Problem(path, child.meta["line"], _RAW_HTML))
+                elif child.type == "image":
+                    problems.append(Problem(path, child.meta["line"], _IMAGE))
+                elif child.type == "link_open" and _leaves_site(str(child.attrGet("href") or "")):
+                    problems.append(Problem(path, child.meta["line"], f"link '{child.attrGet('href')}' leaves the "
+                                            "site: link to a page with {ref}`id`, or give a full https:// URL"))
 
 
 _RAW_HTML = ("raw HTML is not allowed in lessons; write Markdown, or a directive "
              "(state, more, teacher); to show a tag as text, put it in `backticks`")
+# Pictures come only from figures/ (drawn by the build, with provenance, alt text and a description);
+# a Markdown image could point anywhere on the machine or the web.
+_IMAGE = ("Markdown images are not allowed: show a figure the build draws with ':figure: id' in a state, "
+          "or {fig}`id` on a line of its own")
+
+
+def _leaves_site(href: str) -> bool:
+    """A relative link that climbs out of the site (``../x``) or an absolute path on the host (``/etc``)."""
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", href) or href.startswith("#"):
+        return False
+    path = href.split("#", 1)[0].split("?", 1)[0].replace("\\", "/")
+    return path.startswith("/") or ".." in path.split("/")
 
 
 def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt,
@@ -192,6 +209,7 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
         token.map = [caption_line - 1, caption_line]
         for child in token.children or ():
             child.meta = {**(child.meta or {}), "line": caption_line}
+    _check_tokens(list(caption_tokens), path, problems)  # a caption is rendered too: no raw HTML in it either
     return StateSource(state_id, line, title, figure, figure_line, caption_tokens,
                        provenance, provenance_line, body, more, teacher, opener.map[1])
 

@@ -6,24 +6,32 @@ site's files in memory; ``write_site`` (writer.py) puts them on disk atomically.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment
 from markdown_it import MarkdownIt
+from markupsafe import Markup
 
 from .check import check_site
-from .content import BADGE_TEXT, Content, Evidence
+from .content import BADGE_TEXT, Content, Evidence, SourceFile
 from .frontmatter import split_page
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
 from .numbers import display
 from .parse import ParsedPage, StateSource, parse_page
-from .problems import ContentError
+from .problems import ContentError, Problem
 from .render import SiteView, make_environment, render_page_blocks
 
 STATIC = Path(__file__).parent / "static"
+HEAD_SCRIPT = (Path(__file__).parent / "templates" / "head.js").read_text(encoding="utf-8").strip()
+"""Inlined in every <head> so theme and notes state apply before first paint; the only inline script."""
+HEAD_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(HEAD_SCRIPT.encode()).digest()).decode()
+"""Lets the Content-Security-Policy allow exactly that script."""
 SiteFiles = dict[str, "bytes | Path"]
 """Output path (relative, POSIX) → bytes to write, or a file to copy."""
 
@@ -45,14 +53,27 @@ def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -
     content, problems = load_content(root, content_dir)
     if content is None:
         raise ContentError(problems)
-    md, pages = make_markdown(), []
-    for source in content.pages:
-        split, errors = split_page(source)
-        problems += errors
-        if split is not None:
-            page, errors = parse_page(split, md)
-            problems += errors
-            pages.append(page)
+    md = make_markdown()
+    return check_parsed(content, [parse_source(source, md) for source in content.pages], problems, evidence)
+
+
+def parse_source(source: SourceFile, md: MarkdownIt) -> tuple[ParsedPage | None, list[Problem]]:
+    """Split and parse one page source; a page that cannot be split comes back as ``None``.
+
+    Depends on nothing but the source, so a long-running build may cache it by the source's hash.
+    """
+    split, problems = split_page(source)
+    if split is None:
+        return None, problems
+    page, errors = parse_page(split, md)
+    return page, problems + errors
+
+
+def check_parsed(content: Content, parsed: list[tuple[ParsedPage | None, list[Problem]]],
+                 problems: list[Problem], evidence: Evidence) -> PreparedSite:
+    """Check the parsed pages across the site; raise ``ContentError`` with every problem found."""
+    problems = problems + [p for _, errors in parsed for p in errors]
+    pages = [page for page, _ in parsed if page is not None]
     problems += check_site(content, pages, evidence)
     if problems:
         raise ContentError(problems)
@@ -62,35 +83,71 @@ def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -
 def render_site(prepared: PreparedSite, teacher: bool) -> SiteFiles:
     """Every file of one site (public or teacher), in memory."""
     site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher)
-    md, jinja = make_markdown(), make_environment()
-    common = _site_context(site)
+    kit = make_kit(site)
     files: SiteFiles = {}
-    titles = {page_id: p.meta.title for page_id, p in site.pages.items()}
-    lessons = [p for p in site.pages.values() if p.meta.kind == "lesson"]
     for page in site.pages.values():
-        context = _page_context(site, page, lessons, md, jinja)
-        template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
-        files[f"{page.meta.id}.html"] = jinja.get_template(template).render(site=common, page=context).encode()
-        markdown = plain_markdown(page, site.evidence, titles, teacher)
-        files[f"{page.meta.id}.md"] = markdown.encode()
-        if page.meta.kind == "lesson":
-            files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
-                site=common, page=context, markdown=markdown).encode()
-            files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
-    files["sources.html"] = jinja.get_template("sources.html.j2").render(
-        site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode()
-    files["numbers.html"] = jinja.get_template("numbers.html.j2").render(
-        site=common, page=_generated("numbers", "数值与出处"), values=_numbers_context(site)).encode()
-    files["404.html"] = jinja.get_template("404.html.j2").render(
-        site=common, page=_generated("404", "找不到这一页")).encode()
-    files["llms.txt"] = llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode()
-    files.update(_copied_files(site))
+        files.update(render_page_files(site, page, kit))
+    files.update(render_generated(site, kit))
+    files.update(copied_files(site))
     return files
+
+
+@dataclass(frozen=True)
+class RenderKit:
+    """What rendering any page of one site needs besides the page: made once per site render."""
+
+    md: MarkdownIt
+    """The Markdown renderer (its render rules turn tokens into HTML)."""
+    jinja: Environment
+    """The template environment."""
+    common: dict[str, Any]
+    """The site context every template sees (title, nav …)."""
+    lessons: tuple[ParsedPage, ...]
+    """Lessons in site order, for prev/next links."""
+    titles: dict[str, str]
+    """Page id → title, for ``{ref}`` in the plain Markdown."""
+
+
+def make_kit(site: SiteView, jinja: Environment | None = None) -> RenderKit:
+    """``jinja`` may be passed in so a long-running process keeps its compiled templates."""
+    return RenderKit(make_markdown(), jinja or make_environment(), _site_context(site),
+                     tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
+                     {page_id: p.meta.title for page_id, p in site.pages.items()})
+
+
+def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteFiles:
+    """The files of one page: its HTML, its Markdown and, for lessons, the source view and download."""
+    jinja, common = kit.jinja, kit.common
+    context = _page_context(site, page, list(kit.lessons), kit.md, jinja)
+    template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
+    files: SiteFiles = {f"{page.meta.id}.html": jinja.get_template(template).render(site=common, page=context).encode()}
+    markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher)
+    files[f"{page.meta.id}.md"] = markdown.encode()
+    if page.meta.kind == "lesson":
+        files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
+            site=common, page=context, markdown=markdown).encode()
+        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
+    return files
+
+
+def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
+    """The pages made from the whole site: sources, numbers, 404 and ``llms.txt``."""
+    jinja, common = kit.jinja, kit.common
+    return {
+        "sources.html": jinja.get_template("sources.html.j2").render(
+            site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode(),
+        "numbers.html": jinja.get_template("numbers.html.j2").render(
+            site=common, page=_generated("numbers", "数值与出处"), values=_numbers_context(site)).encode(),
+        "404.html": jinja.get_template("404.html.j2").render(
+            site=common, page=_generated("404", "找不到这一页")).encode(),
+        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
+    }
 
 
 def _site_context(site: SiteView) -> dict[str, Any]:
     config = site.content.config
     return {"title": config.title, "lang": config.language, "base_url": config.base_url, "teacher": site.teacher,
+            "head_script": Markup(HEAD_SCRIPT), "head_script_hash": HEAD_SCRIPT_HASH,
             "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,
                      "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in site.pages.values()]}
 
@@ -108,10 +165,26 @@ def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], m
             "label": page.meta.label or page.meta.id, "url": f"{page.meta.id}.html",
             "md_url": f"{page.meta.id}.md", "source_url": f"{page.meta.id}.source.html",
             "zip_url": f"downloads/{page.meta.id}.zip", "has_math": bool(page.math),
-            "blocks": render_page_blocks(site, page, md, jinja),
+            "sections": _sections(page.meta.id, render_page_blocks(site, page, md, jinja)),
             "prev": neighbour(index - 1) if index is not None else None,
             "next": neighbour(index + 1) if index is not None else None,
             "evidence": _evidence_summary(site, page)}
+
+
+def _sections(page_id: str, blocks: list[dict]) -> list[dict[str, Any]]:
+    """Prose runs and steppers: consecutive states form one stepper, prose between states ends it."""
+    sections: list[dict[str, Any]] = []
+    for block in blocks:
+        if block["kind"] == "html":
+            if str(block["html"]).strip():
+                sections.append(block)
+        elif sections and sections[-1]["kind"] == "stepper":
+            sections[-1]["states"].append(block["state"])
+        else:
+            number = sum(s["kind"] == "stepper" for s in sections) + 1
+            sections.append({"kind": "stepper", "id": f"{page_id}-steps" + (f"-{number}" if number > 1 else ""),
+                             "states": [block["state"]]})
+    return sections
 
 
 def _values_used(site: SiteView, page: ParsedPage) -> list[str]:
@@ -176,7 +249,8 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
             for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
 
 
-def _copied_files(site: SiteView) -> SiteFiles:
+def copied_files(site: SiteView) -> SiteFiles:
+    """Files copied as they are: static assets, figures and the published experiment sources."""
     files: SiteFiles = {}
     for path in sorted(STATIC.rglob("*")):
         if path.is_file():

@@ -11,28 +11,47 @@ from __future__ import annotations
 
 import ctypes
 import os
+import itertools
 import shutil
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
+_DOOMED = itertools.count()
 
 
 def write_site(files: dict[str, bytes | Path], out_dir: Path,
-               finish: Callable[[Path], None] | None = None) -> None:
+               finish: Callable[[Path], None] | None = None, reuse: Collection[str] = (),
+               delete_later: bool = False) -> None:
     """Replace ``out_dir`` by exactly ``files`` (relative path → bytes or file to copy).
 
     ``finish`` runs on the complete staging folder before the swap (e.g. to add
     a search index); if it raises, the previous site stays in place.
+
+    ``reuse`` names files the caller knows are byte-identical in the current
+    ``out_dir`` (the dev server after a one-page edit): they are hard-linked
+    from there instead of written, so a save costs a link per page, not a copy.
+    The linked files are never written to again, so sharing their inodes with
+    the outgoing site is safe. Where linking fails, the file is written.
+
+    ``delete_later`` deletes the outgoing site in a background thread, so the
+    dev server can announce the new one without waiting for thousands of unlinks.
     """
     out_dir = out_dir.resolve()
     _remove_leftovers(out_dir)
     staging = out_dir.with_name(f"{out_dir.name}.tmp-{os.getpid()}")
     staging.mkdir(parents=True)
+    made: set[Path] = {staging}
     for relative, payload in sorted(files.items()):
         target = staging / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        # Plain strings for the links: with thousands of pages, pathlib's overhead shows.
+        if relative in reuse and _linked(os.path.join(out_dir, relative), os.path.join(staging, relative)):
+            continue
         if isinstance(payload, Path):
             shutil.copyfile(payload, target)
         else:
@@ -43,11 +62,33 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    _swap_in(staging, out_dir)
+    _swap_in(staging, out_dir, delete_later)
+
+
+def _linked(existing: str, target: str) -> bool:
+    try:
+        os.link(existing, target)
+    except OSError:  # gone, or a file system without hard links: write it instead
+        return False
+    return True
+
+
+def _delete(previous: Path, out_dir: Path, later: bool) -> None:
+    if not later:
+        shutil.rmtree(previous)
+        return
+    # A name of its own first, so the next build's staging folder is free at once.
+    doomed = out_dir.with_name(f"{out_dir.name}.old-{os.getpid()}-{next(_DOOMED)}")
+    os.rename(previous, doomed)
+    threading.Thread(target=shutil.rmtree, args=(doomed, True), name="delete-old-site", daemon=True).start()
 
 
 def _remove_leftovers(out_dir: Path) -> None:
-    """Staging folders of builds that were killed before they swapped."""
+    """Staging folders of builds that were killed before they swapped (or before deleting the old site)."""
+    for doomed in out_dir.parent.glob(f"{out_dir.name}.old-*"):
+        pid = doomed.name.rsplit(".old-", 1)[-1].split("-")[0]
+        if not pid.isdigit() or (int(pid) != os.getpid() and not _alive(int(pid))):
+            shutil.rmtree(doomed, ignore_errors=True)
     for leftover in out_dir.parent.glob(f"{out_dir.name}.tmp-*"):
         pid = leftover.name.rsplit("-", 1)[-1]
         if not pid.isdigit() or not _alive(int(pid)):
@@ -66,12 +107,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _swap_in(staging: Path, out_dir: Path) -> None:
+def _swap_in(staging: Path, out_dir: Path, delete_later: bool = False) -> None:
     if not out_dir.exists():
         os.rename(staging, out_dir)
         return
     if _exchange(staging, out_dir):
-        shutil.rmtree(staging)  # staging now holds the previous site
+        _delete(staging, out_dir, delete_later)  # staging now holds the previous site
         return
     previous = out_dir.with_name(f"{out_dir.name}.tmp-{os.getpid()}-old")
     os.rename(out_dir, previous)

@@ -1,0 +1,16 @@
+"""Figures for the lessons, drawn with matplotlib at build time.
+
+Entry point: ``render_all(results, records, out_dir, cache_dir)`` (contracts §3).
+Importing this package never imports matplotlib; only drawing does, and a
+build whose figures are all cached never draws.
+"""
+
+from __future__ import annotations
+
+from figures.manifest import MANIFEST_PATH, check_manifest, write_manifest
+from figures.registry import BY_ID, FIGURE_IDS, FIGURES
+from figures.runner import Rendered, render, render_all
+from figures.spec import Figure
+
+__all__ = ["BY_ID", "FIGURES", "FIGURE_IDS", "MANIFEST_PATH", "Figure", "Rendered", "check_manifest",
+           "render", "render_all", "write_manifest"]

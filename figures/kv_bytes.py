@@ -1,0 +1,205 @@
+"""Figures of lesson kv-bytes (一份当前状态，究竟需要多少字节？).
+
+The formula's factors, the formula checked against real array sizes, the
+published model table, growth with T and B, the n_kv lever (MHA/GQA/MQA), and
+a recorded decode timing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from figures import style as s
+from figures.inputs import human_bytes, kib, series, value
+from figures.spec import Figure
+
+_FACTORS = (
+    ("2", "K 和 V 各存一份", s.INK),
+    ("L", "层数：每层一份缓存", s.INK),
+    ("B", "batch：同时服务的请求数", s.INK),
+    ("T", "已存的 token 数，随生成增长", s.ORANGE_TEXT),
+    ("$n_{kv}$", "K/V 头数：GQA、MQA 减少它", s.INK),
+    ("$d_h$", "每个头的维度", s.INK),
+    ("s", "每个元素的字节数（fp16 为 2）", s.INK),
+)
+
+
+def draw_formula(fig: Any, _data: Mapping[str, Any]) -> None:
+    ax = s.sketch_axes(fig, 10, 10)
+    s.note(ax, 0.2, 9.3, "K/V 缓存字节数", ha="left", color=s.INK, weight="bold")
+    ax.text(5.0, 8.2, r"$2 \cdot L \cdot B \cdot T \cdot n_{kv} \cdot d_h \cdot s$", ha="center",
+            va="center", fontsize=30, color=s.INK)
+    for i, (sym, meaning, color) in enumerate(_FACTORS):
+        y = 6.5 - i * 0.98
+        s.box(ax, 0.3, y - 0.38, 1.5, 0.76, fc="#fdf0d5" if sym == "T" else s.FAINT_FILL,
+              ec=s.ORANGE if sym == "T" else s.CARD_EDGE, lw=s.LW_THIN)
+        ax.text(1.05, y, sym, ha="center", va="center", fontsize=s.FS_TITLE + 2, color=color)
+        s.note(ax, 2.2, y, meaning, ha="left", color=color, fs=s.FS_TEXT)
+
+
+def _models(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return list(series(data, "kv_bytes", "models"))
+
+
+def draw_measured(fig: Any, data: Mapping[str, Any]) -> None:
+    rows = series(data, "kv_bytes", "check")
+    ax = fig.add_axes((0.2, 0.16, 0.72, 0.66))
+    lo = min(r["formula"] for r in rows) / 2
+    hi = max(r["formula"] for r in rows) * 2
+    ax.plot([lo, hi], [lo, hi], color=s.MUTED, lw=s.LW_THIN, ls="--", zorder=1)
+    markers = {t: m for t, m in zip(sorted({r["T"] for r in rows}), "osD^v", strict=False)}
+    for t, marker in markers.items():
+        pts = [r for r in rows if r["T"] == t]
+        ax.scatter([r["formula"] for r in pts], [r["nbytes"] for r in pts], marker=marker, s=70,
+                   facecolor="white", edgecolor=s.BLUE, lw=1.6, zorder=2, label=f"T = {t}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("公式预测（字节）")
+    ax.set_ylabel("数组实测 nbytes（字节）")
+    ax.legend(loc="lower right", handletextpad=0.2)
+    equal = value(data, "kv_bytes.formula_equals_nbytes")
+    n = value(data, "kv_bytes.n_checked")
+    verdict = "全部逐字节相等" if equal else "存在不相等！"
+    fig.text(0.03, 0.93, f"{n} 种 T、B、$n_{{kv}}$、dtype 组合：{verdict}", fontsize=s.FS_TEXT,
+             color=s.INK, weight="bold", va="top")
+    ax.text(0.04, 0.96, "虚线：两者相等", transform=ax.transAxes, fontsize=s.FS_SMALL, color=s.MUTED,
+            va="top")
+
+
+_KIND = {"MHA": (s.BLUE, "MHA"), "GQA": (s.ORANGE, "GQA"), "MQA": (s.GREEN, "MQA")}
+
+
+def _kind(row: Mapping[str, Any]) -> str:
+    if row["n_kv"] == row["n_heads"]:
+        return "MHA"
+    return "MQA" if row["n_kv"] == 1 else "GQA"
+
+
+def draw_models(fig: Any, data: Mapping[str, Any]) -> None:
+    rows = sorted(_models(data), key=lambda r: r["per_token"])
+    ax = fig.add_axes((0.38, 0.12, 0.5, 0.76))
+    ys = range(len(rows))
+    for y, r in zip(ys, rows, strict=True):
+        color = _KIND[_kind(r)][0]
+        ax.barh(y, kib(r["per_token"]), height=0.66, color=color, edgecolor=s.INK, lw=s.LW_THIN)
+        ax.text(kib(r["per_token"]) + 12, y, human_bytes(r["per_token"]), va="center",
+                fontsize=s.FS_SMALL)
+    ax.set_yticks(list(ys), [f"{r['name']}\n{_kind(r)}, $n_{{kv}}$={r['n_kv']}" for r in rows],
+                  fontsize=s.FS_SMALL)
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlim(0, kib(max(r["per_token"] for r in rows)) * 1.3)
+    ax.set_xlabel("每个 token 的 K/V（KiB，fp16）")
+    fig.text(0.03, 0.955, "按公开配置与公式计算，batch 1", fontsize=s.FS_TEXT, weight="bold", va="top")
+
+
+def draw_growth(fig: Any, data: Mapping[str, Any]) -> None:
+    row = next(r for r in _models(data) if r["key"] == "llama2_7b")
+    t_max = row["native_context"]
+    ax = fig.add_axes((0.16, 0.15, 0.66, 0.7))
+    gib = 1024**3
+    for batch, color in ((16, s.VERMILION), (4, s.ORANGE), (1, s.BLUE)):
+        ax.plot([0, t_max], [0, row["per_token"] * batch * t_max / gib], color=color, lw=2.2)
+        ax.text(t_max * 1.02, row["per_token"] * batch * t_max / gib, f"B = {batch}", va="center",
+                fontsize=s.FS_SMALL, color=s.INK)
+    if "weights_bytes" in row:  # published parameter bytes, if lessonmodel provides them
+        ax.axhline(row["weights_bytes"] / gib, color=s.INK, ls="--", lw=s.LW)
+        ax.text(0, row["weights_bytes"] / gib, " 模型权重", va="bottom", fontsize=s.FS_SMALL)
+    ax.set_xlim(0, t_max)
+    ax.set_ylim(0, None)
+    ax.set_xlabel("已存 token 数 T")
+    ax.set_ylabel("K/V 缓存（GiB）")
+    ax.grid(True, axis="y")
+    fig.text(0.03, 0.955, f"{row['name']}，fp16：随 T 和 B 线性增长", fontsize=s.FS_TEXT,
+             weight="bold", va="top")
+
+
+def draw_gqa(fig: Any, data: Mapping[str, Any]) -> None:
+    rows = [r for r in _models(data) if r["n_kv"] < r["n_heads"]]
+    rows.sort(key=lambda r: r["n_kv"] / r["n_heads"], reverse=True)
+    ax = fig.add_axes((0.36, 0.13, 0.54, 0.72))
+    ys = list(range(len(rows)))[::-1]
+    for y, r in zip(ys, rows, strict=True):
+        ax.barh(y + 0.19, kib(r["mha_per_token"]), height=0.36, color=s.FADED, edgecolor=s.MUTED,
+                lw=s.LW_THIN, ls="--")
+        ax.barh(y - 0.19, kib(r["per_token"]), height=0.36, color=_KIND[_kind(r)][0], edgecolor=s.INK,
+                lw=s.LW_THIN)
+        ax.text(kib(r["per_token"]) + 40, y - 0.19, f"÷{r['n_heads'] // r['n_kv']}" if
+                r["n_heads"] % r["n_kv"] == 0 else f"÷{r['n_heads'] / r['n_kv']:.0f}",
+                va="center", fontsize=s.FS_SMALL, weight="bold")
+    ax.set_yticks(ys, [f"{r['name']}\n{r['n_heads']} Q 头 → {r['n_kv']} K/V 头" for r in rows],
+                  fontsize=s.FS_SMALL)
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlabel("每个 token 的 K/V（KiB，fp16）")
+    fig.text(0.03, 0.955, "少存 K/V 头：GQA 与 MQA", fontsize=s.FS_TEXT, weight="bold", va="top")
+    fig.text(0.03, 0.895, "灰色虚线：若每个 Q 头各有 K/V (MHA)", fontsize=s.FS_SMALL, color=s.MUTED, va="top")
+
+
+_METHODS = (("recompute", "每步完整重算", s.VERMILION, "s"), ("cached", "K/V 缓存（预分配）", s.BLUE, "o"),
+            ("naive", "K/V 缓存（拼接增长）", s.GREEN, "^"), ("tokenwise", "缓存，但逐 token 喂提示", s.PURPLE, "D"))
+
+
+def _timing_panel(ax: Any, rows: list[Mapping[str, Any]], generated: int, title: str) -> None:
+    for method, label, color, marker in _METHODS:
+        points = sorted((r["prompt"], r["median_ms"], r["min_ms"], r["max_ms"]) for r in rows
+                        if r["method"] == method and r["generated"] == generated)
+        if not points:
+            continue
+        x, median, low, high = (list(col) for col in zip(*points, strict=True))
+        ax.errorbar(x, median, yerr=[[m - lo for m, lo in zip(median, low, strict=True)],
+                                     [hi - m for m, hi in zip(median, high, strict=True)]],
+                    color=color, marker=marker, ms=5, lw=s.LW, capsize=2, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_title(title, fontsize=s.FS_SMALL, loc="left")
+    ax.set_ylabel("ms / 生成的 token")
+
+
+def draw_timing(fig: Any, data: Mapping[str, Any]) -> None:
+    """Two panels of the same record: many generated tokens (the cache pays off) and one (it may not)."""
+    rec = data["decode_timing"]
+    rows = rec["data"]["rows"]
+    longest = max(r["generated"] for r in rows)
+    top = fig.add_axes((0.15, 0.5, 0.8, 0.29))
+    bottom = fig.add_axes((0.15, 0.1, 0.8, 0.29), sharex=top)
+    _timing_panel(top, rows, longest, f"生成 {longest} 个 token")
+    _timing_panel(bottom, rows, 1, "只生成 1 个 token")
+    bottom.set_xlabel("提示长度（token，对数坐标）")
+    top.tick_params(labelbottom=False)
+    handles, labels = top.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper left", fontsize=s.FS_TAG, ncols=2, frameon=False,
+               bbox_to_anchor=(0.02, 0.93))
+    fig.text(0.03, 0.975, f"记录于 {rec['date']}：中位数，误差棒为最小–最大", fontsize=s.FS_SMALL,
+             weight="bold", va="top")
+
+
+FIGURES = (
+    Figure("kv-bytes-formula", "K/V 缓存字节数公式 2·L·B·T·n_kv·d_h·s 的各个因子",
+           "公式 2·L·B·T·n_kv·d_h·s，逐项说明：2 表示 K 和 V 各一份；L 是层数；B 是同时服务的请求数；"
+           "T 是已存的 token 数，会随生成增长；n_kv 是 K/V 头数，GQA 和 MQA 会减少它；d_h 是每个头的维度；"
+           "s 是每个元素的字节数，fp16 为 2。",
+           "teaching", (), draw_formula, s.SIZE_SQUARE),
+    Figure("kv-bytes-measured", "公式预测与 lessonmodel 缓存数组的实际字节数逐一相等",
+           "对数坐标散点图：横轴是公式预测的字节数，纵轴是 lessonmodel 缓存数组的实测 nbytes，"
+           "覆盖不同的 T、batch、K/V 头数和 dtype。所有点都落在对角虚线上，即两者逐字节相等。",
+           "measured", ("kv_bytes",), draw_measured, s.SIZE_SQUARE),
+    Figure("kv-bytes-models", "真实模型每个 token 的 K/V 字节数（fp16）",
+           "横向条形图：按各模型公开配置（层数、K/V 头数、头维度）用同一公式算出的每 token K/V 字节数，fp16、batch 1。"
+           "条形按注意力类型着色并在标签中注明：MHA、GQA 或 MQA 以及 n_kv。",
+           "measured", ("kv_bytes",), draw_models, s.SIZE_SQUARE, tag="公式 · 公开配置"),
+    Figure("kv-bytes-growth", "K/V 缓存随 T 和 batch 线性增长",
+           "折线图：Llama-2-7B 在 fp16 下，K/V 缓存字节数随已存 token 数 T 线性增长，batch 为 1、4、16 时斜率成倍增加；"
+           "每 token 字节数来自 kv_bytes 实验按公开配置的计算。",
+           "measured", ("kv_bytes",), draw_growth, s.SIZE_4_3, tag="公式 · 公开配置"),
+    Figure("kv-bytes-gqa", "GQA 与 MQA 减少 K/V 头数，每 token 缓存随之缩小",
+           "成对条形图：对采用 GQA 或 MQA 的模型，灰色虚线条是假如每个 Q 头各有一组 K/V（MHA）时的每 token 字节数，"
+           "彩色条是实际配置的字节数，旁边标出缩小的倍数（Q 头数 ÷ K/V 头数）。",
+           "measured", ("kv_bytes",), draw_gqa, s.SIZE_SQUARE, tag="公式 · 公开配置"),
+    Figure("kv-bytes-timing", "记录：decode 每步耗时，缓存与完整重算对比",
+           "两幅对数坐标折线图，来自一次记录下来的计时：横轴是提示长度，纵轴是平均每生成一个 token 的毫秒数（含 prefill）。"
+           "上图生成多个 token，比较每步完整重算、预分配的 K/V 缓存、靠拼接增长的缓存，以及逐 token 喂入提示的缓存；"
+           "下图只生成 1 个 token。图中标出记录日期；这是历史记录，不是本次构建的测量。",
+           "record", ("decode_timing",), draw_timing, s.SIZE_TALL),
+)

@@ -1,0 +1,143 @@
+"""Figures of lesson r55 (缓存旧 K/V，新的需求仍须重新读取).
+
+b0 every layer keeps its own K/V for "I gave", b1 the new token "her" appends
+per layer and reads everything, b2 an edit invalidates entries from its
+position on, beside the measured logit differences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from figures import style as s
+from figures.inputs import series, value
+from figures.spec import Figure
+
+
+def _kv_cell(ax: Any, x: float, y: float, w: float, h: float, *, new: bool = False,
+             stale: bool = False) -> None:
+    """One cache entry: a K half and a V half."""
+    edge = s.STALE_COLOR if stale else (s.ORANGE if new else None)
+    ls = "--" if (new or stale) else "-"
+    fill = "#fbe3d3" if stale else "white"
+    s.box(ax, x, y, w / 2 - 0.04, h, "K", fc=fill, ec=edge or s.K_COLOR, ls=ls, color=s.BLUE_TEXT,
+          fs=s.FS_SMALL, weight="bold", lw=s.LW)
+    s.box(ax, x + w / 2 + 0.04, y, w / 2 - 0.04, h, "V", fc=fill, ec=edge or s.V_COLOR, ls=ls,
+          color=s.GREEN_TEXT, fs=s.FS_SMALL, weight="bold", lw=s.LW)
+
+
+def draw_b0(fig: Any, _data: Mapping[str, Any]) -> None:
+    tokens = ["BOS", "I", "gave"]
+    ax = s.sketch_axes(fig, 10, 10)
+    xs = [1.7 + i * 2.8 for i in range(len(tokens))]
+    cw = 2.2
+    for x, tok in zip(xs, tokens, strict=True):
+        s.box(ax, x + 0.3, 0.5, cw - 0.6, 0.9, tok, fc=s.FAINT_FILL)
+    for layer, y in ((1, 3.0), (2, 6.2)):
+        s.note(ax, 0.1, y + 0.55, f"第 {layer} 层", ha="left", color=s.INK, weight="bold")
+        for x in xs:
+            _kv_cell(ax, x, y, cw, 1.1)
+    for x in xs:  # layer 1 K/V only project this position's input
+        s.arrow(ax, (x + cw / 2, 1.45), (x + cw / 2, 2.95), lw=s.LW_THIN, head=10)
+    for i, x in enumerate(xs):  # layer 2 K/V at `gave` come from a layer-1 output that read BOS, I, gave
+        s.arrow(ax, (x + cw / 2, 4.15), (xs[-1] + cw / 2 + (i - 1) * 0.55, 6.15), lw=s.LW_THIN, head=10,
+                color=s.MUTED)
+    s.note(ax, 0.1, 5.35, "第 2 层的 gave 读过这三项", ha="left", va="center", fs=s.FS_SMALL)
+    s.note(ax, 0.1, 9.3, "缓存 = 每层各一组 K/V 张量", ha="left", color=s.INK, weight="bold")
+    s.note(ax, 0.1, 8.55, "不是句子，也不是答案", ha="left", color=s.INK)
+
+
+def _weight_row(ax: Any, xs: list[float], cw: float, y: float, weights: list[float]) -> None:
+    top = 1.0 / 2.6  # bars scaled so that weight 1.0 would be 2.6 units tall
+    for i, (x, wt) in enumerate(zip(xs, weights, strict=True)):
+        new = i == len(xs) - 1
+        s.box(ax, x + 0.45, y, cw - 0.9, max(wt / top, 0.02), fc=s.ORANGE if new else s.SKY, ec=s.INK,
+              lw=s.LW_THIN, radius=0.02)
+        s.note(ax, x + cw / 2, y + wt / top + 0.28, f"{wt:.2f}", color=s.INK, fs=s.FS_SMALL)
+
+
+def draw_b1(fig: Any, data: Mapping[str, Any]) -> None:
+    att = series(data, "lesson_data", "r55_her_attention")
+    tokens, means = att["columns"], att["by_layer_mean"]
+    ax = s.sketch_axes(fig, 10, 11.25)
+    xs = [1.9 + i * 2.0 for i in range(len(tokens))]
+    cw = 1.7
+    for i, (x, tok) in enumerate(zip(xs, tokens, strict=True)):
+        new = i == len(tokens) - 1
+        s.box(ax, x + 0.1, 0.3, cw - 0.2, 0.85, tok, fc="#fdf0d5" if new else s.FAINT_FILL,
+              ec=s.ORANGE if new else s.INK, weight="bold" if new else "normal")
+    for layer, y in enumerate((1.9, 5.9)):
+        s.note(ax, 0.05, y + 0.45, f"第 {layer + 1} 层", ha="left", color=s.INK, weight="bold")
+        for i, x in enumerate(xs):
+            _kv_cell(ax, x, y, cw, 0.9, new=i == len(xs) - 1)
+        _weight_row(ax, xs, cw, y + 1.05, means[layer])
+    s.note(ax, 0.05, 10.7, "条形：her 的 Q 对每一项的权重", ha="left", color=s.INK, fs=s.FS_SMALL)
+    s.note(ax, 0.05, 10.15, "（lessonmodel，各头平均）", ha="left", fs=s.FS_TAG)
+    s.note(ax, (xs[0] + xs[-2] + cw) / 2, 9.45, "旧缓存：只读，不重算", color=s.MUTED, fs=s.FS_SMALL)
+    s.note(ax, xs[-1] + cw / 2, 9.45, "每层追加", color=s.ORANGE_TEXT, weight="bold", fs=s.FS_SMALL)
+
+
+def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[list[bool]],
+               edit: int) -> None:
+    n = len(original)
+    x0, pitch, cw = 1.7, 1.62, 1.5
+    xs = [x0 + i * pitch for i in range(n)]
+    for i, x in enumerate(xs):
+        tok = edited[i]
+        if i == edit:
+            s.note(ax, x + cw / 2, 0.95, original[i], color=s.MUTED, fs=s.FS_SMALL)
+            ax.plot([x + 0.45, x + cw - 0.45], [0.95, 0.95], color=s.MUTED, lw=s.LW_THIN)
+        s.box(ax, x + 0.05, 0.1 + (0 if i != edit else 0), cw - 0.1, 0.6, tok, fs=s.FS_SMALL,
+              fc="#fbe3d3" if i == edit else s.FAINT_FILL, ec=s.STALE_COLOR if i == edit else s.INK)
+    for layer, y in enumerate((1.6, 3.0)):
+        s.note(ax, 0.05, y + 0.45, f"第 {layer + 1} 层", ha="left", color=s.INK, fs=s.FS_SMALL)
+        for i, x in enumerate(xs):
+            _kv_cell(ax, x, y, cw, 0.9, stale=changed[layer][i])
+    right = xs[-1] + cw + 0.1
+    s.box(ax, xs[edit] - 0.08, 1.45, right - xs[edit] + 0.02, 2.65, fc="none", ec=s.STALE_COLOR, lw=2.2,
+          ls="--", radius=0.08)
+    s.note(ax, (xs[edit] + right) / 2, 4.45, "从编辑处起须重算", color=s.VERMILION_TEXT, weight="bold",
+           fs=s.FS_SMALL)
+    s.note(ax, 0.05, 4.45, "浅红 = 实测已变", ha="left", fs=s.FS_TAG)
+
+
+def _diff_bars(ax: Any, legal: float, stale: float) -> None:
+    labels = ["按新前缀\n重建的缓存", "编辑后仍用\n旧缓存"]
+    vals = [legal, stale]
+    ax.barh([1, 0], vals, height=0.55, color=[s.BLUE, s.VERMILION], edgecolor=s.INK, lw=s.LW_THIN)
+    ax.set_xscale("log")
+    ax.set_xlim(1e-17, 1e2)
+    for y, v in zip([1, 0], vals, strict=True):
+        ax.text(v * 1.8, y, s.sci(v), va="center", fontsize=s.FS_SMALL)
+    ax.set_yticks([1, 0], labels)
+    ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlabel("max |Δlogits|，对照完整重算（对数轴）")
+
+
+def draw_b2(fig: Any, data: Mapping[str, Any]) -> None:
+    d = series(data, "stale_prefix", "changed")
+    original = series(data, "stale_prefix", "tokens_original")
+    edited = series(data, "stale_prefix", "tokens_edited")
+    edit = value(data, "stale_prefix.edit_position")
+    _edit_grid(s.sketch_axes(fig, 10, 4.9, (0.02, 0.47, 0.96, 0.47)), original, edited, d, edit)
+    _diff_bars(fig.add_axes((0.3, 0.13, 0.64, 0.25)), value(data, "stale_prefix.legal_max_abs_diff"),
+               value(data, "stale_prefix.max_abs_diff"))
+
+
+FIGURES = (
+    Figure("r55-b0", "两层各自保存 BOS、I、gave 的 K/V",
+           "示意图：底部是输入 BOS、I、gave。第 1 层的每个 K/V 只由本位置的输入投影得到；第 2 层 gave 位置的 K/V "
+           "来自第 1 层的输出，而那个输出读过 BOS、I、gave。缓存是每层各一组 K/V 张量，不是句子，也不是答案。",
+           "teaching", (), draw_b0, s.SIZE_SQUARE),
+    Figure("r55-b1", "新 token her 在每层追加 K/V，并读取全部旧项和自身",
+           "两层的缓存各有 BOS、I、gave 三个旧项，her 在每层追加自己的 K/V（橙色虚线）。每层上方的条形是 lessonmodel "
+           "实测的 her 注意力权重（各头平均），覆盖旧项和 her 自身：缓存省掉的是旧位置的重算，不是读取。",
+           "measured", ("lesson_data",), draw_b1, s.SIZE_TALL),
+    Figure("r55-b2", "改掉前面的词，之后的缓存必须重算；实测对照：合法缓存误差极小，旧缓存误差大",
+           "上方：把 him 改成 her 后，两层中实测发生变化的 K/V 以红色虚线标出，红框表示从编辑位置起须重算。"
+           "第 1 层的 a 只投影本位置输入，所以未变；第 2 层的 a 读过被改的词，已经变了。下方对数轴："
+           "按新前缀重建的缓存与完整重算的 logits 最大差约为浮点舍入量级，编辑后仍用旧缓存的差大得多。",
+           "measured", ("stale_prefix",), draw_b2, s.SIZE_TALL),
+)

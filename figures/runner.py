@@ -1,0 +1,222 @@
+"""Render every registered figure to SVG, with a content-hash cache.
+
+The runner owns everything global: the Agg backend, rcParams, the seed, the
+output folder and the SVG settings that make output byte-identical across
+processes (fixed ``svg.hashsalt``, no date and no RDF metadata block). Drawing
+functions only receive a fresh figure and their data.
+
+A figure is redrawn only when its cache key changes. The key hashes the
+figure's drawing-module source, the shared style (style.py, this file, spec.py, inputs.py),
+its input data and the matplotlib version; content hashes, never mtimes. On a
+build where every key hits, matplotlib is never imported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import io
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from figures.spec import Figure
+
+# No date, creator or RDF block: the date breaks determinism, the RDF block is
+# invalid inline HTML and says nothing a reader needs.
+SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
+SEED = 0
+_SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs")
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What one ``render`` call produced."""
+
+    figures: dict[str, dict[str, Any]]
+    """The contract result: figure id → file, alt, description, provenance, inputs, hashes, size."""
+    skipped: dict[str, str]
+    """Figure id → why it was not rendered (e.g. its record does not exist)."""
+    drawn: tuple[str, ...]
+    """Ids actually drawn by matplotlib this time (the rest came from the cache)."""
+    seconds: float
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(obj: Any) -> bytes:
+    """One byte string per value: sorted keys, no whitespace, exact float repr."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=True).encode("utf-8")
+
+
+def _source_hash(module_name: str) -> str:
+    module = sys.modules[module_name]
+    return sha256(Path(module.__file__ or "").read_bytes())
+
+
+def module_hash(figure: Figure) -> str:
+    """Hash of the source of the module that holds ``figure.draw``."""
+    return _source_hash(figure.module)
+
+
+def shared_hash() -> str:
+    """Hash of what every figure depends on: style, runner, spec."""
+    return sha256("".join(_source_hash(m) for m in _SHARED_MODULES).encode())
+
+
+def matplotlib_version() -> str:
+    # importlib.metadata reads the installed version without importing matplotlib.
+    return importlib.metadata.version("matplotlib")
+
+
+def figure_data(figure: Figure, results: Mapping[str, Any],
+                records: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any] | None, str]:
+    """The data ``figure.draw`` receives, or (None, why it is missing).
+
+    Measured figures get {experiment: {config, values, data}} (titles and commands
+    are left out: they do not change the picture, so they must not change the hash).
+    Record figures get {record id: the whole record} (its date may be drawn).
+    """
+    data: dict[str, Any] = {}
+    experiments = results.get("experiments", {})
+    for name in figure.inputs:
+        if figure.provenance == "measured":
+            if name not in experiments:
+                return None, f"figure {figure.id} skipped: the lessonmodel results have no experiment '{name}'"
+            exp = experiments[name]
+            data[name] = {k: exp.get(k, {}) for k in ("config", "values", "data")}
+        elif name not in records:
+            return None, (f"figure {figure.id} skipped: record '{name}' does not exist "
+                          f"(expected content/records/{name}.json)")
+        else:
+            data[name] = records[name]
+    return data, ""
+
+
+def cache_key(figure_id: str, code: str, shared: str, data_sha: str, mpl: str) -> str:
+    return sha256(canonical_json({"id": figure_id, "code": code, "shared": shared,
+                                  "data": data_sha, "matplotlib": mpl}))
+
+
+_SIZE_RE = re.compile(rb'<svg[^>]*?\bwidth="([\d.]+)pt"[^>]*?\bheight="([\d.]+)pt"', re.S)
+
+
+def svg_size_px(svg: bytes) -> tuple[int, int]:
+    """CSS pixel size of a matplotlib SVG (it writes pt; 1 pt = 4/3 px)."""
+    match = _SIZE_RE.search(svg)
+    if not match:
+        raise ValueError("SVG has no width/height in pt")
+    return round(float(match[1]) * 4 / 3), round(float(match[2]) * 4 / 3)
+
+
+def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
+    """Draw one figure and return its SVG bytes (imports matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import numpy as np
+    from matplotlib.figure import Figure as MplFigure
+
+    from figures import style
+
+    with matplotlib.rc_context(style.rc()):
+        np.random.seed(SEED)  # no figure should need randomness; if one does, it repeats
+        # A bare Figure (no pyplot) is never registered globally, so nothing leaks.
+        fig = MplFigure(figsize=figure.size)
+        try:
+            style.card(fig)
+            figure.draw(fig, data)
+            style.tag(fig, figure.provenance, figure.tag or None)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="svg", metadata=SVG_METADATA)
+        finally:
+            fig.clear()
+    return buf.getvalue()
+
+
+def _write_if_changed(path: Path, content: bytes) -> None:
+    """Atomic write that leaves an unchanged file (and its mtime) alone."""
+    if path.exists() and path.read_bytes() == content:
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(content)
+    tmp.replace(path)
+
+
+def _cached(cache_dir: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:
+    svg_path, meta_path = cache_dir / f"{key}.svg", cache_dir / f"{key}.json"
+    if not (svg_path.exists() and meta_path.exists()):
+        return None
+    svg = svg_path.read_bytes()
+    meta = json.loads(meta_path.read_text("utf-8"))
+    if meta.get("svg_sha256") != sha256(svg):  # a torn or edited cache entry: redraw
+        return None
+    return svg, meta
+
+
+def _entry(figure: Figure, svg_sha: str, data_sha: str, width: int, height: int) -> dict[str, Any]:
+    return {"file": f"{figure.id}.svg", "alt": figure.alt, "description": figure.description,
+            "provenance": figure.provenance, "inputs": list(figure.inputs),
+            "svg_sha256": svg_sha, "data_sha256": data_sha, "width": width, "height": height}
+
+
+def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
+           cache_dir: Path, *, registry: Iterable[Figure] | None = None,
+           code_hash: Callable[[Figure], str] = module_hash) -> Rendered:
+    """Render the registry into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``.
+
+    ``registry`` and ``code_hash`` exist so tests can render fake figures or
+    pretend a module's source changed.
+    """
+    if registry is None:
+        from figures.registry import FIGURES as registry
+    start = time.perf_counter()
+    out_dir, cache_dir = Path(out_dir), Path(cache_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    shared, mpl = shared_hash(), matplotlib_version()
+    done: dict[str, dict[str, Any]] = {}
+    skipped: dict[str, str] = {}
+    drawn: list[str] = []
+    for figure in registry:
+        data, why = figure_data(figure, results, records)
+        if data is None:
+            skipped[figure.id] = why
+            continue
+        data_sha = sha256(canonical_json(data))
+        key = cache_key(figure.id, code_hash(figure), shared, data_sha, mpl)
+        hit = _cached(cache_dir, key)
+        if hit is None:
+            svg = draw_svg(figure, data)
+            width, height = svg_size_px(svg)
+            meta = {"id": figure.id, "svg_sha256": sha256(svg), "width": width, "height": height}
+            _write_if_changed(cache_dir / f"{key}.svg", svg)
+            _write_if_changed(cache_dir / f"{key}.json", canonical_json(meta))
+            drawn.append(figure.id)
+        else:
+            svg, meta = hit
+        _write_if_changed(out_dir / f"{figure.id}.svg", svg)
+        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta["width"], meta["height"])
+    return Rendered(done, skipped, tuple(drawn), time.perf_counter() - start)
+
+
+def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
+               cache_dir: Path, problems: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The contract entry point (contracts §3).
+
+    A figure whose inputs are missing (e.g. a record not written yet) is left
+    out of the result; the reason is appended to ``problems`` if given.
+    """
+    rendered = render(results, records, out_dir, cache_dir)
+    if problems is not None:
+        problems.extend(rendered.skipped.values())
+    return rendered.figures

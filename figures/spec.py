@@ -1,0 +1,37 @@
+"""``Figure``: what the registry knows about one figure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+PROVENANCES = ("teaching", "measured", "record")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure a page can cite by id."""
+
+    id: str
+    """Stable id that content cites, e.g. ``r55-b2``; also the SVG's file stem."""
+    alt: str
+    """Short alt text (Simplified Chinese), one line."""
+    description: str
+    """Longer description (Simplified Chinese) for readers who cannot see the figure."""
+    provenance: str
+    """``teaching`` (a sketch, no measured data), ``measured`` (lessonmodel results)
+    or ``record`` (content/records/)."""
+    inputs: tuple[str, ...]
+    """Experiment names (measured) or record ids (record) whose data ``draw`` receives."""
+    draw: Callable[[Any, Mapping[str, Any]], None]
+    """Pure ``draw(fig, data)``: adds axes to ``fig``; never shows, saves or closes it."""
+    size: tuple[float, float]
+    """Figure size in inches (72 pt each); the SVG is this size exactly."""
+    tag: str = ""
+    """Corner label if the provenance's default (示意 / 模型实测 / 历史记录) would mislead."""
+
+    @property
+    def module(self) -> str:
+        """The module holding the drawing code (its source is part of the cache key)."""
+        return self.draw.__module__

@@ -1,0 +1,178 @@
+"""The one visual language of every figure: palette, type sizes, rcParams and
+small drawing primitives for sketches.
+
+This module must not import matplotlib at import time (``import figures``
+stays cheap and a warm build never loads matplotlib); the primitives import
+what they need when they are called, which only happens while drawing.
+
+Sizes are in points on a canvas 480 pt (640 CSS px) wide. The page scales the
+SVG down to about 360 px on a phone (factor 0.56), so the smallest text here
+(14 pt ≈ 18.7 px) still lands near 10.5 px there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Okabe–Ito: distinguishable under the common colour-vision deficiencies.
+# Colour never carries meaning alone: every coloured thing is also labelled.
+BLACK = "#000000"
+ORANGE = "#E69F00"
+SKY = "#56B4E9"
+GREEN = "#009E73"
+YELLOW = "#F0E442"
+BLUE = "#0072B2"
+VERMILION = "#D55E00"
+PURPLE = "#CC79A7"
+
+# Darker shades for *text* in these hues: the bright ones are below 4.5:1 on white.
+ORANGE_TEXT = "#8a5000"
+GREEN_TEXT = "#00694c"
+BLUE_TEXT = "#005a8c"
+VERMILION_TEXT = "#b34700"
+
+INK = "#1a1a1a"  # text and outlines: near-black on the white card
+MUTED = "#6b6b6b"  # secondary text; 5.3:1 on white
+FADED = "#c8c8c8"  # things that no longer exist (gradients after training)
+FAINT_FILL = "#f2f2f2"  # background fill of sketch boxes
+CARD = "#ffffff"  # the light card every figure is drawn on
+CARD_EDGE = "#d4d4d4"
+
+# Roles, so that Q/K/V look the same in every lesson.
+Q_COLOR = VERMILION
+K_COLOR = BLUE
+V_COLOR = GREEN
+NEW_COLOR = ORANGE  # the newly appended position
+STALE_COLOR = VERMILION  # entries invalidated by an edit
+PARAM_COLOR = BLUE
+
+# Type scale (pt). See the module docstring for why these are large.
+FS_TITLE = 17
+FS_TEXT = 16
+FS_SMALL = 14
+FS_TAG = 13  # only the corner provenance tag, in a bold pill
+
+LW = 1.6  # outline and line weight
+LW_THIN = 1.0
+LW_ARROW = 2.0
+
+# Canvas sizes in inches at 72 pt per inch; 6.667 in = 480 pt = 640 CSS px.
+WIDTH_IN = 640 / 96
+SIZE_4_3 = (WIDTH_IN, 480 / 96)
+SIZE_SQUARE = (WIDTH_IN, 640 / 96)
+SIZE_TALL = (WIDTH_IN, 720 / 96)
+
+# What the corner tag says for each provenance: text, never colour alone.
+TAG_TEXT = {"teaching": "示意", "measured": "模型实测", "record": "历史记录"}
+
+RC: dict[str, Any] = {
+    "font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
+    "font.size": FS_TEXT,
+    "axes.titlesize": FS_TITLE,
+    "axes.labelsize": FS_TEXT,
+    "xtick.labelsize": FS_SMALL,
+    "ytick.labelsize": FS_SMALL,
+    "legend.fontsize": FS_SMALL,
+    "legend.frameon": False,
+    "axes.unicode_minus": False,  # CJK fonts lack U+2212
+    "axes.edgecolor": INK,
+    "axes.labelcolor": INK,
+    "axes.linewidth": LW_THIN,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": False,
+    "grid.color": "#e3e3e3",
+    "grid.linewidth": LW_THIN,
+    "xtick.color": INK,
+    "ytick.color": INK,
+    "lines.linewidth": LW,
+    "lines.markersize": 7,
+    "patch.linewidth": LW_THIN,
+    "text.color": INK,
+    "figure.facecolor": CARD,
+    "axes.facecolor": CARD,
+    "savefig.facecolor": CARD,
+    "figure.dpi": 72,
+    "svg.fonttype": "path",  # glyphs as paths: the SVG needs no installed CJK font
+    "svg.hashsalt": "lesson-figures",  # fixed ids: byte-identical SVG across runs
+    "path.simplify": True,
+    "axes.prop_cycle": None,  # filled in by rc() (needs matplotlib's cycler)
+}
+
+
+def rc() -> dict[str, Any]:
+    """The rcParams every figure is drawn under (imports matplotlib)."""
+    from cycler import cycler
+
+    params = dict(RC)
+    params["axes.prop_cycle"] = cycler(color=[BLUE, ORANGE, GREEN, VERMILION, SKY, PURPLE, BLACK])
+    return params
+
+
+def card(fig: Any) -> None:
+    """Frame the figure as a light card so it stays legible on a dark page."""
+    fig.patch.set_facecolor(CARD)
+    fig.patch.set_edgecolor(CARD_EDGE)
+    fig.patch.set_linewidth(1.5)
+
+
+def tag(fig: Any, provenance: str, text: str | None = None) -> None:
+    """The small corner label that says what kind of figure this is."""
+    label = text or TAG_TEXT[provenance]
+    fig.text(
+        0.985, 0.985, label, ha="right", va="top", fontsize=FS_TAG, color=MUTED,
+        fontweight="bold",
+        bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN},
+    )
+
+
+def sketch_axes(fig: Any, width: float, height: float, rect: tuple[float, ...] = (0, 0, 1, 1)) -> Any:
+    """Axes for a box-and-arrow sketch: data units equal on both axes, no frame."""
+    ax = fig.add_axes(rect)
+    ax.set_xlim(0, width)
+    ax.set_ylim(0, height)
+    ax.set_aspect("equal", adjustable="box")
+    ax.axis("off")
+    return ax
+
+
+def box(ax: Any, x: float, y: float, w: float, h: float, text: str = "", *, fc: str = FAINT_FILL,
+        ec: str = INK, color: str = INK, fs: float = FS_TEXT, lw: float = LW, ls: str = "-",
+        weight: str = "normal", radius: float = 0.12, alpha: float = 1.0) -> Any:
+    """A rounded box with centred text; (x, y) is the lower-left corner."""
+    from matplotlib.patches import FancyBboxPatch
+
+    patch = FancyBboxPatch((x, y), w, h, boxstyle=f"round,pad=0,rounding_size={radius}",
+                           fc=fc, ec=ec, lw=lw, ls=ls, alpha=alpha)
+    ax.add_patch(patch)
+    if text:
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=fs,
+                color=color, fontweight=weight)
+    return patch
+
+
+def arrow(ax: Any, start: tuple[float, float], end: tuple[float, float], *, color: str = INK,
+          lw: float = LW_ARROW, ls: str = "-", rad: float = 0.0, head: float = 14) -> None:
+    """A plain arrow from start to end (data coordinates)."""
+    ax.annotate(
+        "", xy=end, xytext=start,
+        arrowprops={"arrowstyle": f"-|>,head_length={head / 20:.2f},head_width={head / 40:.2f}",
+                    "color": color, "lw": lw, "ls": ls, "shrinkA": 0, "shrinkB": 0,
+                    "connectionstyle": f"arc3,rad={rad}"},
+    )
+
+
+def note(ax: Any, x: float, y: float, text: str, *, color: str = MUTED, fs: float = FS_SMALL,
+         ha: str = "center", va: str = "center", weight: str = "normal") -> None:
+    """Secondary text inside a sketch."""
+    ax.text(x, y, text, ha=ha, va=va, fontsize=fs, color=color, fontweight=weight)
+
+
+def sci(x: float) -> str:
+    """A number for a log-scale plot, as mathtext: 1.8×10⁻¹⁵, 0.63, 0."""
+    if x == 0:
+        return "0"
+    if 0.01 <= abs(x) < 1000:
+        return f"{x:.3g}"
+    mant, exp = f"{x:.1e}".split("e")
+    return rf"${mant}\times10^{{{int(exp)}}}$"

@@ -1,0 +1,61 @@
+"""Command line: `python -m lessonmodel --json | run <exp> | bench [--quick] [--out PATH]`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from lessonmodel.runner import EXPERIMENTS, compute_experiment, run_all
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m lessonmodel", description=__doc__)
+    parser.add_argument("--json", action="store_true", help="print the results document")
+    parser.add_argument("--cache-dir", type=Path, default=None,
+                        help="reuse/store results here (keyed by the source hash)")
+    sub = parser.add_subparsers(dest="command")
+    run = sub.add_parser("run", help="print one experiment")
+    run.add_argument("experiment", choices=list(EXPERIMENTS))
+    bench = sub.add_parser("bench", help="time cached decode vs recompute; write the record")
+    bench.add_argument("--quick", action="store_true", help="tiny sizes (for tests)")
+    bench.add_argument("--out", type=Path, default=None,
+                       help="record path (default content/records/decode_timing.json; "
+                            "required with --quick)")
+    return parser
+
+
+def _write_record(record: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        doc = {args.experiment: compute_experiment(args.experiment)}
+        print(json.dumps(doc, indent=2, ensure_ascii=False))
+        return 0
+    if args.command == "bench":
+        from lessonmodel import bench  # imported here: the study is slow and rarely run
+
+        if args.quick and args.out is None:
+            parser.error("bench --quick needs --out PATH (it must not replace the real record)")
+        record = bench.bench_record(bench.QUICK if args.quick else bench.FULL)
+        out = args.out or bench.RECORD_PATH
+        _write_record(record, out)
+        print(f"wrote {out}", file=sys.stderr)
+        return 0
+    if args.json:
+        print(json.dumps(run_all(args.cache_dir), indent=2, ensure_ascii=False))
+        return 0
+    parser.print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Experiments that count bytes: the KV cache formula and the training state.
+
+Every byte count here is read from the `.nbytes` of real NumPy arrays or
+computed by `kv_bytes.kv_cache_bytes`; none is typed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from lessonmodel.cache import make_cache
+from lessonmodel.config import ModelConfig
+from lessonmodel.kv_bytes import (
+    FP16_BYTES, REAL_MODELS, context_bytes, kv_cache_bytes, per_token_bytes,
+)
+from lessonmodel.model import prefill
+from lessonmodel.params import init_params
+from lessonmodel.result import Result, Value
+
+CHECK_TOKENS = (1, 5, 64)
+CHECK_BATCHES = (1, 3)
+CHECK_DTYPES = ("float64", "float32")
+CONTEXT = 4096
+
+
+def _check_rows(cfg: ModelConfig) -> list[dict[str, object]]:
+    """Fill real caches and compare their nbytes with the formula."""
+    rows = []
+    for dtype in CHECK_DTYPES:
+        for n_kv in sorted({cfg.n_heads, max(1, cfg.n_heads // 2), 1}, reverse=True):
+            variant = replace(cfg, n_kv_heads=n_kv, dtype=dtype)
+            params = init_params(variant)
+            rng = np.random.default_rng(variant.seed)
+            for t in CHECK_TOKENS:
+                for b in CHECK_BATCHES:
+                    tokens = rng.integers(0, variant.vocab_size, size=(b, t))  # (B, T)
+                    _, cache = prefill(params, tokens, make_cache(variant, t, batch=b))
+                    s = np.dtype(dtype).itemsize
+                    rows.append({
+                        "T": t, "B": b, "n_kv": n_kv, "dtype": dtype, "bytes_per_element": s,
+                        "formula": kv_cache_bytes(variant.n_layers, b, t, n_kv, variant.d_head, s),
+                        "nbytes": cache.nbytes, "used_nbytes": cache.used_nbytes,
+                    })
+    return rows
+
+
+def _model_rows() -> list[dict[str, object]]:
+    """Bytes per token and per 4096 tokens (fp16) of the published configs."""
+    return [
+        {"key": m.key, "name": m.name, "L": m.n_layers, "n_heads": m.n_heads,
+         "n_kv": m.n_kv_heads, "d_head": m.d_head, "native_context": m.native_context,
+         "source": m.source, "bytes_per_element": FP16_BYTES,
+         "per_token": per_token_bytes(m), "per_4096": context_bytes(m, CONTEXT),
+         "per_native_context": context_bytes(m, m.native_context),
+         "mha_per_token": per_token_bytes(replace(m, n_kv_heads=m.n_heads))}
+        for m in REAL_MODELS
+    ]
+
+
+def kv_bytes(cfg: ModelConfig) -> Result:
+    """2·L·B·T·n_kv·d_head·s against real cache arrays, then applied to real models."""
+    rows = _check_rows(cfg)
+    models = _model_rows()
+    one_token = make_cache(cfg, 1)  # a real cache with room for exactly one token
+    values = [
+        Value("lessonmodel_bytes_per_token", one_token.nbytes, "B",
+              f"KV bytes per token of the lesson model ({cfg.dtype}, batch 1), measured"),
+        Value("formula_equals_nbytes",
+              all(r["formula"] == r["nbytes"] == r["used_nbytes"] for r in rows), "",
+              "the formula equals the nbytes of the real cache arrays in every case"),
+        Value("n_checked", len(rows), "", "number of (T, B, n_kv, dtype) cases checked"),
+    ]
+    for m in models:
+        values.append(Value(f"{m['key']}_per_token", m["per_token"], "B",
+                            f"{m['name']}: KV bytes per token, fp16, batch 1"))
+        values.append(Value(f"{m['key']}_per_4096", m["per_4096"], "B",
+                            f"{m['name']}: KV bytes of a {CONTEXT}-token sequence, fp16"))
+    return Result(
+        "kv_bytes", "KV cache bytes: formula vs real arrays, and real models", cfg,
+        {"check_tokens": list(CHECK_TOKENS), "check_batches": list(CHECK_BATCHES),
+         "check_dtypes": list(CHECK_DTYPES), "context": CONTEXT},
+        tuple(values),
+        {"check": rows, "models": models},
+    )
+
+
+def training_state(cfg: ModelConfig) -> Result:
+    """Bytes of parameters vs what training adds: gradients and Adam's m and v."""
+    params = init_params(cfg)
+    arrays = dict(params.named_arrays())
+    grads = {name: np.zeros_like(a) for name, a in arrays.items()}  # one gradient per weight
+    adam_m = {name: np.zeros_like(a) for name, a in arrays.items()}  # Adam first moment
+    adam_v = {name: np.zeros_like(a) for name, a in arrays.items()}  # Adam second moment
+
+    def total(d: dict[str, np.ndarray]) -> int:
+        return sum(a.nbytes for a in d.values())
+
+    p, g, a = total(arrays), total(grads), total(adam_m) + total(adam_v)
+    return Result(
+        "training_state", "Parameters vs gradients and Adam state", cfg, {"optimizer": "Adam"},
+        (
+            Value("params_bytes", p, "B", "bytes of the lesson model's parameter arrays"),
+            Value("grads_bytes", g, "B", "bytes of one gradient array per parameter (training only)"),
+            Value("adam_bytes", a, "B", "bytes of Adam's m and v arrays (training only)"),
+            Value("training_total_bytes", p + g + a, "B",
+                  "parameters + gradients + Adam state during training"),
+            Value("n_params", sum(x.size for x in arrays.values()), "", "number of parameters"),
+        ),
+        {"arrays": [{"name": n, "shape": list(x.shape), "nbytes": x.nbytes}
+                    for n, x in arrays.items()]},
+    )

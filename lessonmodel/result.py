@@ -1,0 +1,88 @@
+"""What an experiment returns: frozen values and data plus the config that made them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lessonmodel.config import ModelConfig
+
+
+@dataclass(frozen=True)
+class Value:
+    """One named number a page may cite as `<experiment>.<key>`."""
+
+    key: str
+    """Name inside the experiment, e.g. 'max_abs_diff'."""
+    value: float | int | bool
+    """The measured or computed number."""
+    unit: str
+    """'' for pure numbers, 'B' for bytes, 'ms' for milliseconds."""
+    description: str
+    """English one-liner saying what was measured."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of one experiment."""
+
+    name: str
+    """Experiment name, e.g. 'equivalence'."""
+    title: str
+    """Short English title."""
+    model: ModelConfig
+    """The model configuration the experiment ran."""
+    parameters: Mapping[str, Any]
+    """Experiment parameters beyond the model config (prompts, offsets, ...)."""
+    values: tuple[Value, ...]
+    """Citable numbers."""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    """JSON-able arrays and tables for figures."""
+
+    def value(self, key: str) -> float | int | bool:
+        """The value called `key` (KeyError if absent)."""
+        for v in self.values:
+            if v.key == key:
+                return v.value
+        raise KeyError(key)
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Plain Python data from NumPy scalars/arrays, tuples and dataclass-free mappings."""
+    if isinstance(obj, Mapping):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, np.bool_ | bool):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating | float):
+        f = float(obj)
+        if not np.isfinite(f):
+            raise ValueError(f"non-finite number {f!r} cannot go into the results document")
+        return f
+    return obj
+
+
+def result_document(result: Result, source: str) -> dict[str, Any]:
+    """The contract §1 entry of one experiment."""
+    config = result.model.to_dict()
+    clash = set(config) & set(result.parameters)
+    assert not clash, f"experiment parameters shadow model fields: {clash}"
+    return {
+        "title": result.title,
+        "command": f"python -m lessonmodel run {result.name}",
+        "source": source,
+        "config": to_jsonable({**config, **result.parameters}),
+        "values": {
+            v.key: {"value": to_jsonable(v.value), "unit": v.unit, "description": v.description}
+            for v in result.values
+        },
+        "data": to_jsonable(result.data),
+    }

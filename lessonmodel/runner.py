@@ -1,0 +1,105 @@
+"""Run the experiments and assemble the results document (contracts §1).
+
+Results are cached on disk as JSON, keyed by the sha256 of lessonmodel's own
+source files plus the experiment name and config: an unchanged model is never
+rerun, and any edit to any source file reruns everything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lessonmodel import experiments, lesson_data, memory
+from lessonmodel.config import ModelConfig
+from lessonmodel.result import Result, result_document
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+EXPERIMENTS: dict[str, Callable[[ModelConfig], Result]] = {
+    "equivalence": experiments.equivalence,
+    "stale_prefix": experiments.stale_prefix,
+    "wrong_position": experiments.wrong_position,
+    "other_request": experiments.other_request,
+    "bidirectional": experiments.bidirectional,
+    "kv_bytes": memory.kv_bytes,
+    "training_state": memory.training_state,
+    "lesson_data": lesson_data.lesson_data,
+    "char_stream": experiments.char_stream,
+}
+"""Experiment name -> function; the order is the order of the document."""
+
+DEFAULT_CONFIG = ModelConfig()
+"""The lesson model every experiment starts from."""
+
+
+def source_hash(package_dir: Path = PACKAGE_DIR) -> str:
+    """sha256 over the names and bytes of every .py file of the package."""
+    h = hashlib.sha256()
+    for path in sorted(package_dir.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def cache_key(name: str, cfg: ModelConfig, src_hash: str) -> str:
+    """sha256 of source hash + experiment name + config."""
+    blob = json.dumps({"source": src_hash, "experiment": name, "config": cfg.to_dict()},
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _source_path(fn: Callable[..., Any]) -> str:
+    """Repo-relative file holding an experiment, e.g. 'lessonmodel/experiments.py'."""
+    return f"lessonmodel/{fn.__module__.rsplit('.', 1)[-1]}.py"
+
+
+def compute_experiment(name: str, cfg: ModelConfig = DEFAULT_CONFIG) -> dict[str, Any]:
+    """Run one experiment now and return its document entry."""
+    if name not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
+    fn = EXPERIMENTS[name]
+    return result_document(fn(cfg), _source_path(fn))
+
+
+def _write_json(path: Path, doc: dict[str, Any]) -> None:
+    # Write to a temporary file and rename, so a crash never leaves half a cache entry.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
+def run_experiment(
+    name: str, cache_dir: Path | None = None, cfg: ModelConfig = DEFAULT_CONFIG,
+    src_hash: str | None = None,
+) -> dict[str, Any]:
+    """One experiment's entry, from `cache_dir` when the key matches, else computed (and stored)."""
+    if cache_dir is None:
+        return compute_experiment(name, cfg)
+    key = cache_key(name, cfg, src_hash or source_hash())
+    path = Path(cache_dir) / f"lessonmodel-{name}-{key[:20]}.json"
+    if path.exists():
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("key") == key:
+            return stored["entry"]
+    entry = compute_experiment(name, cfg)
+    _write_json(path, {"key": key, "entry": entry})
+    return entry
+
+
+def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
+    """The results document of contracts §1; cached in `cache_dir` if given."""
+    src_hash = source_hash()
+    return {
+        "source_hash": src_hash,
+        "experiments": {
+            name: run_experiment(name, cache_dir, DEFAULT_CONFIG, src_hash)
+            for name in EXPERIMENTS
+        },
+    }

@@ -1,0 +1,248 @@
+"""Incremental builds for the dev server: after a save, render and write only what changed.
+
+A long-running process (``python build.py serve``) keeps, between builds:
+
+- each page's parse result, keyed by the hash of its source file;
+- each page's rendered files, keyed by a hash of everything they depend on:
+  the page's source, the navigation (every page's id, title, label and kind,
+  which also fixes prev/next), the titles and anchors of the pages it links to
+  with ``{ref}``, the evidence, the templates and static files, the site
+  config and the teacher flag;
+- the generated pages (numbers, sources, 404, llms.txt), keyed by the outline
+  of every page (titles, anchors, roles), the sources, the evidence …;
+- what the output folder holds, so unchanged files are hard-linked into the
+  next site instead of written (see ``write_site(reuse=…)``).
+
+Every key is a content hash, never a modification time, so a cache can only
+miss, never serve something stale. The output is byte-identical to a full
+``render_site`` of the same content (tests/test_incremental.py checks this).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment
+
+from .content import Evidence, SourceFile
+from .load import load_content
+from .markdown import make_markdown
+from .parse import ParsedPage, StateSource
+from .pipeline import (STATIC, SiteFiles, check_parsed, copied_files, make_kit, parse_source, render_generated,
+                       render_page_files)
+from .problems import ContentError, Problem
+from .render import TEMPLATES, SiteView, make_environment
+from .writer import write_site
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What one incremental build did."""
+
+    changed_urls: tuple[str, ...]
+    """Site-relative paths (``alpha.html``) of the HTML pages an open browser tab should reload."""
+    changed_files: tuple[str, ...]
+    """Every output file that was written anew (added, changed) or removed."""
+    rendered: tuple[str, ...]
+    """Ids of the pages rendered this time (the others came from the cache)."""
+    pages: int
+    """Number of pages in the site."""
+    seconds: float
+    """Wall-clock time of the build, writing included."""
+
+
+def digest(*parts: str | bytes) -> str:
+    """sha256 of the parts, each length-prefixed so that ('ab', 'c') and ('a', 'bc') differ."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def tree_digest(*folders: Path) -> str:
+    """Hash of the names and bytes of every file under ``folders`` (templates, static)."""
+    parts: list[str] = []
+    for folder in folders:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            parts += [path.relative_to(folder.parent).as_posix(), file_digest(path)]
+    return digest(*parts)
+
+
+def evidence_digest(evidence: Evidence) -> str:
+    """Hash of the values, figure metadata and published experiment sources (their bytes too)."""
+    return digest(repr(sorted(evidence.values.items())), repr(sorted(evidence.figures.items())),
+                  evidence.figure_dir,
+                  *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.experiment_files.items())))
+
+
+def page_outline(page: ParsedPage) -> str:
+    """Hash of what other pages may show of this one: title, label, kind, summary, anchors."""
+    meta = page.meta
+    return digest(meta.id, meta.title, meta.label, meta.kind, meta.summary, repr(page.anchors))
+
+
+def linked_pages(page: ParsedPage) -> tuple[str, ...]:
+    """Pages whose titles or anchors this page's ``{ref}`` links show (``#x`` is the page itself)."""
+    return tuple(sorted({use.target.partition("#")[0] or page.meta.id for use in page.roles if use.name == "ref"}))
+
+
+@dataclass(frozen=True)
+class _PageFacts:
+    """What the keys need from one parsed page; computed once per source text."""
+
+    outline: str
+    """``page_outline`` of the page."""
+    roles: str
+    """Hash of every role the page uses (the generated pages list them as backlinks)."""
+    links: tuple[str, ...]
+    """``linked_pages`` of the page."""
+
+
+def figures_shown(page: ParsedPage) -> set[str]:
+    """Figure ids a page shows (state figures and ``{fig}``), for reloading it when one is redrawn."""
+    states = {b.figure for b in page.blocks if isinstance(b, StateSource) and b.figure}
+    return states | {use.target for use in page.roles if use.name == "fig"}
+
+
+class IncrementalSite:
+    """One site (public or teacher) rebuilt after each save; holds the caches between builds.
+
+    Mutable on purpose: it lives as long as the dev server and exists to remember.
+    Not thread-safe; the server runs builds one at a time.
+    """
+
+    def __init__(self, root: Path, out_dir: Path, teacher: bool, content_dir: str = "content",
+                 finish: Callable[[Path], None] | None = None) -> None:
+        self.root, self.out_dir, self.teacher, self.content_dir = root, out_dir, teacher, content_dir
+        self.finish = finish
+        self._md = make_markdown()
+        self._parsed: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
+        self._source_keys: dict[str, str] = {}
+        self._page_facts: dict[str, _PageFacts] = {}
+        self._pages: dict[str, tuple[str, SiteFiles]] = {}
+        self._generated: tuple[str, SiteFiles] | None = None
+        self._jinja: tuple[str, Environment] | None = None
+        self._evidence: tuple[Evidence, str] | None = None
+        self._written: dict[str, bytes | str] = {}
+        self._out_identity: tuple[int, int, int] | None = None
+
+    def build(self, evidence: Evidence) -> BuildReport:
+        """Load, parse (cached), check, render (cached) and write; raise ``ContentError`` on problems.
+
+        On any error the output folder and the caches of the last good build stay as they were
+        (a parse cached during a failed build is still a correct parse of that source).
+        """
+        started = time.perf_counter()
+        content, problems = load_content(self.root, self.content_dir)
+        if content is None:
+            raise ContentError(problems)
+        prepared = check_parsed(content, self._parse_all(content.pages), problems, evidence)
+        site = SiteView(prepared.content, prepared.pages, evidence, self.teacher)
+        looks = tree_digest(TEMPLATES, STATIC)
+        kit = make_kit(site, self._environment(looks))
+        config = content.config
+        base = digest(looks, self._evidence_digest(evidence), repr(config), str(self.teacher))
+        facts = {page_id: self._facts(page) for page_id, page in site.pages.items()}
+        nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
+        files: SiteFiles = {}
+        rendered: list[str] = []
+        pages: dict[str, tuple[str, SiteFiles]] = {}
+        for page_id, page in site.pages.items():
+            key = digest(base, nav, self._source_keys[page.meta.path],
+                         *(facts[t].outline for t in facts[page_id].links if t in facts))
+            cached = self._pages.get(page_id)
+            if cached is None or cached[0] != key:
+                cached = (key, render_page_files(site, page, kit))
+                rendered.append(page_id)
+            pages[page_id] = cached
+            files.update(cached[1])
+        generated_key = digest(base, nav, repr(content.sources), *(f.outline + f.roles for f in facts.values()))
+        generated = self._generated
+        if generated is None or generated[0] != generated_key:
+            generated = (generated_key, render_generated(site, kit))
+        files.update(generated[1])
+        files.update(copied_files(site))
+        changed = self._write(files)
+        self._pages, self._generated = pages, generated
+        return BuildReport(_urls_to_reload(changed, site), tuple(sorted(changed)), tuple(rendered),
+                           len(site.pages), time.perf_counter() - started)
+
+    def _parse_all(self, sources: Iterable[SourceFile]) -> list[tuple[ParsedPage | None, list[Problem]]]:
+        # Only this build's sources stay cached, so a long editing session does not pile up parses.
+        kept: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
+        for source in sources:
+            key = digest(source.path, source.text)
+            self._source_keys[source.path] = key
+            kept[key] = self._parsed.get(key) or parse_source(source, self._md)
+        self._parsed = kept
+        self._page_facts = {k: v for k, v in self._page_facts.items() if k in kept}
+        return [kept[self._source_keys[source.path]] for source in sources]
+
+    def _facts(self, page: ParsedPage) -> _PageFacts:
+        key = self._source_keys[page.meta.path]
+        if key not in self._page_facts:
+            self._page_facts[key] = _PageFacts(page_outline(page), digest(repr(page.roles)), linked_pages(page))
+        return self._page_facts[key]
+
+    def _environment(self, looks: str) -> Environment:
+        # A fresh environment when any template changed: Jinja's own reload check uses mtimes.
+        if self._jinja is None or self._jinja[0] != looks:
+            self._jinja = (looks, make_environment())
+        return self._jinja[1]
+
+    def _evidence_digest(self, evidence: Evidence) -> str:
+        if self._evidence is None or self._evidence[0] is not evidence:
+            self._evidence = (evidence, evidence_digest(evidence))
+        return self._evidence[1]
+
+    def _write(self, files: SiteFiles) -> set[str]:
+        """Write the site, linking what the output folder already holds; returns the changed paths."""
+        now: dict[str, bytes | str] = {rel: file_digest(p) if isinstance(p, Path) else p for rel, p in files.items()}
+        trusted = self._out_identity is not None and self._out_identity == _identity(self.out_dir)
+        previous = self._written if trusted else {}
+        unchanged = {rel for rel, held in now.items() if rel in previous and _same(previous[rel], held)}
+        changed = (set(now) - unchanged) | (set(previous) - set(now))
+        if changed or not trusted:
+            write_site(files, self.out_dir, finish=self.finish, reuse=unchanged, delete_later=True)
+        self._written, self._out_identity = now, _identity(self.out_dir)
+        return changed
+
+
+def _same(a: bytes | str, b: bytes | str) -> bool:
+    return a is b or a == b  # `is`: a page served from the cache is the very same bytes object
+
+
+def _identity(folder: Path) -> tuple[int, int, int] | None:
+    """Which directory ``folder`` is now: another build swapping in a site changes it.
+
+    The inode alone is not enough (a deleted folder's inode is soon reused); the
+    change time moves whenever entries are added, removed or the folder is renamed.
+    This is an identity check on our own output, not a cache key.
+    """
+    try:
+        st = folder.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino, st.st_ctime_ns
+
+
+def _urls_to_reload(changed: set[str], site: SiteView) -> tuple[str, ...]:
+    """Changed HTML pages, pages showing a redrawn figure, and every page when CSS or JS changed."""
+    html = {rel for rel in changed if rel.endswith(".html")}
+    if any(rel.startswith("static/") for rel in changed):
+        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html"}
+    files = {f.file: f.id for f in site.evidence.figures.values()}
+    redrawn = {files[rel.removeprefix("figures/")] for rel in changed
+               if rel.startswith("figures/") and rel.removeprefix("figures/") in files}
+    if redrawn:
+        html |= {f"{page_id}.html" for page_id, page in site.pages.items() if figures_shown(page) & redrawn}
+    return tuple(sorted(html))

@@ -1,0 +1,373 @@
+"""The dev server: build, serve on loopback, rebuild on save, reload only the pages that changed.
+
+Three parts, each small:
+
+- ``DevServer.rebuild`` runs one incremental build and turns its outcome into
+  an event: ``reload`` (the changed URLs) or ``build-error`` (every
+  ``path:line: message`` with the source lines around it). A bad save never
+  stops the server: content problems and bugs alike end up in the terminal and
+  in the browser's overlay, over the last good page.
+- an HTTP handler that serves the output folder (and nothing outside it),
+  injects ``/__dev/devserver.js`` into HTML on the fly (built pages never
+  contain it), and streams events at ``/__dev/events`` (server-sent events);
+  ``/__dev/errors`` returns the current problems as JSON.
+- a watchfiles thread that batches saves and calls ``rebuild``.
+
+The event stream is named ``build-error`` rather than ``error`` because
+``error`` is also the name of EventSource's own connection-error event.
+"""
+
+from __future__ import annotations
+
+import http.server
+import ipaddress
+import json
+import mimetypes
+import queue
+import sys
+import threading
+import time
+import traceback
+import urllib.parse
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .content import Evidence, FigureInfo, Value
+from .incremental import BuildReport, IncrementalSite
+from .problems import ContentError, Problem
+
+CLIENT_SCRIPT = Path(__file__).parent / "devserver.js"
+"""Kept out of static/ so that it is never copied into a built site."""
+DEV_PREFIX = "/__dev/"
+CONTEXT_LINES = 2
+"""Source lines shown before and after the line of a problem."""
+_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+_TYPES = {".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".js": "text/javascript",
+          ".css": "text/css", ".svg": "image/svg+xml", ".woff2": "font/woff2", ".json": "application/json",
+          ".html": "text/html; charset=utf-8", ".zip": "application/zip", ".py": "text/plain; charset=utf-8"}
+
+
+@dataclass(frozen=True)
+class EvidenceSource:
+    """Where the values and figures come from, and which files they are made from."""
+
+    load: Callable[[], Evidence]
+    """Measure and draw (may take seconds); raises ``ContentError`` for the teacher's mistakes."""
+    inputs: tuple[Path, ...] = ()
+    """Folders or files whose change makes the evidence stale (the model, the figures, the records)."""
+
+
+@contextmanager
+def progress(label: str, after: float = 0.5) -> Iterator[None]:
+    """Say on stderr that a step is running, but only once it has taken ``after`` seconds: quiet when fast."""
+    started = time.perf_counter()
+    timer = threading.Timer(after, lambda: print(f"{label} …", file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()  # if it is printing right now, let it finish first
+        if timer.finished.is_set() and time.perf_counter() - started >= after:
+            print(f"{label}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+
+
+def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES) -> dict[str, Any]:
+    """A problem as the overlay shows it: ``path:line: message`` and the source lines around it."""
+    lines: list[dict[str, Any]] = []
+    if problem.line:
+        try:
+            text = (root / problem.path).read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
+            text = []
+        first, last = max(1, problem.line - context), min(len(text), problem.line + context)
+        lines = [{"line": n, "text": text[n - 1], "here": n == problem.line} for n in range(first, last + 1)]
+    return {"path": problem.path, "line": problem.line, "message": problem.message, "text": str(problem),
+            "context": lines}
+
+
+def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
+    """The same problems for the terminal, with the offending line marked."""
+    out = []
+    for report in reports:
+        out.append(report["text"])
+        out += [f"  {'>' if c['here'] else ' '} {c['line']:4d} | {c['text']}" for c in report["context"]]
+    if crash:
+        out.append(crash.rstrip())
+    return "\n".join(out)
+
+
+def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
+    """Evidence as plain JSON, so a fresh process can measure and draw for the server."""
+    return {"values": {k: vars(v) for k, v in evidence.values.items()},
+            "figures": {k: {**vars(f), "inputs": list(f.inputs)} for k, f in evidence.figures.items()},
+            "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files}
+
+
+def evidence_from_json(data: dict[str, Any]) -> Evidence:
+    return Evidence(values={k: Value(**v) for k, v in data["values"].items()},
+                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"])}) for k, f in data["figures"].items()},
+                    figure_dir=data["figure_dir"], experiment_files=data["experiment_files"])
+
+
+class DevServer:
+    """Builds one site, serves it, and rebuilds it on every save. Mutable: it is the running server."""
+
+    def __init__(self, site: IncrementalSite, evidence: EvidenceSource, watch: Collection[Path],
+                 host: str = "127.0.0.1", port: int = 8000, log: Callable[[str], None] | None = None) -> None:
+        self.site, self.evidence_source, self.host, self.port = site, evidence, host, port
+        self.watch_paths = tuple(p for p in watch if p.exists())
+        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.build_id = 0
+        self.failure: dict[str, Any] | None = None
+        self._evidence: Evidence | None = None
+        self._lock = threading.Lock()
+        self._clients: list[queue.Queue[tuple[str, dict] | None]] = []
+        self._stop = threading.Event()
+        self._watching = threading.Event()
+        self._httpd: http.server.ThreadingHTTPServer | None = None
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def start(self) -> None:
+        """First build (a failure is reported, not raised), then serve and watch in background threads."""
+        self.rebuild(())
+        self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), _handler(self))
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self._threads = [threading.Thread(target=self._httpd.serve_forever, args=(0.1,), name="devserver-http",
+                                          daemon=True),
+                         threading.Thread(target=self._watch, name="devserver-watch", daemon=True)]
+        for thread in self._threads:
+            thread.start()
+        self._watching.wait(timeout=10)
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._lock:
+            for client in self._clients:
+                client.put(None)
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def serve_forever(self) -> None:
+        """Run until Ctrl-C."""
+        self.start()
+        self.log(f"serving {self.site.out_dir} at {self.url} (Ctrl-C to stop)")
+        try:
+            self._stop.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
+    def rebuild(self, changed: Collection[Path]) -> None:
+        """Bring the site up to date with the files on disk; report the outcome to terminal and browsers."""
+        if self._evidence is None or any(_under(path, self.evidence_source.inputs) for path in changed):
+            self._evidence = None  # stale until a load succeeds, so the next save retries it
+        try:
+            if self._evidence is None:
+                self._evidence = self.evidence_source.load()
+            report = self.site.build(self._evidence)
+        except ContentError as error:
+            self._failed([problem_report(p, self.site.root) for p in error.problems], "")
+        except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
+            self._failed([], traceback.format_exc())
+        else:
+            self._succeeded(report)
+
+    def _succeeded(self, report: BuildReport) -> None:
+        was_failing = self.failure is not None
+        with self._lock:
+            self.failure = None
+            self.build_id += 1
+            urls = ["/" + url for url in report.changed_urls]
+            self._broadcast("reload", {"build": self.build_id, "urls": urls})
+        if self.build_id == 1 or report.changed_files or was_failing:
+            changed = ", ".join(report.changed_urls[:4]) + (" …" if len(report.changed_urls) > 4 else "")
+            self.log(f"built {report.pages} pages in {report.seconds * 1000:.0f} ms"
+                     + (f" (rendered {len(report.rendered)})" if self.build_id > 1 else "")
+                     + (f"; reload {changed}" if self.build_id > 1 and changed else "")
+                     + ("; problems fixed" if was_failing else ""))
+
+    def _failed(self, reports: list[dict[str, Any]], crash: str) -> None:
+        failure = {"build": self.build_id, "problems": reports, "traceback": crash}
+        with self._lock:
+            self.failure = failure
+            self._broadcast("build-error", failure)
+        count = f"{len(reports)} problem(s)" if reports else "the build crashed"
+        self.log(f"{terminal_report(reports, crash)}\n{count}; still serving the last good site")
+
+    def _broadcast(self, event: str, data: dict[str, Any]) -> None:
+        for client in self._clients:
+            client.put((event, data))
+
+    def subscribe(self) -> queue.Queue[tuple[str, dict] | None]:
+        """A queue of events for one browser tab; it first gets the current state."""
+        client: queue.Queue[tuple[str, dict] | None] = queue.Queue()
+        with self._lock:
+            client.put(("hello", {"build": self.build_id, "failing": self.failure is not None}))
+            if self.failure is not None:
+                client.put(("build-error", self.failure))
+            self._clients.append(client)
+        return client
+
+    def unsubscribe(self, client: queue.Queue) -> None:
+        with self._lock:
+            if client in self._clients:
+                self._clients.remove(client)
+
+    def _watch(self) -> None:
+        import watchfiles
+
+        # yield_on_timeout: the first (empty) batch tells start() that the watcher is live.
+        for changes in watchfiles.watch(*self.watch_paths, debounce=100, step=10, stop_event=self._stop,
+                                        rust_timeout=100, yield_on_timeout=True, raise_interrupt=False):
+            self._watching.set()
+            if changes:
+                self.rebuild({Path(path) for _, path in changes})
+
+
+def _under(path: Path, roots: Collection[Path]) -> bool:
+    return any(path == root or path.is_relative_to(root) for root in roots)
+
+
+def inject_client(page: bytes, build_id: int) -> bytes:
+    """Add the live-reload script to an HTML page, just before ``</body>``."""
+    tag = f'<script src="{DEV_PREFIX}devserver.js" data-build="{build_id}" defer></script>\n'.encode()
+    at = page.rfind(b"</body>")
+    return page[:at] + tag + page[at:] if at >= 0 else page + tag
+
+
+def resolve_request(site_dir: Path, raw_path: str) -> tuple[int, Path | None]:
+    """Map a URL path to a file of the site: (200, file) or (403 | 404, None).
+
+    Refuses anything that could leave the folder: ``..`` segments (also
+    percent-encoded), backslashes, NUL bytes, and symlinks pointing outside.
+    Folders are never listed; only the root serves its ``index.html``.
+    """
+    path = urllib.parse.unquote(urllib.parse.urlsplit(raw_path).path)
+    segments = [s for s in path.split("/") if s not in ("", ".")]
+    if any(s == ".." for s in segments) or "\\" in path or "\0" in path:
+        return 403, None
+    root = site_dir.resolve()
+    target = (root.joinpath(*segments) if segments else root / "index.html").resolve()
+    if not target.is_relative_to(root):
+        return 403, None
+    return (200, target) if target.is_file() else (404, None)
+
+
+def _host_allowed(host_header: str | None, bound: str) -> bool:
+    """On loopback, accept only loopback host names: a page on another site cannot reach the server
+    by pointing its own domain at 127.0.0.1 (DNS rebinding)."""
+    try:
+        if not ipaddress.ip_address(bound).is_loopback:
+            return True
+    except ValueError:
+        if bound != "localhost":
+            return True
+    name = (host_header or "").rsplit(":", 1)[0] if not (host_header or "").startswith("[") \
+        else (host_header or "")[1:].split("]")[0]
+    return name in _LOOPBACK_NAMES
+
+
+_MISSING_SITE = ('<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>构建失败</title></head>'
+                 "<body><main><h1>构建失败</h1><p>还没有一次成功的构建；修好下面列出的问题后页面会自动刷新。</p>"
+                 "</main></body></html>").encode()
+
+
+def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        server_version = "lesson-devserver"
+
+        def do_GET(self) -> None:
+            self._respond(head=False)
+
+        def do_HEAD(self) -> None:
+            self._respond(head=True)
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet: the terminal is for build news
+            pass
+
+        def _respond(self, head: bool) -> None:
+            if not _host_allowed(self.headers.get("Host"), server.host):
+                return self._send(403, b"forbidden host\n", "text/plain; charset=utf-8", head)
+            path = urllib.parse.urlsplit(self.path).path
+            if path == DEV_PREFIX + "events":
+                return self._events()
+            if path == DEV_PREFIX + "errors":
+                body = json.dumps(server.failure or {"build": server.build_id, "problems": [], "traceback": ""},
+                                  ensure_ascii=False).encode()
+                return self._send(200, body, "application/json; charset=utf-8", head)
+            if path == DEV_PREFIX + "devserver.js":
+                return self._send(200, CLIENT_SCRIPT.read_bytes(), "text/javascript; charset=utf-8", head)
+            build_id = server.build_id  # read before the file: a page is never newer than its id says
+            status, target = resolve_request(server.site.out_dir, self.path)
+            if status == 403:
+                return self._send(403, b"forbidden\n", "text/plain; charset=utf-8", head)
+            if target is None:
+                return self._not_found(build_id, head)
+            try:
+                body = target.read_bytes()
+            except OSError:  # swapped away between resolve and read: the next request sees the new site
+                return self._not_found(build_id, head)
+            kind = _TYPES.get(target.suffix) or mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            if target.suffix == ".html":
+                body = inject_client(body, build_id)
+            self._send(200, body, kind, head)
+
+        def _not_found(self, build_id: int, head: bool) -> None:
+            page = server.site.out_dir / "404.html"
+            body = page.read_bytes() if page.is_file() else _MISSING_SITE
+            self._send(404, inject_client(body, build_id), "text/html; charset=utf-8", head)
+
+        def _send(self, status: int, body: bytes, kind: str, head: bool) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")  # every reload must see the new build
+            self.end_headers()
+            if not head:
+                self.wfile.write(body)
+
+        def _events(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            client = server.subscribe()
+            try:
+                while not server.stopping:
+                    try:
+                        item = client.get(timeout=15)
+                    except queue.Empty:
+                        self.wfile.write(b": keep-alive\n\n")  # also finds out that a tab was closed
+                        self.wfile.flush()
+                        continue
+                    if item is None:
+                        break
+                    event, data = item
+                    self.wfile.write(f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            finally:
+                server.unsubscribe(client)
+
+    return Handler
+

@@ -1,0 +1,104 @@
+/* Site search (public build only): the search box in the header queries the
+ * Pagefind index built at build time (site_builder/search.py). Pagefind's own
+ * JavaScript and index are fetched from this site only when the box is first
+ * used, so pages stay light. Results are built as DOM nodes; Pagefind's excerpt
+ * is parsed in an inert document and only its text and <mark> survive.
+ */
+(function () {
+  "use strict";
+
+  var box = document.querySelector("[data-search]");
+  if (!box) return;
+  var input = box.querySelector("input");
+  var panel = box.querySelector("[data-search-results]");
+  var status = box.querySelector("[data-search-status]");
+  var list = box.querySelector("[data-search-list]");
+  var summary = box.querySelector("[data-search-summary]");
+  var siteRoot = new URL("..", document.currentScript.src);  // this file is <root>/static/search.js
+  var engine = null;
+  var MAX_RESULTS = 8;
+
+  function load() {
+    if (!engine) {
+      engine = import(new URL("pagefind/pagefind.js", siteRoot).href).then(function (pagefind) {
+        // Result URLs are site-relative; the site may live under a sub-path.
+        return pagefind.options({ baseUrl: siteRoot.pathname }).then(function () {
+          pagefind.init();
+          return pagefind;
+        });
+      });
+      engine.catch(function () { engine = null; });
+    }
+    return engine;
+  }
+
+  function excerptNodes(html) {
+    var doc = new DOMParser().parseFromString("<p>" + html + "</p>", "text/html");
+    var out = document.createElement("p");
+    out.className = "search-excerpt";
+    doc.body.firstChild.childNodes.forEach(function (node) {
+      if (node.nodeName === "MARK") {
+        var mark = document.createElement("mark");
+        mark.textContent = node.textContent;
+        out.appendChild(mark);
+      } else {
+        out.appendChild(document.createTextNode(node.textContent));
+      }
+    });
+    return out;
+  }
+
+  /** The part of the page that matched best, so the link lands on the right state or section. */
+  function bestPart(result) {
+    var best = null;
+    (result.sub_results || []).forEach(function (sub) {
+      var hits = (sub.locations || []).length;
+      if (hits && (!best || hits > (best.locations || []).length)) best = sub;
+    });
+    return best;
+  }
+
+  function render(results, term) {
+    list.textContent = "";
+    summary.textContent = results.length ? "“" + term + "”：找到 " + results.length + " 个页面" : "“" + term + "”：没有找到";
+    status.textContent = summary.textContent;
+    results.forEach(function (result) {
+      var part = bestPart(result);
+      var title = (result.meta && result.meta.title) || result.url;
+      var item = document.createElement("li");
+      var link = document.createElement("a");
+      link.href = part ? part.url : result.url;
+      link.textContent = part && part.title && part.title !== title ? title + " · " + part.title : title;
+      item.appendChild(link);
+      item.appendChild(excerptNodes(part ? part.excerpt : result.excerpt));
+      list.appendChild(item);
+    });
+    panel.hidden = false;
+  }
+
+  function search() {
+    var term = input.value.trim();
+    if (!term) { panel.hidden = true; list.textContent = ""; status.textContent = ""; return; }
+    load().then(function (pagefind) {
+      return pagefind.debouncedSearch(term, {}, 250);
+    }).then(function (found) {
+      if (found === null || input.value.trim() !== term) return;  // a newer query is on its way
+      return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) { return r.data(); }))
+        .then(function (results) { render(results, term); });
+    }).catch(function () {
+      status.textContent = summary.textContent = "搜索暂时不可用。";
+      panel.hidden = false;
+    });
+  }
+
+  input.addEventListener("focus", load, { once: true });
+  input.addEventListener("input", search);
+  input.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && !panel.hidden) { panel.hidden = true; event.stopPropagation(); }
+    if (event.key === "Enter") search();
+  });
+  document.addEventListener("click", function (event) {
+    if (!box.contains(event.target)) panel.hidden = true;
+  });
+  box.addEventListener("focusin", function () { if (list.childNodes.length) panel.hidden = false; });
+})();

@@ -1,0 +1,287 @@
+/* Reader and teacher enhancements. The pages work without this file: every state
+ * is visible in order and the step list is plain #fragment links (what prints,
+ * what search engines and agents read). With it:
+ *   - one state at a time; ←/→ when focus is in the stepper or on nothing, never
+ *     with modifier keys or inside form controls; no wrap-around;
+ *   - key and button moves replace the URL hash (no history growth); link clicks
+ *     are real navigations, so Back works; a hash to anything inside a state opens it;
+ *   - inactive states are hidden="until-found": find-in-page still reaches them;
+ *   - teacher build: notes toggle (remembered; ?notes=1|0 overrides for one window),
+ *     presentation mode (?present=1 or the button) with clicker keys
+ *     PageUp/PageDown/Home/End, and a speaker window kept in step by BroadcastChannel.
+ * The theme and the notes/present flags are set before first paint by the inline
+ * script in <head>; this file only reacts to buttons and keys.
+ */
+(function () {
+  "use strict";
+
+  var root = document.documentElement;
+  var reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  var steppers = [];
+
+  function save(key, value) {
+    try { localStorage.setItem(key, value); } catch (e) { /* storage disabled: the choice lasts for this page */ }
+  }
+
+  function forget(key) {
+    try { localStorage.removeItem(key); } catch (e) { /* as above */ }
+  }
+
+  function behavior() { return reducedMotion.matches ? "auto" : "smooth"; }
+
+  function inFormControl(el) {
+    return !!(el && el.closest && el.closest("input, textarea, select, [contenteditable]:not([contenteditable='false'])"));
+  }
+
+  function setPressed(button, on) { button.setAttribute("aria-pressed", on ? "true" : "false"); }
+
+  function idFromHash() {
+    try { return decodeURIComponent(location.hash.slice(1)); } catch (e) { return location.hash.slice(1); }
+  }
+
+  // ---------------------------------------------------------------- theme --
+  var THEMES = ["auto", "light", "dark"];
+  var THEME_NAMES = { auto: "自动", light: "浅色", dark: "深色" };
+
+  function initTheme(button) {
+    function paint() { button.textContent = "配色：" + THEME_NAMES[root.dataset.theme || "auto"]; }
+    button.addEventListener("click", function () {
+      var next = THEMES[(THEMES.indexOf(root.dataset.theme || "auto") + 1) % THEMES.length];
+      if (next === "auto") { delete root.dataset.theme; forget("lesson:theme"); }
+      else { root.dataset.theme = next; save("lesson:theme", next); }
+      paint();
+    });
+    paint();
+  }
+
+  // -------------------------------------------------------------- stepper --
+  function Stepper(el) {
+    this.el = el;
+    this.states = Array.prototype.slice.call(el.querySelectorAll(".state"));
+    this.links = Array.prototype.slice.call(el.querySelectorAll("[data-step-link]"));
+    this.prev = el.querySelector('[data-step="prev"]');
+    this.next = el.querySelector('[data-step="next"]');
+    this.status = el.querySelector("[data-status]");
+    this.index = -1;
+    el.classList.add("is-enhanced");
+    this.states.forEach(function (state, i) {
+      var heading = state.querySelector("h3");
+      if (heading) heading.tabIndex = -1;  // where focus goes when the focused state hides
+      // Find-in-page or a fragment link is about to reveal this hidden state.
+      state.addEventListener("beforematch", this.show.bind(this, i, { url: true }));
+    }, this);
+    this.prev.addEventListener("click", this.step.bind(this, -1));
+    this.next.addEventListener("click", this.step.bind(this, 1));
+    var start = this.indexOfId(idFromHash());
+    this.show(start < 0 ? 0 : start, {});
+  }
+
+  /** Index of the state that holds the element with this id, or -1. */
+  Stepper.prototype.indexOfId = function (id) {
+    var target = id ? document.getElementById(id) : null;
+    var state = target ? target.closest(".state") : null;
+    return state ? this.states.indexOf(state) : -1;
+  };
+
+  /** Show state i. how.url: replace the hash; how.remote: the move came from another window. */
+  Stepper.prototype.show = function (i, how) {
+    i = Math.max(0, Math.min(this.states.length - 1, i));
+    if (i === this.index) return;
+    var old = this.states[this.index];
+    var hadFocus = old && old.contains(document.activeElement);
+    var shown = this.states[i];
+    this.states.forEach(function (state, k) {
+      if (k === i) state.removeAttribute("hidden");
+      else state.setAttribute("hidden", "until-found");
+    });
+    this.links.forEach(function (link, k) {
+      if (k === i) link.setAttribute("aria-current", "step");
+      else link.removeAttribute("aria-current");
+    });
+    this.prev.setAttribute("aria-disabled", i === 0 ? "true" : "false");
+    this.next.setAttribute("aria-disabled", i === this.states.length - 1 ? "true" : "false");
+    var title = shown.querySelector("h3").textContent.trim();
+    this.status.textContent = "第 " + (i + 1) + " 步，共 " + this.states.length + " 步：" + title;
+    if (how.url && this.index !== -1 && this.indexOfId(idFromHash()) !== i) {
+      history.replaceState(history.state, "", "#" + shown.id);
+    }
+    if (hadFocus) shown.querySelector("h3").focus({ preventScroll: true });
+    if (this.index !== -1 && !reducedMotion.matches && shown.animate) {
+      shown.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 180, easing: "ease-out" });
+    }
+    var first = this.index === -1;
+    this.index = i;
+    if (!how.remote && !first) announceStep(this, i);
+  };
+
+  Stepper.prototype.step = function (delta, event) {
+    if (event && event.currentTarget.getAttribute("aria-disabled") === "true") return;
+    this.go(this.index + delta);
+  };
+
+  /** A move by key or button: replace the hash, keep the new state's top in view. */
+  Stepper.prototype.go = function (i) {
+    this.show(i, { url: true });
+    var state = this.states[this.index];
+    if (root.dataset.present === "on") window.scrollTo({ top: 0, behavior: "auto" });
+    else if (state.getBoundingClientRect().top < 0) state.scrollIntoView({ block: "start", behavior: behavior() });
+  };
+
+  /** The stepper a key press is for: the one holding focus, else the first when focus is on nothing. */
+  function stepperFor(target) {
+    for (var i = 0; i < steppers.length; i++) if (steppers[i].el.contains(target)) return steppers[i];
+    var nowhere = target === document.body || target === root || !target;
+    return nowhere || root.dataset.present === "on" ? steppers[0] : null;
+  }
+
+  function onKey(event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (event.isComposing || inFormControl(event.target)) return;
+    var present = root.dataset.present === "on";
+    if (present && event.key === "Escape") { setPresent(false); return; }
+    var stepper = stepperFor(event.target);
+    if (!stepper) return;
+    var last = stepper.states.length - 1;
+    var targets = { ArrowLeft: stepper.index - 1, ArrowRight: stepper.index + 1 };
+    if (present) {  // presenter clickers send PageUp/PageDown; in reading mode those keys scroll
+      targets.PageUp = stepper.index - 1;
+      targets.PageDown = stepper.index + 1;
+      targets.Home = 0;
+      targets.End = last;
+    }
+    if (!(event.key in targets)) return;
+    event.preventDefault();
+    stepper.go(targets[event.key]);
+  }
+
+  /** Back, Forward and link clicks: the hash decides; an empty hash is the first state. */
+  function onHashChange() {
+    var id = idFromHash();
+    steppers.forEach(function (stepper) {
+      var i = stepper.indexOfId(id);
+      if (i >= 0) stepper.show(i, {});
+      else if (!id) stepper.show(0, {});
+    });
+    var target = id ? document.getElementById(id) : null;
+    if (target && target.closest(".state")) {
+      var top = target.getBoundingClientRect().top;
+      if (top < 0 || top > window.innerHeight) target.scrollIntoView({ block: "start", behavior: "auto" });
+    }
+  }
+
+  // ------------------------------------------------ speaker window sync --
+  // Teacher build only: a reader's two tabs of one lesson should not move together.
+  var channel = null;
+  if (document.body.classList.contains("teacher-build") && window.BroadcastChannel) {
+    channel = new BroadcastChannel("lesson-steps:" + location.pathname);
+  }
+
+  function announceStep(stepper, i) {
+    if (channel) channel.postMessage({ stepper: stepper.el.id, index: i });
+  }
+
+  if (channel) {
+    channel.onmessage = function (message) {
+      var data = message.data || {};
+      steppers.forEach(function (stepper) {
+        if (stepper.el.id === data.stepper) stepper.show(data.index, { url: true, remote: true });
+      });
+    };
+  }
+
+  // ------------------------------------------------------ teacher tools --
+  var presentButtons = [];
+
+  function setPresent(on) {
+    if (on) { root.dataset.present = "on"; root.dataset.notes = "off"; }  // safe to project
+    else delete root.dataset.present;
+    presentButtons.forEach(function (b) { setPressed(b, on); });
+    paintNotes();
+    var stepper = steppers[0];
+    if (on) window.scrollTo({ top: 0, behavior: "auto" });
+    else if (stepper) stepper.states[stepper.index].scrollIntoView({ block: "start", behavior: "auto" });
+  }
+
+  var notesButtons = [];
+
+  function paintNotes() {
+    notesButtons.forEach(function (b) { setPressed(b, root.dataset.notes === "on"); });
+  }
+
+  function initTeacherTools() {
+    notesButtons = Array.prototype.slice.call(document.querySelectorAll("[data-notes-toggle]"));
+    notesButtons.forEach(function (button) {
+      button.addEventListener("click", function () {
+        root.dataset.notes = root.dataset.notes === "on" ? "off" : "on";
+        save("lesson:notes", root.dataset.notes);  // a click is a choice; ?notes= is not saved
+        paintNotes();
+      });
+    });
+    paintNotes();
+    presentButtons = Array.prototype.slice.call(document.querySelectorAll("[data-present-toggle]"));
+    presentButtons.forEach(function (button) {
+      setPressed(button, root.dataset.present === "on");
+      button.addEventListener("click", function () { setPresent(root.dataset.present !== "on"); });
+    });
+    document.querySelectorAll("[data-speaker-window]").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var url = location.pathname + "?notes=1" + location.hash;
+        window.open(url, "lesson-speaker", "popup,width=960,height=720");
+      });
+    });
+  }
+
+  // ---------------------------------------------------------- copy text --
+  function initCopy(button) {
+    var target = document.getElementById(button.dataset.copyTarget);
+    button.addEventListener("click", function () {
+      var text = target.textContent;
+      var done = function () { button.textContent = "已复制"; };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(done, function () { selectText(target); });
+      } else {
+        selectText(target);
+        button.textContent = "已选中全文，请按 Ctrl+C 复制";
+      }
+    });
+  }
+
+  function selectText(el) {
+    var range = document.createRange();
+    range.selectNodeContents(el);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  // --------------------------------------------------------------- print --
+  // Print shows every state (CSS); open every <details> and load lazy images too.
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details:not([open])").forEach(function (d) { d.open = true; opened.push(d); });
+    document.querySelectorAll("img[loading='lazy']").forEach(function (img) { img.loading = "eager"; });
+  });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (d) { d.open = false; });
+    opened = [];
+  });
+
+  // ---------------------------------------------------------------- init --
+  function init() {
+    document.querySelectorAll("[data-js-only]").forEach(function (el) { el.hidden = false; });
+    document.querySelectorAll("[data-theme-toggle]").forEach(initTheme);
+    document.querySelectorAll("[data-copy-target]").forEach(initCopy);
+    document.querySelectorAll("[data-stepper]").forEach(function (el) {
+      if (el.querySelector(".state")) steppers.push(new Stepper(el));
+    });
+    initTeacherTools();
+    document.addEventListener("keydown", onKey);
+    window.addEventListener("hashchange", onHashChange);
+    var id = idFromHash();
+    var target = id ? document.getElementById(id) : null;
+    if (target && target.closest(".state")) target.scrollIntoView({ block: "start", behavior: "auto" });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
