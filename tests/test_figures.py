@@ -24,7 +24,11 @@ CONTRACT_IDS = (
 TIMING_RECORD = {
     "id": "decode_timing", "title": "test record", "date": "2025-01-01", "machine": "test machine",
     "conditions": "", "command": "python -m lessonmodel bench", "source": None, "values": {},
-    "data": {"T": [16, 64, 256], "cached_ms": [0.5, 0.7, 1.2], "recompute_ms": [1.0, 3.5, 15.0]},
+    "data": {"rows": [{"prompt": prompt, "generated": generated, "method": method, "median_ms": ms,
+                       "min_ms": ms * 0.9, "max_ms": ms * 1.2}
+                      for prompt in (8, 64, 512) for generated in (1, 32)
+                      for method, ms in (("cached", 1.0 + prompt / 100), ("recompute", 1.0 + prompt / 10),
+                                         ("naive", 1.5 + prompt / 50), ("tokenwise", 5.0 + prompt))]},
 }
 
 
