@@ -60,7 +60,7 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment) -> Callable[
             figure = site.evidence.figures[target]
             if block:
                 return str(figure_macro(figure_context(figure), f"{page_id}-fig-{target}"))
-            return f'<a class="fig-ref" href="#{page_id}-fig-{escapeHtml(target)}">图：{escapeHtml(figure.alt)}</a>'
+            return f'<a class="fig-ref" href="{escapeHtml(_figure_href(site, page_id, target))}">图：{escapeHtml(figure.alt)}</a>'
         if name == "src":
             return f'<a class="src" href="sources.html#{escapeHtml(target)}">[{escapeHtml(target)}]</a>'
         if name == "ref":
@@ -71,6 +71,20 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment) -> Callable[
         return f"<code>{escapeHtml(target)}</code>"
 
     return role_html
+
+
+def _figure_href(site: SiteView, page_id: str, figure_id: str) -> str:
+    """Where an inline ``{fig}`` points: the figure as this page shows it (a state's, or a
+    stand-alone ``{fig}``), else the figure file itself — never an anchor the page lacks."""
+    page = site.pages[page_id]
+    state = next((b for b in page.blocks if isinstance(b, StateSource) and b.figure == figure_id), None)
+    if state is not None:
+        return f"#{page_id}-{state.id}-fig"
+    runs = [b.body + b.more + b.teacher if isinstance(b, StateSource) else b for b in page.blocks]
+    if any(c.type == "myst_role" and c.meta.get("block") and c.meta["name"] == "fig" and c.content.strip() == figure_id
+           for run in runs for t in run if t.type == "inline" for c in t.children or ()):
+        return f"#{page_id}-fig-{figure_id}"
+    return f"figures/{site.evidence.figures[figure_id].file}"
 
 
 def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:

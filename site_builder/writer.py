@@ -45,7 +45,7 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
     staging.mkdir(parents=True)
     made: set[Path] = {staging}
     for relative, payload in sorted(files.items()):
-        target = staging / relative
+        target = staging / _inside(relative)
         if target.parent not in made:
             target.parent.mkdir(parents=True, exist_ok=True)
             made.add(target.parent)
@@ -130,3 +130,10 @@ def _exchange(a: Path, b: Path) -> bool:
     renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
     return result == 0
+
+
+def _inside(relative: str) -> str:
+    """Every output path stays inside the site: a figure file or page id with ``..`` or ``/`` is a bug."""
+    if not relative or relative.startswith("/") or ".." in relative.replace("\\", "/").split("/"):
+        raise ValueError(f"output path {relative!r} would leave the site folder")
+    return relative

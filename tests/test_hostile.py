@@ -488,7 +488,12 @@ _CSP = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>\n?')
 
 # The browser pass loads the pages a payload can reach; the first three payloads (script element,
 # event handler, attribute break-out) stand for the rest, which the HTML test covers, to keep it fast.
-_BROWSER_PAGES = ("x.html", "x.source.html", "sources.html", "numbers.html")
+def _pages_reached(case: str) -> tuple[str, ...]:
+    if case.startswith("source-"):
+        return ("sources.html",)
+    if case.startswith("evidence-"):
+        return ("x.html", "numbers.html")
+    return ("x.html", "x.source.html")
 
 
 def _browser_cases(outputs: dict[str, tuple[Path, Path] | None]) -> dict[str, tuple[Path, Path]]:
@@ -503,7 +508,7 @@ def test_xss_corpus_runs_no_script_in_chromium(xss_outputs, tmp_path):
     playwright, executable = _chromium()
     pages: list[Path] = []
     for case, (public, teacher) in _browser_cases(xss_outputs).items():
-        for site, names in ((public, _BROWSER_PAGES), (teacher, ("x.html",))):
+        for site, names in ((public, _pages_reached(case)), (teacher, ("x.html",) if "teacher" in case else ())):
             for name in names:
                 if (site / name).is_file():
                     copy = tmp_path / case / site.name / name
@@ -529,5 +534,5 @@ def test_xss_corpus_runs_no_script_in_chromium(xss_outputs, tmp_path):
                              " catch (e) { return false } })"):
                 fired.append(f"window.__xss set on {path}")
         browser.close()
-    assert len(pages) > 100, "the browser pass should load most of the corpus"
+    assert len(pages) > 60, "the browser pass should load most of the corpus"
     assert not fired, "\n".join(fired[:20])

@@ -89,11 +89,18 @@ def build_fixture_sites(out: Path) -> tuple[Path, Path]:
     return public, teacher
 
 
-def build_real_sites() -> tuple[Path, Path]:
+def build_real_sites(out: Path) -> tuple[Path, Path]:
+    """``build.build()`` as ``python build.py`` runs it, but writing into ``out``: the repository's
+    _site/ may be rebuilt by someone else (``build.py serve``) while the tests read it."""
     import build
 
-    build.build(quiet=True)
-    return build.PUBLIC, build.TEACHER
+    saved = build.PUBLIC, build.TEACHER
+    build.PUBLIC, build.TEACHER = out / "_site", out / "_site-teacher"
+    try:
+        build.build(quiet=True)
+        return build.PUBLIC, build.TEACHER
+    finally:
+        build.PUBLIC, build.TEACHER = saved
 
 
 # ------------------------------------------------------------------- serving --
@@ -139,7 +146,7 @@ def site(request, tmp_path_factory) -> SiteUnderTest:
         from site_builder import ContentError
 
         try:
-            public, teacher = build_real_sites()
+            public, teacher = build_real_sites(tmp_path_factory.mktemp("real"))
         except ContentError as error:
             reason = "; ".join(str(p) for p in error.problems[:3])
             (pytest.fail if IN_CI else pytest.skip)(f"real site does not build yet (content/lessonmodel/figures): "
@@ -178,7 +185,8 @@ class Tab:
         self.page = page
         self.errors: list[str] = []
         self.requests: list[str] = []
-        page.on("console", lambda m: self.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+        page.on("console", lambda m: self.errors.append(f"console.{m.type}: {m.text} ({m.location.get('url')})")
+                if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
         page.on("request", lambda r: self.requests.append(r.url))
 

@@ -29,6 +29,7 @@ def test_print_shows_every_state_with_details_open(site, open_tab):
         assert len(tab.visible_states()) == 1
         page.emulate_media(media="print")
         assert tab.visible_states() == list(site.states), "teacher" if teacher else "public"
+        page.wait_for_function("[...document.querySelectorAll('main img')].every(i => i.complete && i.naturalWidth)")
         for sid in site.states:
             assert page.eval_on_selector(f"#{sid}", "s => s.getBoundingClientRect().height") > 40
         more = page.locator("details.more > :not(summary)")

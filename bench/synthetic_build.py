@@ -1,0 +1,80 @@
+"""Build a synthetic corpus (bench/corpus.py) through site_builder, with empty evidence.
+
+    .venv/bin/python bench/synthetic_build.py full PROJECT OUT [--teacher]
+    .venv/bin/python bench/synthetic_build.py incremental PROJECT OUT --edits 5
+
+``full``: prepare_site → render_site → write_site, exactly the stages of ``python build.py``
+without lessonmodel and figures (the corpus cites no values or figures; Evidence() is empty);
+``--teacher`` also writes the teacher site next to OUT (the real build always writes both).
+Prints one JSON line of phase times.
+
+``incremental``: the dev server's path (site_builder.incremental.IncrementalSite): one
+untimed build, then ``--edits`` times append a sentence to the middle page and rebuild,
+printing the seconds of each rebuild (load, parse what changed, check, render what changed, write).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from site_builder import Evidence, prepare_site, render_site, write_site  # noqa: E402
+
+
+def full(project: Path, out: Path, teacher: bool) -> dict[str, float]:
+    times: dict[str, float] = {}
+    started = time.perf_counter()
+    prepared = prepare_site(project, Evidence())
+    times["prepare_s"] = time.perf_counter() - started
+    for folder, is_teacher in ((out, False), (out.with_name(out.name + "-teacher"), True))[:1 + teacher]:
+        mark = time.perf_counter()
+        files = render_site(prepared, teacher=is_teacher)
+        times[f"render{'_teacher' if is_teacher else ''}_s"] = time.perf_counter() - mark
+        mark = time.perf_counter()
+        write_site(files, folder)
+        times[f"write{'_teacher' if is_teacher else ''}_s"] = time.perf_counter() - mark
+    times["pages"] = len(prepared.pages)
+    return times
+
+
+def incremental(project: Path, out: Path, edits: int) -> dict[str, object]:
+    from site_builder.incremental import IncrementalSite
+
+    site = IncrementalSite(project, out, teacher=False)
+    first = site.build(Evidence())
+    pages = sorted((project / "content" / "pages").glob("page-*.md"))
+    page = pages[len(pages) // 2]
+    seconds, rendered = [], []
+    for n in range(edits):
+        with page.open("a", encoding="utf-8") as handle:
+            handle.write(f"\n补充说明（编辑第{'一二三四五六七八九十'[n % 10]}次）。\n")
+        mark = time.perf_counter()
+        report = site.build(Evidence())
+        seconds.append(time.perf_counter() - mark)
+        rendered.append(len(report.rendered))
+    return {"first_build_s": first.seconds, "rebuild_s": seconds, "median_s": statistics.median(seconds),
+            "pages_rendered": rendered, "pages": first.pages}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", choices=("full", "incremental"))
+    parser.add_argument("project", type=Path, help="folder holding content/")
+    parser.add_argument("out", type=Path, help="output folder")
+    parser.add_argument("--teacher", action="store_true", help="also write the teacher site (OUT-teacher)")
+    parser.add_argument("--edits", type=int, default=5)
+    args = parser.parse_args()
+    result = full(args.project, args.out, args.teacher) if args.mode == "full" else \
+        incremental(args.project, args.out, args.edits)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

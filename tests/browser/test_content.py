@@ -1,0 +1,166 @@
+"""What every page must be: CJK text without stray spaces, real maths, no sideways scrolling on a
+phone, big enough controls, a light page, no errors and nothing fetched from another host."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import pytest
+
+PHONE = {"width": 360, "height": 780}
+# Controls that must be at least 44 × 44 CSS px. Links inside running text are exempt (WCAG 2.5.8).
+CONTROLS = ("button, summary, input, .site-nav a, .stepper-nav a, .state-pager a, .lesson-pager a, .permalink, "
+            ".site-title, .search-results a, .not-found-links a")
+# Bytes as served (uncompressed), after every figure of the lesson has loaded. The maths font loads
+# only on pages with maths; there are no web fonts for text. "shell" is everything but the figures.
+BUDGET = {"script": 20_000, "css": 30_000, "font": 200_000, "document": 150_000, "shell": 400_000,
+          "figure": 150_000, "figures": 1_200_000}
+
+
+class _Text(HTMLParser):
+    """Text nodes inside <main>, outside code and maths."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.depth = {"main": 0, "pre": 0, "code": 0, "math": 0}
+        self.texts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.depth:
+            self.depth[tag] += 1
+
+    def handle_endtag(self, tag):
+        if tag in self.depth:
+            self.depth[tag] -= 1
+
+    def handle_data(self, data):
+        if self.depth["main"] and not (self.depth["pre"] or self.depth["code"] or self.depth["math"]):
+            self.texts.append(data)
+
+
+_HAN = "\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
+_STRAY = re.compile(f"[{_HAN}]\\s+[{_HAN}]")
+
+
+def test_no_stray_spaces_between_chinese_characters(site):
+    """A source line break between two Chinese characters would show as a space."""
+    for directory in (site.public_dir, site.teacher_dir):
+        for path in directory.glob("*.html"):
+            parser = _Text()
+            parser.feed(path.read_text(encoding="utf-8"))
+            stray = [m.group() for text in parser.texts for m in _STRAY.finditer(text)]
+            assert stray == [], (path.name, stray[:5])
+
+
+def test_math_rendered_with_real_size(site, open_tab):
+    """Native MathML drawn with the maths font: every formula has a box of about a letter or more."""
+    tab = open_tab(None, js=False)  # every state laid out, so every formula has a box
+    pages = [n for n in site.pages if "<math" in (site.public_dir / n).read_text(encoding="utf-8")]
+    if not pages:
+        pytest.skip(f"{site.kind} site has no maths")
+    for name in pages:
+        tab.page.goto(site.url(False, name))
+        boxes = tab.page.eval_on_selector_all("main math", """ms => ms.map(m => {
+            const r = m.getBoundingClientRect(), em = parseFloat(getComputedStyle(m.parentElement).fontSize);
+            return {tex: m.getAttribute('alttext'), w: r.width / em, h: r.height / em,
+                    block: m.getAttribute('display') === 'block', font: getComputedStyle(m).fontFamily};
+        })""")
+        assert boxes, name
+        for box in boxes:
+            assert box["w"] > 0.25 and box["h"] > 0.4, (name, box)  # a lone "s" is about 0.5em high
+            assert box["h"] > 0.9 or not box["block"], (name, box)
+            assert "LessonMath" in box["font"], (name, box)
+
+
+@pytest.mark.parametrize("teacher", [False, True], ids=["public", "teacher"])
+def test_no_horizontal_overflow_on_a_phone(site, open_tab, teacher):
+    tab = open_tab(None, viewport=PHONE)
+    suffixes = {f"{site.lesson}.html": ["", f"#{site.states[-1]}"]}
+    for name in site.pages:
+        for suffix in suffixes.get(name, [""]):
+            tab.page.goto(site.url(teacher, name + suffix))
+            if teacher and name == f"{site.lesson}.html":
+                tab.page.locator("[data-notes-toggle]").first.click()
+            width = tab.page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], f"{name}{suffix}: page is {width}px wide"
+            wide = tab.page.evaluate("""w => [...document.querySelectorAll('main *')].filter(e => {
+                const r = e.getBoundingClientRect(); return r.width && r.right > w + 1 && !e.closest('pre, table, .math-display, math');
+            }).slice(0, 3).map(e => e.tagName + '.' + e.className)""", PHONE["width"])
+            assert wide == [], f"{name}{suffix}"
+
+
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 1280, "height": 900}], ids=["phone", "desktop"])
+def test_touch_targets_at_least_44px(site, open_tab, viewport):
+    for teacher in (False, True):
+        tab = open_tab(site.url(teacher, f"{site.lesson}.html"), viewport=viewport)
+        if not teacher:
+            tab.page.fill("#site-search-input", "的")  # open the results so their links are measured too
+            tab.page.wait_for_timeout(600)
+        small = tab.page.eval_on_selector_all(CONTROLS, """els => els.filter(e => e.checkVisibility())
+            .map(e => [e.tagName + '.' + e.className + ' ' + e.textContent.trim().slice(0, 12),
+                       e.getBoundingClientRect().width, e.getBoundingClientRect().height])
+            .filter(([, w, h]) => w < 44 || h < 44)""")
+        assert small == [], ("teacher" if teacher else "public", small)
+
+
+def test_page_weight_budget(site, open_tab):
+    tab = open_tab(None)
+    for name in (f"{site.lesson}.html", "index.html"):
+        tab.page.goto(site.url(False, name))
+        tab.page.wait_for_load_state("networkidle")
+        entries = tab.page.evaluate("""() => [
+            {name: location.href, type: 'document', size: performance.getEntriesByType('navigation')[0].encodedBodySize},
+            ...performance.getEntriesByType('resource').map(r => ({name: r.name, type: r.initiatorType,
+                                                                    size: r.encodedBodySize}))]""")
+        kinds = dict.fromkeys(("script", "css", "font", "document", "shell", "figures"), 0)
+        for entry in entries:
+            path = urlsplit(entry["name"]).path
+            if "/figures/" in path:
+                assert entry["size"] <= BUDGET["figure"], (path, entry["size"])
+                kinds["figures"] += entry["size"]
+                continue
+            kind = {"js": "script", "css": "css", "woff2": "font", "svg": "image"}.get(path.rsplit(".", 1)[-1],
+                                                                                        entry["type"])
+            kinds[kind] = kinds.get(kind, 0) + entry["size"]
+            kinds["shell"] += entry["size"]
+        over = {k: v for k, v in kinds.items() if k in BUDGET and v > BUDGET[k]}
+        assert over == {}, (name, kinds)
+
+
+def test_no_console_errors_and_no_other_hosts(site, open_tab):
+    for teacher in (False, True):
+        tab = open_tab(None)
+        origin = urlsplit(site.url(teacher)).netloc
+        for name in site.pages:
+            tab.page.goto(site.url(teacher, name))
+            if name == f"{site.lesson}.html":
+                tab.page.keyboard.press("ArrowRight")
+                tab.page.emulate_media(media="print")  # lays out every state: all images and fonts load
+                tab.page.wait_for_load_state("networkidle")
+                tab.page.emulate_media(media="screen")
+        if not teacher:
+            tab.page.fill("#site-search-input", "缓存")
+            tab.page.wait_for_selector("[data-search-results]:not([hidden])")
+        foreign = [u for u in tab.requests if urlsplit(u).scheme not in ("data", "blob")
+                   and urlsplit(u).netloc != origin]
+        assert foreign == []
+        assert tab.errors == []
+
+
+def test_prev_next_lessons_and_404(site, open_tab):
+    tab = open_tab(site.url(False, f"{site.lesson}.html"), js=False)
+    page = tab.page
+    lessons = [n for n in site.pages if "data-stepper" in (site.public_dir / n).read_text(encoding="utf-8")
+               and "kind-lesson" in (site.public_dir / n).read_text(encoding="utf-8")]
+    nxt = page.locator(".lesson-pager a[rel=next]")
+    if nxt.count():
+        target = nxt.get_attribute("href")
+        assert target in lessons
+        nxt.click()
+        assert page.locator(".lesson-pager a[rel=prev]").get_attribute("href") == f"{site.lesson}.html"
+    page.goto(site.url(False, "404.html"))
+    assert page.locator("h1").text_content() == "找不到这一页"
+    page.locator(".not-found-links a").first.click()
+    assert re.search(r"/index\.html$", page.url)
