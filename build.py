@@ -99,17 +99,43 @@ def measure_and_draw(clean: bool = False, progress=None):
 
 def build(clean: bool = False, quiet: bool = False):
     """Measure, draw, then build and write both sites. Returns the prepared site and the figure results."""
-    from site_builder import prepare_site, render_site, write_site
+    from site_builder import prepare_site
 
     started = time.perf_counter()
     evidence, drawn = measure_and_draw(clean)
     prepared = prepare_site(ROOT, evidence)
-    for out_dir, teacher in ((PUBLIC, False), (TEACHER, True)):
-        write_site(render_site(prepared, teacher=teacher), out_dir)
+    write_sites(prepared)
     if not quiet:
         print(f"built {len(prepared.pages)} pages, {len(evidence.figures)} figures, {len(evidence.values)} values "
               f"→ {PUBLIC.name}/ and {TEACHER.name}/ in {time.perf_counter() - started:.2f} s")
     return prepared, drawn
+
+
+def write_sites(prepared) -> None:
+    """Render and write both sites, the teacher one in a forked child so both cores work.
+
+    The child inherits ``prepared`` through fork (nothing is pickled); each site is
+    swapped in atomically on its own. Only the public site gets a search index.
+    """
+    import multiprocessing
+
+    from site_builder import render_site, write_site
+    from site_builder.search import index_site
+
+    def teacher_site() -> None:
+        write_site(render_site(prepared, teacher=True), TEACHER)
+
+    child = None
+    if "fork" in multiprocessing.get_all_start_methods():
+        child = multiprocessing.get_context("fork").Process(target=teacher_site, name="teacher-site")
+        child.start()
+    else:
+        teacher_site()
+    write_site(render_site(prepared, teacher=False), PUBLIC, finish=lambda staging: index_site(staging, PUBLIC))
+    if child is not None:
+        child.join()
+        if child.exitcode != 0:
+            raise RuntimeError(f"writing {TEACHER.name}/ failed (exit {child.exitcode}); see the message above")
 
 
 def check() -> int:

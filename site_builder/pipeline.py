@@ -144,12 +144,21 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     }
 
 
+NAV_LIMIT = 24
+"""Above this many pages the header lists only the index pages: a nav of every page on every page
+would make each page's size and render time grow with the course (prev/next and the index still
+reach every page)."""
+
+
 def _site_context(site: SiteView) -> dict[str, Any]:
     config = site.content.config
+    pages = list(site.pages.values())
+    if len(pages) > NAV_LIMIT:
+        pages = [p for p in pages if p.meta.kind == "index"]
     return {"title": config.title, "lang": config.language, "base_url": config.base_url, "teacher": site.teacher,
             "head_script": Markup(HEAD_SCRIPT), "head_script_hash": HEAD_SCRIPT_HASH,
             "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,
-                     "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in site.pages.values()]}
+                     "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in pages]}
 
 
 def _generated(page_id: str, title: str) -> dict[str, Any]:
@@ -158,7 +167,7 @@ def _generated(page_id: str, title: str) -> dict[str, Any]:
 
 def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], md: MarkdownIt,
                   jinja) -> dict[str, Any]:
-    index = next((i for i, p in enumerate(lessons) if p is page), None)
+    index = next((i for i, p in enumerate(lessons) if p is page), None)  # O(lessons); cheap next to rendering
     neighbour = (lambda i: {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title}
                  if index is not None and 0 <= i < len(lessons) else None)
     return {"id": page.meta.id, "title": page.meta.title, "kind": page.meta.kind, "summary": page.meta.summary,

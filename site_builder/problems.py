@@ -22,6 +22,10 @@ class Problem:
     message: str
     """What is wrong and, where possible, what to do about it."""
 
+    def __post_init__(self) -> None:
+        # Messages quote what the teacher wrote; a line break in it would break the one-line format.
+        object.__setattr__(self, "message", self.message.replace("\r", "\\r").replace("\n", "\\n"))
+
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
 

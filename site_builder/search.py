@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import functools
 import gzip
+import hashlib
+import importlib.metadata
+import os
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -35,16 +39,56 @@ class SearchIndexError(RuntimeError):
     """Pagefind is missing, failed, or built an index that cannot find Chinese words."""
 
 
-def index_site(site_dir: Path) -> None:
+def index_site(site_dir: Path, previous: Path | None = None) -> None:
     """Write ``site_dir/pagefind/``: the search index and Pagefind's own JavaScript.
 
     Only pages whose markup opts in with ``data-pagefind-body`` are indexed
     (lessons, articles, the numbers and sources pages — not 404 or raw views).
+    If ``previous`` (the site being replaced) was indexed from exactly the same
+    pages by the same Pagefind, its index is reused: the index is a function of
+    those bytes, and running Pagefind would take most of a no-change rebuild.
     """
+    site_dir = Path(site_dir)
+    digest = _pages_digest(site_dir)
+    if previous is not None and _stamp(previous) == digest:
+        shutil.copytree(previous / "pagefind", site_dir / "pagefind", copy_function=_link_or_copy)
+        return
     _check_chinese_segmentation()
-    _run_pagefind(Path(site_dir))
+    _run_pagefind(site_dir)
     for name in _UNUSED_UI:
-        (Path(site_dir) / "pagefind" / name).unlink(missing_ok=True)
+        (site_dir / "pagefind" / name).unlink(missing_ok=True)
+    (site_dir / "pagefind" / _STAMP).write_text(digest + "\n", encoding="utf-8")
+
+
+_STAMP = "pages.sha256"
+"""Inside the bundle: the digest of the pages (and Pagefind version) the index was built from."""
+
+
+def _pages_digest(site_dir: Path) -> str:
+    digest = hashlib.sha256(_pagefind_version().encode())
+    for page in sorted(site_dir.rglob("*.html")):
+        digest.update(page.relative_to(site_dir).as_posix().encode() + b"\0" + page.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _stamp(site_dir: Path) -> str:
+    stamp = site_dir / "pagefind" / _STAMP
+    return stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else ""
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+@functools.cache
+def _pagefind_version() -> str:
+    try:
+        return importlib.metadata.version("pagefind")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 @functools.cache

@@ -58,17 +58,21 @@
     return best;
   }
 
+  /** Headings carry a "#" permalink; it is not part of their title. */
+  function clean(title) { return title.replace(/\s*#\s*$/, "").trim(); }
+
   function render(results, term) {
     list.textContent = "";
     summary.textContent = results.length ? "“" + term + "”：找到 " + results.length + " 个页面" : "“" + term + "”：没有找到";
     status.textContent = summary.textContent;
     results.forEach(function (result) {
       var part = bestPart(result);
-      var title = (result.meta && result.meta.title) || result.url;
+      var title = clean((result.meta && result.meta.title) || result.url);
+      var partTitle = part && clean(part.title || "");
       var item = document.createElement("li");
       var link = document.createElement("a");
       link.href = part ? part.url : result.url;
-      link.textContent = part && part.title && part.title !== title ? title + " · " + part.title : title;
+      link.textContent = partTitle && partTitle !== title ? title + " · " + partTitle : title;
       item.appendChild(link);
       item.appendChild(excerptNodes(part ? part.excerpt : result.excerpt));
       list.appendChild(item);

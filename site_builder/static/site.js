@@ -61,7 +61,10 @@
     this.links = Array.prototype.slice.call(el.querySelectorAll("[data-step-link]"));
     this.prev = el.querySelector('[data-step="prev"]');
     this.next = el.querySelector('[data-step="next"]');
-    this.status = el.querySelector("[data-status]");
+    var status = el.querySelector("[data-status]");
+    this.count = status.appendChild(document.createElement("span"));
+    this.title = status.appendChild(document.createElement("span"));
+    this.title.className = "status-title";
     this.index = -1;
     el.classList.add("is-enhanced");
     this.states.forEach(function (state, i) {
@@ -100,8 +103,9 @@
     });
     this.prev.setAttribute("aria-disabled", i === 0 ? "true" : "false");
     this.next.setAttribute("aria-disabled", i === this.states.length - 1 ? "true" : "false");
-    var title = shown.querySelector("h3").textContent.trim();
-    this.status.textContent = "第 " + (i + 1) + " 步，共 " + this.states.length + " 步：" + title;
+    // Two spans so a phone can hide the title (it is the heading just below) but still announce it.
+    this.count.textContent = "第 " + (i + 1) + " 步，共 " + this.states.length + " 步";
+    this.title.textContent = "：" + shown.querySelector("h3").textContent.trim();
     if (how.url && this.index !== -1 && this.indexOfId(idFromHash()) !== i) {
       history.replaceState(history.state, "", "#" + shown.id);
     }
@@ -264,6 +268,12 @@
   window.addEventListener("afterprint", function () {
     opened.forEach(function (d) { d.open = false; });
     opened = [];
+  });
+
+  // Once the page has loaded, fetch the other states' figures too: stepping is then instant
+  // and printing (which shows every state) finds them ready.
+  window.addEventListener("load", function () {
+    document.querySelectorAll(".state img[loading='lazy']").forEach(function (img) { img.loading = "eager"; });
   });
 
   // ---------------------------------------------------------------- init --

@@ -17,9 +17,11 @@ def test_index_self_test_fails_loudly_when_chinese_is_not_segmented(monkeypatch,
     search._check_chinese_segmentation.cache_clear()
 
 
+NO_INDEX = "public site has no search index: build.py must write it with write_site(..., finish=index_site)"
+
+
 def test_only_the_public_site_is_indexed(site):
-    assert (site.public_dir / "pagefind" / "pagefind.js").is_file(), \
-        "public site has no search index: build.py must write it with write_site(..., finish=index_site)"
+    assert (site.public_dir / "pagefind" / "pagefind.js").is_file(), NO_INDEX
     assert not (site.teacher_dir / "pagefind").exists()
     for path in site.teacher_dir.glob("*.html"):
         assert "data-search" not in path.read_text(encoding="utf-8"), path
@@ -30,6 +32,7 @@ def test_only_the_public_site_is_indexed(site):
 def test_chinese_search_finds_the_right_page(site, open_tab):
     if site.search_probe is None:
         pytest.skip(f"{site.kind} site: none of the probe words is on its page any more")
+    assert (site.public_dir / "pagefind" / "pagefind.js").is_file(), NO_INDEX
     word, page_name = site.search_probe
     tab = open_tab(site.url(False, "index.html"))
     page = tab.page
