@@ -111,7 +111,7 @@ def build(clean: bool = False, quiet: bool = False):
     return prepared, drawn
 
 
-def write_sites(prepared) -> None:
+def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> None:
     """Render and write both sites, the teacher one in a forked child so both cores work.
 
     The child inherits ``prepared`` through fork (nothing is pickled); each site is
@@ -123,7 +123,7 @@ def write_sites(prepared) -> None:
     from site_builder.search import index_site
 
     def teacher_site() -> None:
-        write_site(render_site(prepared, teacher=True), TEACHER)
+        write_site(render_site(prepared, teacher=True), teacher)
 
     child = None
     if "fork" in multiprocessing.get_all_start_methods():
@@ -131,11 +131,11 @@ def write_sites(prepared) -> None:
         child.start()
     else:
         teacher_site()
-    write_site(render_site(prepared, teacher=False), PUBLIC, finish=lambda staging: index_site(staging, PUBLIC))
+    write_site(render_site(prepared, teacher=False), public, finish=lambda staging: index_site(staging, public))
     if child is not None:
         child.join()
         if child.exitcode != 0:
-            raise RuntimeError(f"writing {TEACHER.name}/ failed (exit {child.exitcode}); see the message above")
+            raise RuntimeError(f"writing {teacher.name}/ failed (exit {child.exitcode}); see the message above")
 
 
 def check() -> int:
