@@ -6,8 +6,10 @@ Four ways to generate N tokens greedily after a P-token prompt:
              (what nanoGPT, minGPT and llm.c do);
 - naive:     like cached, but the cache grows by np.concatenate (copies every step);
 - tokenwise: the preallocated cache, but the prompt is fed one token at a time.
-Time per generated token = total time (prefill included) / N. Timings depend on the
-machine, BLAS threads and load; the record states them.
+Time per generated token = total time (prefill included) / N, after an untimed
+warm-up at every prompt length; repeats are interleaved and rotate which method
+runs first. Timings depend on the machine, BLAS threads and load; the record
+states them.
 """
 
 from __future__ import annotations
@@ -119,14 +121,18 @@ def measure(plan: BenchPlan) -> list[dict[str, Any]]:
     """One row per (prompt, generated, method): ms per generated token over repeats."""
     params = init_params(plan.model)
     rng = np.random.default_rng(plan.model.seed)
-    generate_cached(params, rng.integers(0, plan.model.vocab_size, 8), 2)  # warm-up
+    prompts = {p: rng.integers(0, plan.model.vocab_size, p) for p in plan.prompts}  # (P,) each
+    for prompt in prompts.values():
+        # Untimed warm-up at every length: otherwise whichever method first meets a new,
+        # larger array size pays for fresh memory pages (seen as a first-mover penalty).
+        generate_cached(params, prompt, 2)
+        generate_cached(params, prompt, 2, naive=True)
     times: dict[tuple[int, int, str], list[float]] = {}
     outputs: dict[tuple[int, int, str], list[int]] = {}
     names = list(METHODS)
     for rep in range(plan.repeats):  # repeats interleaved, so slow drifts hit every method
         order = names[rep % len(names):] + names[: rep % len(names)]  # rotate who goes first
-        for p in plan.prompts:
-            prompt = np.random.default_rng(p).integers(0, plan.model.vocab_size, p)  # (P,)
+        for p, prompt in prompts.items():
             for n in plan.generated:
                 for name in order:
                     ms, toks = _time_ms(lambda m=METHODS[name]: m(params, prompt, n))

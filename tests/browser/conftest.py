@@ -90,17 +90,15 @@ def build_fixture_sites(out: Path) -> tuple[Path, Path]:
 
 
 def build_real_sites(out: Path) -> tuple[Path, Path]:
-    """``build.build()`` as ``python build.py`` runs it, but writing into ``out``: the repository's
-    _site/ may be rebuilt by someone else (``build.py serve``) while the tests read it."""
+    """What ``python build.py`` does (measure, draw, prepare, write both sites), but writing into
+    ``out``: the repository's _site/ may be rebuilt by someone else (``build.py serve``) meanwhile."""
     import build
+    from site_builder import prepare_site
 
-    saved = build.PUBLIC, build.TEACHER
-    build.PUBLIC, build.TEACHER = out / "_site", out / "_site-teacher"
-    try:
-        build.build(quiet=True)
-        return build.PUBLIC, build.TEACHER
-    finally:
-        build.PUBLIC, build.TEACHER = saved
+    public, teacher = out / "_site", out / "_site-teacher"
+    evidence, _ = build.measure_and_draw(False)
+    build.write_sites(prepare_site(build.ROOT, evidence), public, teacher)
+    return public, teacher
 
 
 # ------------------------------------------------------------------- serving --

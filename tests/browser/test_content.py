@@ -88,7 +88,8 @@ def test_no_horizontal_overflow_on_a_phone(site, open_tab, teacher):
             width = tab.page.evaluate("document.documentElement.scrollWidth")
             assert width <= PHONE["width"], f"{name}{suffix}: page is {width}px wide"
             wide = tab.page.evaluate("""w => [...document.querySelectorAll('main *')].filter(e => {
-                const r = e.getBoundingClientRect(); return r.width && r.right > w + 1 && !e.closest('pre, table, .math-display, math');
+                const r = e.getBoundingClientRect();
+                return r.width && r.right > w + 1 && !e.closest('pre, table, .math-display, math');
             }).slice(0, 3).map(e => e.tagName + '.' + e.className)""", PHONE["width"])
             assert wide == [], f"{name}{suffix}"
 
@@ -99,7 +100,7 @@ def test_touch_targets_at_least_44px(site, open_tab, viewport):
         tab = open_tab(site.url(teacher, f"{site.lesson}.html"), viewport=viewport)
         if not teacher:
             tab.page.fill("#site-search-input", "的")  # open the results so their links are measured too
-            tab.page.wait_for_timeout(600)
+            tab.page.wait_for_selector("[data-search-list] a")
         small = tab.page.eval_on_selector_all(CONTROLS, """els => els.filter(e => e.checkVisibility())
             .map(e => [e.tagName + '.' + e.className + ' ' + e.textContent.trim().slice(0, 12),
                        e.getBoundingClientRect().width, e.getBoundingClientRect().height])
@@ -113,7 +114,8 @@ def test_page_weight_budget(site, open_tab):
         tab.page.goto(site.url(False, name))
         tab.page.wait_for_load_state("networkidle")
         entries = tab.page.evaluate("""() => [
-            {name: location.href, type: 'document', size: performance.getEntriesByType('navigation')[0].encodedBodySize},
+            {name: location.href, type: 'document',
+             size: performance.getEntriesByType('navigation')[0].encodedBodySize},
             ...performance.getEntriesByType('resource').map(r => ({name: r.name, type: r.initiatorType,
                                                                     size: r.encodedBodySize}))]""")
         kinds = dict.fromkeys(("script", "css", "font", "document", "shell", "figures"), 0)
@@ -181,3 +183,17 @@ def test_one_inline_script_allowed_by_its_hash(site):
             assert html.index("Content-Security-Policy") < html.index("<script"), path.name
             for src in re.findall(r'<script src="([^"]+)"', html):
                 assert src.startswith("static/"), (path.name, src)
+
+
+def test_cjk_typography(site, open_tab):
+    """About 36 characters a line, line height about 1.75, no slanted Chinese emphasis."""
+    page = open_tab(site.url(False, f"{site.lesson}.html"), js=False).page
+    body = page.locator(".state-body p").first.evaluate("""e => { const s = getComputedStyle(e);
+        const em = e.appendChild(document.createElement('em'));
+        return {chars: e.getBoundingClientRect().width / parseFloat(s.fontSize),
+                leading: parseFloat(s.lineHeight) / parseFloat(s.fontSize), em: getComputedStyle(em).fontStyle,
+                autospace: s.textAutospace, lang: e.closest('[lang]').lang}; }""")
+    assert 33 <= body["chars"] <= 37, body
+    assert 1.65 <= body["leading"] <= 1.85, body
+    assert body["em"] == "normal" and body["lang"] == "zh-CN", body
+    assert body["autospace"] in ("normal", ""), body  # set explicitly: Chromium's default is no-autospace

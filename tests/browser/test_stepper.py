@@ -57,9 +57,11 @@ def test_deep_link_to_state_and_to_element_inside(site, open_tab):
     expect(tab.page.locator(f".stepper-nav a[href='#{last}']")).to_have_attribute("aria-current", "step")
     expect(tab.page.locator(f"#{last} h3")).to_be_in_viewport()
     # a link to something inside a state (its heading, its figure's description) opens that state
-    inner = tab.page.eval_on_selector(f"#{site.states[1]}", "s => s.querySelector('[id]').id")
-    tab.page.goto(lesson_url(site, suffix=f"#{inner}"))
-    tab.page.reload()
+    inner = tab.page.eval_on_selector(
+        f"#{site.states[1]}", "s => (s.querySelector('[id$=\"-desc\"]') || s.querySelector('[id]')).id")
+    tab.page.goto(lesson_url(site, suffix=f"#{inner}"))  # same document: the hashchange path
+    assert tab.visible_states() == [site.states[1]]
+    tab.page.reload()  # a fresh load: the start-up path
     assert tab.visible_states() == [site.states[1]]
 
 
