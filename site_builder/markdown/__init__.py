@@ -12,6 +12,7 @@ from .headings import heading_anchor_plugin
 from .lines import inline_lines_plugin
 from .mathrules import math_render_plugin
 from .roles import role_render_plugin
+from .tables import table_align_plugin
 
 
 def make_markdown() -> MarkdownIt:
@@ -25,6 +26,7 @@ def make_markdown() -> MarkdownIt:
     md.use(myst_role_plugin)
     md.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=False, double_inline=False)
     md.use(heading_anchor_plugin)
+    md.use(table_align_plugin)
     md.use(inline_lines_plugin)  # before cjk_breaks, which removes the line breaks it counts
     md.use(cjk_breaks_plugin)
     md.use(role_render_plugin)

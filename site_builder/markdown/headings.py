@@ -52,5 +52,6 @@ def _heading_anchors(state: StateCore) -> None:
 def _render_heading_close(self, tokens: Sequence[Token], idx: int, options, env) -> str:
     opening = next(t for t in reversed(tokens[:idx]) if t.type == "heading_open")
     anchor = opening.attrGet("id")
-    link = f' <a class="permalink" href="#{anchor}" aria-label="链接到本节">#</a>' if anchor else ""
+    link = (f' <a class="permalink" href="#{anchor}" aria-label="链接到本节" data-pagefind-ignore>#</a>'
+            if anchor else "")
     return f"{link}</{tokens[idx].tag}>\n"
