@@ -183,7 +183,7 @@ def _values(plan: BenchPlan, rows: list[dict[str, Any]]) -> dict[str, dict[str, 
                 out[f"{method}_ms_p{p}{suffix}"] = _value(
                     med[(p, n, method)], "ms", f"median ms per generated token, {method}, {label}")
             out[f"speedup_p{p}{suffix}"] = _value(
-                med[(p, n, "recompute")] / med[(p, n, "cached")], "",
+                med[(p, n, "recompute")] / med[(p, n, "cached")], "x",
                 f"recompute time / cached time, {label}")
     out["generated_main"] = _value(plan.main_generated, "", "generated tokens in the headline values")
     out["repeats"] = _value(plan.repeats, "", "timed repeats per case (median reported)")

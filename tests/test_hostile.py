@@ -473,16 +473,6 @@ def test_markdown_javascript_link_is_dropped_by_validate_link(evidence, tmp_path
     assert "href=\"javascript" not in html.lower()
 
 
-def _chromium():
-    path = "/usr/bin/chromium"
-    if not Path(path).exists():
-        if os.environ.get("CI"):
-            pytest.fail("chromium is required on CI for the browser XSS test")
-        pytest.skip("chromium is not installed at /usr/bin/chromium (and CI is not set)")
-    playwright = pytest.importorskip("playwright.sync_api")
-    return playwright, path
-
-
 _CSP = re.compile(r'<meta http-equiv="Content-Security-Policy"[^>]*>\n?')
 
 
@@ -503,9 +493,8 @@ def _browser_cases(outputs: dict[str, tuple[Path, Path] | None]) -> dict[str, tu
     return {case: dirs for case, dirs in sorted(outputs.items()) if dirs and payload_index(case) < 3}
 
 
-def test_xss_corpus_runs_no_script_in_chromium(xss_outputs, tmp_path):
+def test_xss_corpus_runs_no_script_in_chromium(xss_outputs, tmp_path, browser):
     """Load the built pages with the Content-Security-Policy removed, so the HTML itself must be safe."""
-    playwright, executable = _chromium()
     pages: list[Path] = []
     for case, (public, teacher) in _browser_cases(xss_outputs).items():
         for site, names in ((public, _pages_reached(case)), (teacher, ("x.html",) if "teacher" in case else ())):
@@ -516,11 +505,8 @@ def test_xss_corpus_runs_no_script_in_chromium(xss_outputs, tmp_path):
                     copy.write_text(_CSP.sub("", (site / name).read_text(encoding="utf-8")), encoding="utf-8")
                     pages.append(copy)
     fired: list[str] = []
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=[
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        page = browser.new_page()
+    page = browser.new_page()
+    try:
         # nothing else may load: a payload that fetches would show up here, and the copies have no static/
         page.route("**/*", lambda route: route.continue_() if route.request.url.endswith(".html")
                    else route.abort())
@@ -533,6 +519,7 @@ def test_xss_corpus_runs_no_script_in_chromium(xss_outputs, tmp_path):
             if page.evaluate("() => [window, ...Array.from(window.frames)].some(w => { try { return !!w.__xss }"
                              " catch (e) { return false } })"):
                 fired.append(f"window.__xss set on {path}")
-        browser.close()
+    finally:
+        page.close()
     assert len(pages) > 60, "the browser pass should load most of the corpus"
     assert not fired, "\n".join(fired[:20])

@@ -26,12 +26,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "basic"
-CHROMIUM = Path(os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from conftest import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402,F401  (tests/conftest.py)
 AXE_VERSION = "4.14.1"
 AXE_JS = ROOT / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
-IN_CI = os.environ.get("CI", "").lower() == "true"
 
 # A two-colour drawing with text, so screenshots show where figures sit.
 _SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='640' height='480' viewBox='0 0 640 480'>"
@@ -161,21 +158,6 @@ def site(request, tmp_path_factory) -> SiteUnderTest:
 
 
 # ------------------------------------------------------------------- browser --
-@pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.is_file():
-        message = f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set LESSON_CHROMIUM)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 class Tab:
     """A page plus what it saw: console errors, uncaught exceptions and every URL it requested."""
 
