@@ -25,6 +25,7 @@ build: $(VENV)/.installed system-deps
 	$(PY) build.py
 
 serve: $(VENV)/.installed system-deps
+	$(PY) build.py
 	$(PY) build.py serve
 
 test: $(VENV)/.installed system-deps

@@ -33,7 +33,8 @@ def _role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str
     if name == "src":
         return f"[{target}]"
     if name == "ref":
-        return titles.get(target.partition("#")[0] or target, target)
+        page = target.partition("#")[0]
+        return f"《{titles[page]}》" if page in titles else target
     return target
 
 

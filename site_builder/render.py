@@ -92,7 +92,7 @@ def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
     target_page, anchor = resolve_ref(target, page_id)
     page = site.pages[target_page]
     if not anchor:
-        return f"{target_page}.html", page.meta.title
+        return f"{target_page}.html", f"《{page.meta.title}》"  # a work title, as Chinese prose cites one
     title = next((text for a, _, text in page.anchors if a == anchor), anchor)
     href = f"#{anchor}" if target_page == page_id else f"{target_page}.html#{anchor}"
     return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"

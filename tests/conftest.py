@@ -1,6 +1,5 @@
 """Shared by every test: import paths, and one headless Chromium per session for browser tests."""
 
-import os
 import sys
 from pathlib import Path
 
@@ -11,10 +10,7 @@ for path in (ROOT, ROOT / "tests"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-CHROMIUM = Path(os.environ.get("LESSON_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-IN_CI = os.environ.get("CI", "").lower() == "true"
+from chromium import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402  (tests/chromium.py)
 
 
 @pytest.fixture(scope="session")

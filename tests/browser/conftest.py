@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "basic"
-from conftest import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402,F401  (tests/conftest.py)
+from chromium import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402,F401  (tests/chromium.py)
 AXE_VERSION = "4.14.1"
 AXE_JS = ROOT / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 
