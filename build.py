@@ -20,6 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache"
 PUBLIC, TEACHER = ROOT / "_site", ROOT / "_site-teacher"
+WORKERS = 2
+"""Processes rendering the pages of each site (these machines have 2 cores)."""
 
 
 def measure(cache: Path | None) -> dict:
@@ -123,7 +125,7 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
     from site_builder.search import index_site
 
     def teacher_site() -> None:
-        write_site(render_site(prepared, teacher=True), teacher)
+        write_site(render_site(prepared, teacher=True, workers=WORKERS), teacher)
 
     child = None
     if "fork" in multiprocessing.get_all_start_methods():
@@ -131,7 +133,8 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
         child.start()
     else:
         teacher_site()
-    write_site(render_site(prepared, teacher=False), public, finish=lambda staging: index_site(staging, public))
+    write_site(render_site(prepared, teacher=False, workers=WORKERS), public,
+               finish=lambda staging: index_site(staging, public))
     if child is not None:
         child.join()
         if child.exitcode != 0:

@@ -42,7 +42,7 @@ def full(project: Path, out: Path, teacher: bool) -> dict[str, float]:
         build.write_sites(prepared, out, out.with_name(out.name + "-teacher"))
         times["render_write_both_with_search_s"] = time.perf_counter() - mark
     else:
-        write_site(render_site(prepared, teacher=False), out)
+        write_site(render_site(prepared, teacher=False, workers=build.WORKERS), out)
         times["render_write_public_s"] = time.perf_counter() - mark
     times["total_s"] = time.perf_counter() - started
     times["pages"] = len(prepared.pages)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import multiprocessing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,16 +81,53 @@ def check_parsed(content: Content, parsed: list[tuple[ParsedPage | None, list[Pr
     return PreparedSite(content, {p.meta.id: p for p in pages}, evidence)
 
 
-def render_site(prepared: PreparedSite, teacher: bool) -> SiteFiles:
-    """Every file of one site (public or teacher), in memory."""
+PARALLEL_MIN_PAGES = 64
+"""Below this, forking workers costs more than rendering the pages."""
+
+
+def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> SiteFiles:
+    """Every file of one site (public or teacher), in memory; pages over ``workers`` processes."""
     site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher)
     kit = make_kit(site)
-    files: SiteFiles = {}
-    for page in site.pages.values():
-        files.update(render_page_files(site, page, kit))
+    pages = list(site.pages)
+    if workers > 1 and len(pages) >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods():
+        files = _render_forked(site, pages, workers)
+    else:
+        files = _render_pages(site, pages, kit)
     files.update(render_generated(site, kit))
     files.update(copied_files(site))
     return files
+
+
+def _render_pages(site: SiteView, page_ids: list[str], kit: RenderKit) -> SiteFiles:
+    files: SiteFiles = {}
+    for page_id in page_ids:
+        files.update(render_page_files(site, site.pages[page_id], kit))
+    return files
+
+
+_FORKED_SITE: SiteView | None = None
+"""The site a forked worker renders: inherited through fork, so the parsed tokens are never pickled
+(unpickling them costs more than parsing); only the rendered bytes travel back."""
+
+
+def _render_share(page_ids: list[str]) -> SiteFiles:
+    assert _FORKED_SITE is not None
+    return _render_pages(_FORKED_SITE, page_ids, make_kit(_FORKED_SITE))
+
+
+def _render_forked(site: SiteView, pages: list[str], workers: int) -> SiteFiles:
+    global _FORKED_SITE
+    _FORKED_SITE = site
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            shares = pool.map(_render_share, [pages[i::workers] for i in range(workers)])
+    finally:
+        _FORKED_SITE = None
+    files: SiteFiles = {}
+    for share in shares:
+        files.update(share)
+    return dict(sorted(files.items()))
 
 
 @dataclass(frozen=True)
