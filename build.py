@@ -235,7 +235,11 @@ def serve(host: str, port: int, teacher: bool) -> int:
     from site_builder.serve import DevServer, EvidenceSource
 
     # Its own folder, not _site/: a running server never competes with `python build.py` for the published site.
-    site = IncrementalSite(ROOT, CACHE / "serve" / ("teacher" if teacher else "public"), teacher)
+    from site_builder.search import carry_index
+
+    out_dir = CACHE / "serve" / ("teacher" if teacher else "public")
+    site = IncrementalSite(ROOT, out_dir, teacher,
+                           finish=None if teacher else (lambda staging: carry_index(staging, out_dir)))
     evidence = EvidenceSource(load=evidence_in_fresh_process,
                               inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     server = DevServer(site, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",

@@ -60,6 +60,15 @@ def index_site(site_dir: Path, previous: Path | None = None) -> None:
     (site_dir / "pagefind" / _STAMP).write_text(digest + "\n", encoding="utf-8")
 
 
+def carry_index(site_dir: Path, previous: Path) -> None:
+    """For the dev server: keep the previous site's index (built once, at start), so a save
+    reloads in milliseconds; search may lag behind edits until the server restarts."""
+    if (previous / "pagefind" / "pagefind.js").is_file():
+        shutil.copytree(previous / "pagefind", Path(site_dir) / "pagefind", copy_function=_link_or_copy)
+    else:
+        index_site(site_dir)
+
+
 _STAMP = "pages.sha256"
 """Inside the bundle: the digest of the pages (and Pagefind version) the index was built from."""
 
