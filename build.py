@@ -232,11 +232,10 @@ def serve(host: str, port: int, teacher: bool) -> int:
     from site_builder.incremental import IncrementalSite
     from site_builder.pipeline import STATIC
     from site_builder.render import TEMPLATES
+    from site_builder.search import carry_index
     from site_builder.serve import DevServer, EvidenceSource
 
     # Its own folder, not _site/: a running server never competes with `python build.py` for the published site.
-    from site_builder.search import carry_index
-
     out_dir = CACHE / "serve" / ("teacher" if teacher else "public")
     site = IncrementalSite(ROOT, out_dir, teacher,
                            finish=None if teacher else (lambda staging: carry_index(staging, out_dir)))

@@ -18,8 +18,6 @@ A benchmark, not a test: the target (under 200 ms for the real site) depends on 
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import shutil
 import statistics
 import sys
@@ -32,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from site_builder import Evidence, FigureInfo, Value  # noqa: E402
 from site_builder.incremental import IncrementalSite  # noqa: E402
-from site_builder.serve import DevServer, EvidenceSource  # noqa: E402
+from site_builder.serve import DevServer, EventStream, EvidenceSource  # noqa: E402
 
 LESSON = """---
 title: 第 {n} 课：缓存与注意力（{n}）
@@ -115,24 +113,6 @@ def fake_evidence(figure_dir: Path) -> Evidence:
         figure_dir=str(figure_dir))
 
 
-class EventStream:
-    def __init__(self, port: int) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self.connection.request("GET", "/__dev/events")
-        self.response = self.connection.getresponse()
-
-    def next(self) -> tuple[str, dict]:
-        event, data = "message", ""
-        while True:
-            line = self.response.fp.readline().decode().rstrip("\n")
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("data: "):
-                data += line[6:]
-            elif line == "" and data:
-                return event, json.loads(data)
-
-
 def measure(root: Path, evidence: EvidenceSource, page: Path, edits: int) -> tuple[list[float], float, str]:
     """Latencies in ms of ``edits`` saves of ``page``, the first build's time in s, and any failure."""
     started = time.perf_counter()
@@ -144,7 +124,7 @@ def measure(root: Path, evidence: EvidenceSource, page: Path, edits: int) -> tup
         server.stop()
         problems = [p["text"] for p in server.failure["problems"]] or [server.failure["traceback"]]
         return [], first_build, "\n".join(problems[:5])
-    stream = EventStream(server.port)
+    stream = EventStream(server.port, timeout=60)
     stream.next()  # hello
     latencies = []
     text = page.read_text(encoding="utf-8")

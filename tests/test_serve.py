@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.client
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -14,41 +13,9 @@ from sitekit import fake_evidence
 from site_builder import prepare_site, render_site
 from site_builder.incremental import IncrementalSite
 from site_builder.scaffold import add_page_id, new_lesson
-from site_builder.serve import DevServer, EvidenceSource, resolve_request
+from site_builder.serve import DevServer, EventStream, EvidenceSource, resolve_request
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
-
-
-class EventStream:
-    """A minimal server-sent-events reader."""
-
-    def __init__(self, port: int) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        self.connection.request("GET", "/__dev/events")
-        self.response = self.connection.getresponse()
-        assert self.response.getheader("Content-Type").startswith("text/event-stream")
-
-    def next(self) -> tuple[str, dict]:
-        event, data = "message", ""
-        while True:
-            line = self.response.fp.readline().decode().rstrip("\n")
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("data: "):
-                data += line[6:]
-            elif line == "" and data:
-                return event, json.loads(data)
-
-    def wait_for(self, name: str) -> dict:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            event, data = self.next()
-            if event == name:
-                return data
-        raise AssertionError(f"no {name} event")
-
-    def close(self) -> None:
-        self.connection.close()
 
 
 def get(port: int, path: str, host: str = "127.0.0.1") -> tuple[int, bytes]:
