@@ -38,6 +38,7 @@ from typing import Any
 
 from .content import Evidence, FigureInfo, Value
 from .incremental import BuildReport, IncrementalSite
+from .load import read_content_file
 from .problems import ContentError, Problem
 
 CLIENT_SCRIPT = Path(__file__).parent / "devserver.js"
@@ -77,13 +78,18 @@ def progress(label: str, after: float = 0.5) -> Iterator[None]:
             print(f"{label}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
 
 
-def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES) -> dict[str, Any]:
-    """A problem as the overlay shows it: ``path:line: message`` and the source lines around it."""
+def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
+                   content_dir: str = "content") -> dict[str, Any]:
+    """A problem as the overlay shows it: ``path:line: message`` and the source lines around it.
+
+    The lines come only from a regular file inside the content folder, read the way the build
+    reads it: a FIFO must not hang the server, a link must not show what it points at.
+    """
     lines: list[dict[str, Any]] = []
     if problem.line:
         try:
-            text = (root / problem.path).read_text(encoding="utf-8").split("\n")
-        except (OSError, UnicodeDecodeError):
+            text = read_content_file(root / content_dir, root / problem.path).decode("utf-8").split("\n")
+        except (ValueError, OSError):  # refused, gone, or not UTF-8 (UnicodeDecodeError is a ValueError)
             text = []
         first, last = max(1, problem.line - context), min(len(text), problem.line + context)
         lines = [{"line": n, "text": text[n - 1], "here": n == problem.line} for n in range(first, last + 1)]
@@ -186,7 +192,8 @@ class DevServer:
                 self._evidence = self.evidence_source.load()
             report = self.site.build(self._evidence)
         except ContentError as error:
-            self._failed([problem_report(p, self.site.root) for p in error.problems], "")
+            self._failed([problem_report(p, self.site.root, content_dir=self.site.content_dir)
+                          for p in error.problems], "")
         except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
             self._failed([], traceback.format_exc())
         else:

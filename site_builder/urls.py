@@ -1,0 +1,88 @@
+"""The one allowlist of URLs the build may write, and the check of every page against it.
+
+An output invariant rather than a blacklist of bad schemes: a URL in an attribute
+the browser follows (``href``, ``src``, ``xlink:href``, ``action`` …, in HTML,
+MathML and SVG alike) is either a web or mail address (``https:``, ``http:``,
+``mailto:``) or a path inside the site (``numbers.html#x``, ``static/site.css``,
+``#b2``). Anything else — ``javascript:``, ``data:``, ``//host``, ``/etc``,
+``../`` — never reaches a page. The check stage refuses such URLs in the
+content with ``path:line``; ``check_html`` guards every HTML file as it is
+produced, so a URL that slips past those checks is a bug that stops the build.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+ALLOWED_SCHEMES = ("https", "http", "mailto")
+"""Schemes a link or resource may use; everything else must be a path inside the site."""
+URL_ATTRIBUTES = frozenset({"href", "src", "xlink:href", "action", "formaction", "poster", "data", "background",
+                            "cite", "longdesc", "ping", "manifest", "codebase", "srcset", "srcdoc"})
+"""Attributes whose value a browser loads or navigates to (``srcdoc`` holds a whole page: never allowed)."""
+RASTER_DATA = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$")
+"""Inline raster images (matplotlib embeds them in SVG figures): pixels, nothing that runs."""
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+_BROWSER_IGNORED = re.compile(r"[\t\n\r]")
+_C0_OR_SPACE = "".join(map(chr, range(0x21)))
+_TAG = re.compile(r"<([A-Za-z][^\s/>]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+_ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?")
+_RAW_TEXT = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def allowed_url(url: str, *, images: bool = False) -> bool:
+    """True if ``url`` (already unescaped) is a web or mail address or a path inside the site.
+
+    Judged the way a browser reads it: tabs and line breaks inside are ignored,
+    spaces and control characters around it are stripped. ``images`` also
+    allows inline raster ``data:image/…`` (for ``<image>`` in SVG figures).
+    """
+    if images and RASTER_DATA.match(url):
+        return True
+    seen = _BROWSER_IGNORED.sub("", url).strip(_C0_OR_SPACE)
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in seen):
+        return False
+    scheme = _SCHEME.match(seen)
+    if scheme:
+        return scheme.group(1).lower() in ALLOWED_SCHEMES
+    return site_path(seen)
+
+
+def site_path(url: str) -> bool:
+    """A relative reference that stays inside the site: no ``/`` or ``\\`` at the start, no ``..``."""
+    path = re.split(r"[?#]", url, maxsplit=1)[0]
+    if "\\" in path or path.startswith("/"):
+        return False  # "/x" leaves a site served from a sub-folder; "//host" and "\\host" leave the site
+    return ".." not in path.split("/")
+
+
+def url_problems(markup: str, *, images: bool = False) -> list[str]:
+    """Every URL-bearing attribute of ``markup`` (HTML or SVG) that the allowlist refuses, as ``<tag attr="…">``."""
+    found = []
+    for tag in _TAG.finditer(_RAW_TEXT.sub(_keep_opening_tag, markup)):
+        for name, quoted in _ATTRIBUTE.findall(tag.group(2)):
+            name = name.lower()
+            if name not in URL_ATTRIBUTES:
+                continue
+            value = html.unescape(quoted[1:-1] if quoted[:1] in ("'", '"') else quoted)
+            urls = [part.strip().split(" ")[0] for part in value.split(",")] if name == "srcset" else [value]
+            if name == "srcdoc" or not all(allowed_url(url, images=images) for url in urls):
+                found.append(f"<{tag.group(1)} {name}={quoted or '(empty)'}>")
+    return found
+
+
+def _keep_opening_tag(match: re.Match[str]) -> str:
+    """Script and style bodies are not markup; their opening tag (``src``) still counts."""
+    return match.group(0)[:match.group(0).index(">") + 1]
+
+
+class UnsafeOutputError(RuntimeError):
+    """A produced file holds a URL outside the allowlist: a check let it through (a bug, not a typo)."""
+
+
+def check_html(name: str, markup: str) -> None:
+    """Raise ``UnsafeOutputError`` if page ``name`` holds a URL the allowlist refuses."""
+    problems = url_problems(markup)
+    if problems:
+        raise UnsafeOutputError(f"{name}: URL outside the allowlist: " + "; ".join(problems[:5]))
