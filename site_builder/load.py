@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 from .content import Content, Record, SiteConfig, Source, SourceFile
-from .problems import Problem, suggest
+from .problems import Problem, invisible_characters, suggest
 from .yamlnodes import Located, load_located
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
@@ -135,6 +135,9 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
     problems += [Problem(source.path, located.children[k].line, f"site.yml '{k}' must be text") for k in scalars]
     if scalars:
         return None
+    title = located.children["title"]
+    if hidden := invisible_characters(str(title.value), "site.yml 'title'"):
+        problems.append(Problem(source.path, title.line, hidden))
     base_url = str(located.value["base_url"])
     return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
                       base_url=base_url if base_url.endswith("/") else base_url + "/",

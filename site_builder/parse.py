@@ -14,7 +14,7 @@ from markdown_it.token import Token
 
 from .content import PROVENANCES
 from .frontmatter import PageMeta, SplitPage
-from .problems import Problem, suggest
+from .problems import Problem, invisible_characters, suggest
 from .urls import allowed_url
 
 DIRECTIVES = ("state", "more", "teacher")
@@ -116,7 +116,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
         i += 1
     if run:
         blocks.append(tuple(run))
-    if meta.kind == "lesson" and not state_ids:
+    if meta.kind == "lesson" and not state_ids and "nesting_limit" not in env:  # else the states were lost
         problems.append(Problem(meta.path, 1, "a lesson needs at least one ':::{state} b0' block"))
     walker = _Walker(meta.id)
     for block in blocks:
@@ -138,8 +138,10 @@ def _matching_close(tokens: list[Token], start: int) -> int:
 
 def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> None:
     depth_states = 0
-    for token in tokens:
+    for i, token in enumerate(tokens):
         line = token.map[0] + 1 if token.map else 0
+        if token.type == "heading_open" and (hidden := invisible_characters(tokens[i + 1].content, "heading")):
+            problems.append(Problem(path, line, hidden))  # its text is also the anchor's title and id
         if token.type == "directive_open":
             name = token.meta["name"]
             if name not in DIRECTIVES:
@@ -205,6 +207,8 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
     title, title_line = options.get("title", ("", line))
     if not title:
         problems.append(Problem(path, title_line, f"state {state_id} needs ':title: …'"))
+    elif hidden := invisible_characters(title, f"state {state_id} title"):
+        problems.append(Problem(path, title_line, hidden))
     provenance, provenance_line = options.get("provenance", ("", line))
     if provenance not in PROVENANCES:
         problems.append(Problem(path, provenance_line, f"state {state_id} needs ':provenance:' set to one of "
