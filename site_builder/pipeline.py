@@ -187,7 +187,7 @@ def guarded(files: SiteFiles) -> SiteFiles:
     """``files``, after checking every HTML page's URLs against the allowlist (see urls.py)."""
     for name, payload in files.items():
         if name.endswith(".html") and isinstance(payload, bytes):
-            check_html(name, payload.decode("utf-8"))
+            check_html(name, payload)
     return files
 
 

@@ -17,6 +17,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sitekit import fake_evidence, lesson, time_limit, write_site
 
 import build
@@ -24,7 +26,7 @@ from site_builder import ContentError, prepare_site, render_site
 from site_builder import write_site as write_output
 from site_builder.incremental import IncrementalSite
 from site_builder.serve import DevServer, EventStream, EvidenceSource
-from site_builder.urls import allowed_url, url_problems
+from site_builder.urls import UnsafeOutputError, allowed_url, check_html, url_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
@@ -111,6 +113,39 @@ def test_the_scanner_finds_urls_in_every_attribute_form():
     assert url_problems(page, images=True) == [
         "<a href='javascript:x'>", "<img src=javascript:y>", '<a xlink:href="&#106;avascript:z">',
         '<mrow href="vbscript:w">', '<form action="//evil">', '<iframe srcdoc="x">']
+
+
+ATTRIBUTE_NAMES = ["href", "HREF", "src", "xlink:href", "action", "formaction", "srcset", "data", "title", "class",
+                   "alttext", "data-x", "poster", "SrC", "srcdoc"]
+VALUES = ["javascript:alert(1)", " JaVaScRiPt:x", "java&#x73;cript:x", "&#106;avascript:x", "data:text/html,x",
+          "//evil", "\\\\evil", "/etc/passwd", "../x", "a.png 1x, javascript:x 2x", "https://example.org/",
+          "numbers.html#x", "#b0", "static/site.css", "mailto:a@b.org", "x = \\frac{a}{b}", "注意：内容", "", "a=b"]
+
+
+@st.composite
+def markup(draw) -> str:
+    """Tags with URL and other attributes in every quoting, between text, script and escaped look-alikes."""
+    parts = []
+    for _ in range(draw(st.integers(1, 6))):
+        name, value = draw(st.sampled_from(ATTRIBUTE_NAMES)), draw(st.sampled_from(VALUES))
+        quoted = draw(st.sampled_from([f'"{value}"', f"'{value}'", value.replace(" ", "") or "x"]))
+        space = draw(st.sampled_from(["", " ", "\n"]))
+        parts.append(draw(st.sampled_from([
+            f"<a {name}{space}={space}{quoted}>x</a>", f"<mrow title=\"t\" {name}={quoted}/>",
+            f"<p>{name}={quoted}</p>", f"<script>var s = '<a {name}={quoted}>'</script>",
+            f"<img alt='{value}' {name}={quoted}>", f"text = {value}"])))
+    return "".join(parts)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(page=markup())
+def test_the_fast_check_never_passes_what_the_full_scan_refuses(page):
+    problems = url_problems(page)
+    if problems:
+        with pytest.raises(UnsafeOutputError):
+            check_html("x.html", page.encode())
+    else:
+        check_html("x.html", page.encode())
 
 
 def test_real_course_both_sites_only_hold_allowed_urls(tmp_path):
