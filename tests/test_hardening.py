@@ -444,3 +444,18 @@ RLO = "\u202e"
 def test_invisible_controls_in_titles_headings_and_ids_are_errors(tmp_path, pages, site, expected):
     write_site(tmp_path, pages, site_yml=site)
     assert problems_of(tmp_path) == [expected]
+
+
+def test_new_lesson_neither_blocks_on_a_fifo_nor_writes_through_a_dangling_link(tmp_path):
+    from site_builder.scaffold import new_lesson
+
+    shutil.copytree(FIXTURE, tmp_path / "content")
+    (tmp_path / "content" / "pages" / "r9.md").symlink_to(tmp_path / "elsewhere.md")
+    with pytest.raises(ValueError, match=r"^content/pages/r9.md already exists: choose another id$"):
+        new_lesson(tmp_path, "r9")
+    assert not (tmp_path / "elsewhere.md").exists()
+    (tmp_path / "content" / "site.yml").unlink()
+    os.mkfifo(tmp_path / "content" / "site.yml")
+    with time_limit(LIMIT_S), pytest.raises(ValueError) as refused:
+        new_lesson(tmp_path, "r10")
+    assert str(refused.value) == "content/site.yml is not a regular file: save the text in an ordinary file"
