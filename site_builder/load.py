@@ -139,6 +139,10 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
     if hidden := invisible_characters(str(title.value), "site.yml 'title'"):
         problems.append(Problem(source.path, title.line, hidden))
     base_url = str(located.value["base_url"])
+    if not _WEB_URL.match(base_url):  # llms.txt links every page under it: no javascript: or data: there either
+        problems.append(Problem(source.path, located.children["base_url"].line,
+                                "site.yml 'base_url' must start with https:// or http://"))
+        return None
     return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
                       base_url=base_url if base_url.endswith("/") else base_url + "/",
                       pages=tuple(str(p) for p in pages.value), path=source.path)

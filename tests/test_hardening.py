@@ -459,3 +459,9 @@ def test_new_lesson_neither_blocks_on_a_fifo_nor_writes_through_a_dangling_link(
     with time_limit(LIMIT_S), pytest.raises(ValueError) as refused:
         new_lesson(tmp_path, "r10")
     assert str(refused.value) == "content/site.yml is not a regular file: save the text in an ordinary file"
+
+
+def test_base_url_must_be_a_web_address(tmp_path):
+    site = "title: 课\nlanguage: zh-CN\nbase_url: javascript:alert(1)//\npages: [x]\n"
+    write_site(tmp_path, {"x": lesson(state())}, site_yml=site)
+    assert problems_of(tmp_path) == ["content/site.yml:3: site.yml 'base_url' must start with https:// or http://"]
