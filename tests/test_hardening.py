@@ -25,6 +25,7 @@ import build
 from site_builder import ContentError, prepare_site, render_site
 from site_builder import write_site as write_output
 from site_builder.incremental import IncrementalSite
+from site_builder.markdown import make_markdown
 from site_builder.serve import DevServer, EventStream, EvidenceSource
 from site_builder.urls import UnsafeOutputError, allowed_url, check_html, url_problems
 
@@ -354,6 +355,14 @@ def test_display_dollars_inside_running_text_are_an_error(tmp_path):
     assert problems_of(tmp_path) == [
         f"{P}:8: '$$' in running text: put display math on lines of its own ('$$', the formula, '$$'); "
         "for a dollar sign write \\$"] * 1
+
+
+@pytest.mark.parametrize("text", ["\n".join(["$$x"] * 8000), "\n\n".join(["$$x"] * 4000),
+                                  "\\" * 100_000 + "$a" * 20_000, "$a " * 50_000])
+def test_many_dollar_signs_do_not_make_parsing_quadratic(text):
+    # 8000 lines of "$$x" took minutes when every paragraph line scanned ahead for a closing $$
+    with time_limit(LIMIT_S):
+        make_markdown().parse(text)
 
 
 # --------------------------------------------------------------------------- 5. dev server

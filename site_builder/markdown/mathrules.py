@@ -28,18 +28,25 @@ def dollar_math_plugin(md: MarkdownIt) -> None:
     md.block.ruler.before("fence", "math_block", _math_block, {"alt": ["paragraph", "blockquote", "list"]})
 
 
-_DISPLAY = math_block_dollar(allow_labels=False, allow_blank_lines=True)
+_DISPLAY = math_block_dollar(allow_labels=False, allow_blank_lines=False)  # Pandoc: no blank line inside
 
 
 def _math_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """mdit-py-plugins' ``$$`` block rule, made to honour ``silent`` (it always pushes its token, which a
-    paragraph asking "does a block start here?" must not get)."""
+    """mdit-py-plugins' ``$$`` block rule, made to honour ``silent``.
+
+    ``silent`` is a paragraph asking whether a block starts on its next line: only a line that is
+    ``$$`` alone or a whole ``$$…$$`` may (any ``$$``-line would make the question cost a scan to
+    the next blank line on every line of a long paragraph), and the rule's token is taken back.
+    """
     if not silent:
         return _DISPLAY(state, start, end, False)
-    tokens, line = len(state.tokens), state.line
+    line = state.src[state.bMarks[start] + state.tShift[start]:state.eMarks[start]].rstrip()
+    if not (line == "$$" or (len(line) > 4 and line.startswith("$$") and line.endswith("$$"))):
+        return False
+    tokens, position = len(state.tokens), state.line
     found = _DISPLAY(state, start, end, False)
     del state.tokens[tokens:]
-    state.line = line
+    state.line = position
     return found
 
 
@@ -79,8 +86,10 @@ def _closing_dollar(src: str, first: int) -> int | None:
 
 
 def _escaped(src: str, at: int) -> bool:
-    backslashes = len(src[:at]) - len(src[:at].rstrip("\\"))
-    return backslashes % 2 == 1
+    before = at
+    while before > 0 and src[before - 1] == "\\":
+        before -= 1
+    return (at - before) % 2 == 1
 
 
 def math_render_plugin(md: MarkdownIt) -> None:
