@@ -83,6 +83,7 @@ def measure_and_draw(clean: bool = False, progress=None):
 
     from site_builder import ContentError
     from site_builder.load import load_content
+    from site_builder.urls import check_html
 
     step = progress or (lambda label: nullcontext())
     content, problems = load_content(ROOT)
@@ -96,6 +97,8 @@ def measure_and_draw(clean: bool = False, progress=None):
     figure_dir = CACHE / "figures-out"
     with step("drawing figures"):
         drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
+    for info in drawn.values():  # the figures go into the site as they are: same URL allowlist as the pages
+        check_html(f"figures/{info['file']}", (figure_dir / info["file"]).read_bytes(), images=True)
     return evidence_from(results, records, drawn, figure_dir), drawn
 
 
