@@ -17,7 +17,7 @@ from typing import Any
 
 from lessonmodel import experiments, lesson_data, memory
 from lessonmodel.config import ModelConfig
-from lessonmodel.result import Result, result_document
+from lessonmodel.result import ROUNDING, ROUNDING_ATOL, ROUNDING_RTOL, VALUE_CLASSES, Result, result_document
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -98,6 +98,9 @@ def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
     src_hash = source_hash()
     return {
         "source_hash": src_hash,
+        "value_classes": {name: {"meaning": meaning}
+                          | ({"rtol": ROUNDING_RTOL, "atol": ROUNDING_ATOL} if name == ROUNDING else {})
+                          for name, meaning in VALUE_CLASSES.items()},
         "experiments": {
             name: run_experiment(name, cache_dir, DEFAULT_CONFIG, src_hash)
             for name in EXPERIMENTS
