@@ -6,20 +6,23 @@ instead of SVG bytes: SVG bytes carry the installed font's glyph outlines and
 every last bit of the data, so they differ between machines that show the same
 picture.
 
-How the tolerance was chosen (measured with the real figures, 96 dpi, see
-tests/test_figure_baseline.py): a pixel counts as changed when one of its
-colour channels moved by more than 64 of 255. Text drawn 0.2 % larger (glyph
-outlines that differ slightly, as between two builds of one font) changes no
-pixel by that much; data that differs in the last bits (another CPU) changes
-nothing at all. A bar 1 % longer changes about 400 pixels, one different
-Chinese character in a label about 100. A figure fails when more than
-`MAX_CHANGED_PIXELS` pixels changed.
+How the tolerance was chosen (measured with the real figures at 96 dpi; the
+cases are tests in tests/test_figure_baseline.py): a pixel counts as changed
+when one of its colour channels moved by more than 64 of 255, and a figure
+fails when more than `MAX_CHANGED_PIXELS` pixels changed.
+- Data that differs in the last bits (another CPU): no pixel changes.
+- Edge pixels shaded differently (another build of the same font with the same
+  metrics: Agg snaps text to whole pixels, so only anti-aliasing differs): passes.
+- A bar 1 % longer: about 400 pixels; one different Chinese character in the
+  corner label: about 100; everything one pixel to the side: thousands. Fails.
+- A font whose advance widths differ moves text by whole pixels and fails: the
+  comparison is only meaningful with the reference font, `REFERENCE_FONT`
+  (Debian's fonts-noto-cjk, the same upstream release as Homebrew's
+  font-noto-sans-cjk-sc). Where it is missing the check says so and fails
+  rather than compare a fallback font.
 
-Hinting is off for these images: how a font's hinting instructions snap glyphs
-to the pixel grid differs between font builds far more than the outlines do.
-The comparison needs the font the figures are drawn with (`REFERENCE_FONT`,
-Debian's fonts-noto-cjk); where it is missing the check says so and fails
-instead of comparing a fallback font.
+Hinting is off for these images: how a font's hinting instructions snap glyph
+stems to the pixel grid differs between font builds far more than the outlines.
 """
 
 from __future__ import annotations

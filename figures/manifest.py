@@ -115,7 +115,7 @@ def _short(value: Any) -> str:
 
 # --- the manifest file -----------------------------------------------------------------------
 
-def read_manifest(path: Path = MANIFEST_PATH) -> tuple[dict[str, Any] | None, str]:
+def read_manifest(path: Path) -> tuple[dict[str, Any] | None, str]:
     """The manifest, or (None, a `path: message` problem)."""
     shown = baseline._shown(path)
     if not path.exists():
@@ -146,14 +146,17 @@ def write_manifest(figures: Iterable[Figure], inputs: Mapping[str, Any], path: P
 # --- checking and accepting ------------------------------------------------------------------
 
 def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
-                 accepted: Mapping[str, Any], baseline_dir: Path = baseline.BASELINE_DIR) -> FigureCheck:
+                 accepted: Mapping[str, Any], baseline_dir: Path | None = None,
+                 manifest_path: Path = MANIFEST_PATH) -> FigureCheck:
     """Draw `figure`, compare its picture with the baseline and its inputs with the manifest."""
+    baseline_dir = baseline_dir or baseline.BASELINE_DIR
     data, _ = figure_data(figure, results, records)
     new_png = baseline.draw_png(figure, data or {})
     tolerance = (results.get("value_classes", {}).get(ROUNDING)) or DEFAULT_TOLERANCE
     now = figure_inputs([figure], results, records)
     changes = [c for name in figure.inputs
-               for c in data_changes(accepted["inputs"].get(name, "(absent)"), now.get(name), tolerance, name)]
+               for c in (data_changes(accepted["inputs"][name], now.get(name), tolerance, name)
+                         if name in accepted["inputs"] else [f"{name}: not in the manifest yet"])]
     path = baseline_dir / f"{figure.id}.png"
     expected, unreadable = baseline.read_baseline(path)
     problems = [unreadable] if unreadable else []
@@ -165,20 +168,21 @@ def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[st
                             f"changed (tolerance {baseline.MAX_CHANGED_PIXELS}); look at it (build.py check "
                             f"--report DIR), then accept it with: {baseline.ACCEPT_HINT}")
     if figure.id not in accepted["figures"]:
-        problems.append(f"{baseline._shown(MANIFEST_PATH)}: figure {figure.id} is not in the manifest; "
+        problems.append(f"{baseline._shown(manifest_path)}: figure {figure.id} is not in the manifest; "
                         f"accept it with: {baseline.ACCEPT_HINT}")
     if changes:
         shown = "; ".join(changes[:SHOWN_CHANGES]) + (f"; and {len(changes) - SHOWN_CHANGES} more"
                                                       if len(changes) > SHOWN_CHANGES else "")
-        problems.append(f"{baseline._shown(MANIFEST_PATH)}: figure {figure.id}: its data changed: {shown}")
+        problems.append(f"{baseline._shown(manifest_path)}: figure {figure.id}: its data changed: {shown}")
     return FigureCheck(figure.id, new_png, path.read_bytes() if expected is not None else None, pixels,
                        tuple(changes), tuple(problems))
 
 
 def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
-                  records: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH,
-                  baseline_dir: Path = baseline.BASELINE_DIR) -> tuple[list[FigureCheck], list[str]]:
+                  records: Mapping[str, Mapping[str, Any]], manifest_path: Path | None = None,
+                  baseline_dir: Path | None = None) -> tuple[list[FigureCheck], list[str]]:
     """Every figure's check, and every problem (`path: message`), including manifest-level ones."""
+    manifest_path, baseline_dir = manifest_path or MANIFEST_PATH, baseline_dir or baseline.BASELINE_DIR
     accepted, problem = read_manifest(manifest_path)
     if accepted is None:
         return [], [problem]
@@ -186,29 +190,31 @@ def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
     if missing_font:
         return [], [f"{baseline._shown(baseline_dir)}: {missing_font}"]
     figures = list(figures)
-    checks = [check_figure(f, results, records, accepted, baseline_dir) for f in figures]
+    checks = [check_figure(f, results, records, accepted, baseline_dir, manifest_path) for f in figures]
     problems = [p for c in checks for p in c.problems]
-    known = {f.id for f in figures}
-    problems += [f"{baseline._shown(manifest_path)}: lists figure {fid}, which is not drawn; "
-                 f"accept to remove it: {baseline.ACCEPT_HINT}" for fid in accepted["figures"] if fid not in known]
+    from figures.registry import FIGURE_IDS
+
+    problems += [f"{baseline._shown(manifest_path)}: lists figure {fid}, which no module registers; "
+                 f"accept to remove it: {baseline.ACCEPT_HINT}" for fid in accepted["figures"] if fid not in FIGURE_IDS]
     return checks, problems
 
 
 def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
-                   records: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH,
-                   baseline_dir: Path = baseline.BASELINE_DIR) -> list[str]:
+                   records: Mapping[str, Mapping[str, Any]], manifest_path: Path | None = None,
+                   baseline_dir: Path | None = None) -> list[str]:
     """Write new baselines for the figures that changed and rewrite the manifest; say what was accepted.
 
     A figure within the tolerance keeps its committed PNG, so accepting on another
     machine does not rewrite every image.
     """
+    manifest_path, baseline_dir = manifest_path or MANIFEST_PATH, baseline_dir or baseline.BASELINE_DIR
     figures = list(figures)
     accepted, _ = read_manifest(manifest_path)
     accepted = accepted or {"figures": {}, "inputs": {}}
     baseline_dir.mkdir(parents=True, exist_ok=True)
     said: list[str] = []
     for figure in figures:
-        check = check_figure(figure, results, records, accepted, baseline_dir)
+        check = check_figure(figure, results, records, accepted, baseline_dir, manifest_path)
         if not check.changed:
             continue
         if check.pixels is None or check.pixels.fails:
