@@ -43,14 +43,19 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
             values[f"{name}.{key}"] = Value(
                 name=f"{name}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="measured",
                 producer=name, description=entry.get("description", ""), command=experiment["command"],
-                source_file=experiment["source"], conditions=_config_line(experiment["config"]))
+                source_file=experiment["source"], conditions=_config_line(experiment["config"]),
+                value_class=entry.get("class", ""), rtol=entry.get("rtol", 0.0), atol=entry.get("atol", 0.0))
+    # A record's rounding value is compared with the model's stated rounding tolerance unless it states its own.
+    rounding = results.get("value_classes", {}).get("rounding", {})
     for record_id, record in records.items():
         conditions = "；".join(str(record[k]) for k in ("machine", "conditions") if record.get(k))
         for key, entry in record["values"].items():
             values[f"{record_id}.{key}"] = Value(
                 name=f"{record_id}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="record",
                 producer=record_id, description=entry.get("description", ""), command=record.get("command") or "",
-                conditions=conditions, date=str(record.get("date", "")))
+                conditions=conditions, date=str(record.get("date", "")), value_class=entry.get("class", ""),
+                **({"rtol": entry.get("rtol", rounding.get("rtol", 0.0)),
+                    "atol": entry.get("atol", rounding.get("atol", 0.0))} if entry.get("class") == "rounding" else {}))
     values = _with_tolerances(values, records)
     figures = {fid: FigureInfo(id=fid, file=info["file"], alt=info["alt"], description=info["description"],
                                provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),

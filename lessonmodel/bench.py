@@ -174,8 +174,9 @@ def _cpu_model() -> str:
 
 
 def _value(value: float | bool | int, unit: str, description: str) -> dict[str, Any]:
+    # Durations and their ratios depend on the machine and its load: records, never compared.
     return {"value": round(value, 4) if isinstance(value, float) else value, "unit": unit,
-            "description": description}
+            "description": description, "class": "timing" if unit in ("ms", "x") else "exact"}
 
 
 def _values(plan: BenchPlan, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

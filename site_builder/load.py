@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from .content import Content, Record, SiteConfig, Source, SourceFile
+from .numbers import VALUE_CLASSES
 from .problems import Problem, suggest
 from .yamlnodes import Located, load_located
 
@@ -181,6 +182,10 @@ def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
         if not isinstance(entry, dict) or "value" not in entry:
             problems.append(Problem(source.path, _json_line(source.text, name),
                                     f"record value '{name}' must be an object with 'value' and 'unit'"))
+        elif entry.get("class", "exact") not in VALUE_CLASSES:
+            problems.append(Problem(source.path, _json_line(source.text, name),
+                                    f"record value '{name}': unknown class '{entry['class']}' "
+                                    f"(one of {', '.join(VALUE_CLASSES)})" + suggest(str(entry["class"]), VALUE_CLASSES)))
     return Record(stem, source.path, data) if len(problems) == before else None
 
 
