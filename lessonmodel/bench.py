@@ -205,7 +205,9 @@ def _conditions(plan: BenchPlan) -> str:
                if k in os.environ}
     return (
         f"random-weight {m.dtype} model: d_model {m.d_model}, {m.n_layers} layers, "
-        f"{m.n_heads} heads x {m.d_head}, d_ff {m.d_ff}, vocab {m.vocab_size}; batch 1; greedy "
+        f"{m.n_heads} heads x {m.d_head}, d_ff {m.d_ff}, vocab {m.vocab_size}; matrix products by "
+        f"BLAS (kernels={m.kernels}, as fast inference computes; the experiments sum in a fixed "
+        f"order instead); batch 1; greedy "
         f"argmax; ms per generated token = total time including prefill / generated tokens; "
         f"median of {plan.repeats} interleaved repeats; prompts {list(plan.prompts)}, generated "
         f"{list(plan.generated)}; BLAS threads: {threads or 'library default'}; "
