@@ -200,7 +200,11 @@ def accept_figures() -> int:
 
     _, measured = build()
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
-    said = figures.accept_figures(drawn, measured.results, measured.records)
+    try:
+        said = figures.accept_figures(drawn, measured.results, measured.records)
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 1
     for line in said:
         print(line)
     print(f"{len(said)} change(s) accepted; {len(drawn)} figures in "

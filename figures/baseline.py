@@ -91,13 +91,13 @@ def read_baseline(path: Path) -> tuple[Any, str]:
     from PIL import Image, UnidentifiedImageError
 
     if not path.exists():
-        return None, (f"{_shown(path)}: no baseline image; look at the figure, then create it "
+        return None, (f"{shown_path(path)}: no baseline image; look at the figure, then create it "
                       f"with: {ACCEPT_HINT}")
     try:
         with Image.open(path) as image:
             return _rgb(image), ""
     except (OSError, UnidentifiedImageError, ValueError) as error:
-        return None, (f"{_shown(path)}: cannot read the baseline image ({error}); regenerate it "
+        return None, (f"{shown_path(path)}: cannot read the baseline image ({error}); regenerate it "
                       f"with: {ACCEPT_HINT}")
 
 
@@ -141,7 +141,7 @@ def _png(pixels: Any) -> bytes:
     return buf.getvalue()
 
 
-def _shown(path: Path) -> str:
+def shown_path(path: Path) -> str:
     """A path relative to the repository when it is inside it."""
     root = Path(__file__).resolve().parent.parent
     try:

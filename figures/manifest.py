@@ -117,7 +117,7 @@ def _short(value: Any) -> str:
 
 def read_manifest(path: Path) -> tuple[dict[str, Any] | None, str]:
     """The manifest, or (None, a `path: message` problem)."""
-    shown = baseline._shown(path)
+    shown = baseline.shown_path(path)
     if not path.exists():
         return None, f"{shown}: does not exist; look at the figures, then create it with: {baseline.ACCEPT_HINT}"
     try:
@@ -164,16 +164,16 @@ def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[st
     if expected is not None:
         pixels = baseline.compare_pixels(expected, baseline.png_pixels(new_png))
         if pixels.fails:
-            problems.append(f"{baseline._shown(path)}: figure {figure.id} looks different: {pixels.changed} pixels "
+            problems.append(f"{baseline.shown_path(path)}: figure {figure.id} looks different: {pixels.changed} pixels "
                             f"changed (tolerance {baseline.MAX_CHANGED_PIXELS}); look at it (build.py check "
                             f"--report DIR), then accept it with: {baseline.ACCEPT_HINT}")
     if figure.id not in accepted["figures"]:
-        problems.append(f"{baseline._shown(manifest_path)}: figure {figure.id} is not in the manifest; "
+        problems.append(f"{baseline.shown_path(manifest_path)}: figure {figure.id} is not in the manifest; "
                         f"accept it with: {baseline.ACCEPT_HINT}")
     if changes:
         shown = "; ".join(changes[:SHOWN_CHANGES]) + (f"; and {len(changes) - SHOWN_CHANGES} more"
                                                       if len(changes) > SHOWN_CHANGES else "")
-        problems.append(f"{baseline._shown(manifest_path)}: figure {figure.id}: its data changed: {shown}")
+        problems.append(f"{baseline.shown_path(manifest_path)}: figure {figure.id}: its data changed: {shown}")
     return FigureCheck(figure.id, new_png, path.read_bytes() if expected is not None else None, pixels,
                        tuple(changes), tuple(problems))
 
@@ -188,13 +188,13 @@ def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
         return [], [problem]
     missing_font = baseline.reference_font_missing()
     if missing_font:
-        return [], [f"{baseline._shown(baseline_dir)}: {missing_font}"]
+        return [], [f"{baseline.shown_path(baseline_dir)}: {missing_font}"]
     figures = list(figures)
     checks = [check_figure(f, results, records, accepted, baseline_dir, manifest_path) for f in figures]
     problems = [p for c in checks for p in c.problems]
     from figures.registry import FIGURE_IDS
 
-    problems += [f"{baseline._shown(manifest_path)}: lists figure {fid}, which no module registers; "
+    problems += [f"{baseline.shown_path(manifest_path)}: lists figure {fid}, which no module registers; "
                  f"accept to remove it: {baseline.ACCEPT_HINT}" for fid in accepted["figures"] if fid not in FIGURE_IDS]
     return checks, problems
 
@@ -205,8 +205,13 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
     """Write new baselines for the figures that changed and rewrite the manifest; say what was accepted.
 
     A figure within the tolerance keeps its committed PNG, so accepting on another
-    machine does not rewrite every image.
+    machine does not rewrite every image. Without the reference font nothing is
+    accepted (ValueError): the baselines would show a fallback font.
     """
+    missing_font = baseline.reference_font_missing()
+    if missing_font:
+        raise ValueError(f"{baseline.shown_path(baseline_dir or baseline.BASELINE_DIR)}: nothing accepted: "
+                         f"{missing_font}")
     manifest_path, baseline_dir = manifest_path or MANIFEST_PATH, baseline_dir or baseline.BASELINE_DIR
     figures = list(figures)
     accepted, _ = read_manifest(manifest_path)
@@ -224,7 +229,7 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
     for stale in sorted(baseline_dir.glob("*.png")):
         if stale.stem not in known:
             stale.unlink()
-            said.append(f"removed {baseline._shown(stale)}: no figure {stale.stem} is drawn")
+            said.append(f"removed {baseline.shown_path(stale)}: no figure {stale.stem} is drawn")
     said += [f"removed figure {fid} from the manifest" for fid in accepted["figures"] if fid not in known]
     write_manifest(figures, figure_inputs(figures, results, records), manifest_path)
     return said

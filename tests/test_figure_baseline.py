@@ -139,11 +139,16 @@ def test_broken_manifest_is_one_problem(inputs, tmp_path) -> None:
     assert "has no 'figures' and 'inputs' objects" in _check(inputs, manifest_path=path)[1][0]
 
 
-def test_missing_reference_font_fails_instead_of_comparing_a_fallback(inputs, monkeypatch) -> None:
+def test_missing_reference_font_fails_instead_of_comparing_a_fallback(inputs, monkeypatch, tmp_path) -> None:
     monkeypatch.setattr(baseline, "REFERENCE_FONT", "No Such Font Sans")
-    assert _check(inputs)[1] == [
-        "figures/baseline: the figures are compared as drawn with the font 'No Such Font Sans', which is not "
-        f"installed here ({baseline.FONT_HINT}; then delete matplotlib's font cache)"]
+    why = ("the figures are compared as drawn with the font 'No Such Font Sans', which is not "
+           f"installed here ({baseline.FONT_HINT}; then delete matplotlib's font cache)")
+    assert _check(inputs)[1] == [f"figures/baseline: {why}"]
+    results, records = inputs
+    with pytest.raises(ValueError, match="nothing accepted: the figures are compared as drawn with the font"):
+        figures.accept_figures([BY_ID["r55-b2"]], results, records, manifest_path=tmp_path / "m.json",
+                               baseline_dir=tmp_path / "b")
+    assert not (tmp_path / "b").exists() and not (tmp_path / "m.json").exists()
 
 
 def test_accept_lists_what_it_accepts_and_keeps_unchanged_images(inputs, tmp_path) -> None:
