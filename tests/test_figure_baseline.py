@@ -199,3 +199,30 @@ def test_quantize_keeps_exact_values_and_rounds_rounding_ones() -> None:
     assert manifest.quantize(doc) == {
         "values": {"a": {"value": 0.30000000000000004, "class": "exact"}, "b": {"value": 0.3, "class": "rounding"}},
         "data": {"xs": [0.333333333333, 2, True, "s"]}}
+
+
+def test_build_check_end_to_end_names_each_figure_and_writes_the_report(tmp_path) -> None:
+    """In a copy of the project: a changed label, a corrupt and a missing baseline; nothing else edited."""
+    import subprocess
+    import sys
+
+    from test_determinism import PROJECT, _copy_project, _environment
+
+    work = _copy_project(tmp_path / "project", PROJECT)
+    drawing = work / "figures" / "misc.py"
+    drawing.write_text(drawing.read_text("utf-8").replace("旧位置的 K/V 变了吗", "旧位置的 K/V 改了吗"), "utf-8")
+    (work / "figures" / "baseline" / "r55-b2.png").write_bytes(b"\x89PNG\r\n\x1a\n truncated")
+    (work / "figures" / "baseline" / "char-stream.png").unlink()
+    result = subprocess.run([sys.executable, "build.py", "check", "--report", "report"], cwd=work,
+                            env=_environment("0", "UTC"), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert any(line.startswith("figures/baseline/bidirectional.png: figure bidirectional looks different: ")
+               for line in lines)
+    assert any(line.startswith("figures/baseline/r55-b2.png: cannot read the baseline image (")
+               and line.endswith("regenerate it with: python build.py figures --accept") for line in lines)
+    assert ("figures/baseline/char-stream.png: no baseline image; look at the figure, then create it with: "
+            "python build.py figures --accept") in lines
+    page = (work / "report" / "index.html").read_text("utf-8")
+    assert 'id="bidirectional"' in page and (work / "report" / "bidirectional-diff.png").exists()
+    assert page.count('<section class="figure"') == 3
