@@ -152,7 +152,7 @@ def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[st
     baseline_dir = baseline_dir or baseline.BASELINE_DIR
     data, _ = figure_data(figure, results, records)
     new_png = baseline.draw_png(figure, data or {})
-    tolerance = (results.get("value_classes", {}).get(ROUNDING)) or DEFAULT_TOLERANCE
+    tolerance = _tolerance(results)
     now = figure_inputs([figure], results, records)
     changes = [c for name in figure.inputs
                for c in (data_changes(accepted["inputs"][name], now.get(name), tolerance, name)
@@ -231,8 +231,20 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
             stale.unlink()
             said.append(f"removed {baseline.shown_path(stale)}: no figure {stale.stem} is drawn")
     said += [f"removed figure {fid} from the manifest" for fid in accepted["figures"] if fid not in known]
-    write_manifest(figures, figure_inputs(figures, results, records), manifest_path)
+    write_manifest(figures, _kept_inputs(figure_inputs(figures, results, records), accepted["inputs"], results),
+                   manifest_path)
     return said
+
+
+def _kept_inputs(now: Mapping[str, Any], accepted: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]:
+    """Inputs within their tolerance keep the accepted text: accepting on another CPU changes no line."""
+    tolerance = _tolerance(results)
+    return {name: accepted[name] if name in accepted and not data_changes(accepted[name], value, tolerance, name)
+            else value for name, value in now.items()}
+
+
+def _tolerance(results: Mapping[str, Any]) -> Mapping[str, float]:
+    return results.get("value_classes", {}).get(ROUNDING) or DEFAULT_TOLERANCE
 
 
 def _what_changed(check: FigureCheck) -> str:
