@@ -17,8 +17,8 @@ fails when more than `MAX_CHANGED_PIXELS` pixels changed.
   corner label: about 100; everything one pixel to the side: thousands. Fails.
 - A font whose advance widths differ moves text by whole pixels and fails: the
   comparison is only meaningful with the reference font, `REFERENCE_FONT`
-  (Debian's fonts-noto-cjk, the same upstream release as Homebrew's
-  font-noto-sans-cjk-sc). Where it is missing the check says so and fails
+  (Debian's fonts-noto-cjk, i.e. upstream Noto CJK Sans 2.004; CI on macOS
+  installs that same release). Where it is missing the check says so and fails
   rather than compare a fallback font.
 
 Hinting is off for these images: how a font's hinting instructions snap glyph
@@ -44,7 +44,8 @@ CHANGED_LEVEL = 64 / 255
 MAX_CHANGED_PIXELS = 32
 """A figure fails when more pixels than this changed."""
 REFERENCE_FONT = "Noto Sans CJK SC"
-FONT_HINT = "Debian/Ubuntu: apt-get install fonts-noto-cjk; macOS: brew install --cask font-noto-sans-cjk-sc"
+FONT_HINT = ("Debian/Ubuntu: apt-get install fonts-noto-cjk; elsewhere: NotoSansCJK-Regular.ttc and -Bold.ttc "
+             "from github.com/notofonts/noto-cjk release Sans2.004, as .github/workflows/pages.yml does on macOS")
 ACCEPT_HINT = "python build.py figures --accept"
 
 
