@@ -75,7 +75,7 @@ def figure_inputs(figures: Iterable[Figure], results: Mapping[str, Any],
     for figure in figures:
         data, _ = figure_data(figure, results, records)
         for name, value in (data or {}).items():
-            inputs[name] = quantize(value, ROUNDING if figure.provenance == "measured" else EXACT)
+            inputs[name] = quantize(value, EXACT if figure.provenance == "record" else ROUNDING)
     return dict(sorted(inputs.items()))
 
 
