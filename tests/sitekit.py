@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from site_builder import Evidence, FigureInfo, Value
@@ -48,3 +51,20 @@ def fake_evidence(figure_dir: Path) -> Evidence:
 def lesson(body: str, *, front: str = "title: 一课\n") -> str:
     """A lesson page with the given body after the front matter (front matter is lines 1–3)."""
     return f"---\n{front}---\n{body}"
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Turn a hang into a test failure (hypothesis' deadline only fires after an example returns).
+
+    SIGALRM interrupts a blocking system call too (such as opening a FIFO nobody writes to).
+    """
+    def expired(signum, frame):
+        raise TimeoutError(f"did not finish in {seconds} s: a hang on hostile input")
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
