@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 from .content import Content, Record, SiteConfig, Source, SourceFile
+from .numbers import VALUE_CLASSES
 from .problems import Problem, invisible_characters, suggest
 from .yamlnodes import Located, load_located
 
@@ -223,6 +224,10 @@ def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
         if not isinstance(entry, dict) or "value" not in entry:
             problems.append(Problem(source.path, _json_line(source.text, name),
                                     f"record value '{name}' must be an object with 'value' and 'unit'"))
+        elif entry.get("class", "exact") not in VALUE_CLASSES:
+            problems.append(Problem(source.path, _json_line(source.text, name),
+                                    f"record value '{name}': unknown class '{entry['class']}' "
+                                    f"(one of {', '.join(VALUE_CLASSES)})" + suggest(str(entry["class"]), VALUE_CLASSES)))
     return Record(stem, source.path, data) if len(problems) == before else None
 
 

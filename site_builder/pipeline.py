@@ -23,7 +23,7 @@ from .frontmatter import split_page
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
-from .numbers import display
+from .numbers import class_text, display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
 from .render import SiteView, make_environment, render_page_blocks
@@ -301,6 +301,7 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
              "producer": v.producer, "description": v.description, "command": v.command,
              "source_file": v.source_file, "published_source": v.source_file in site.evidence.experiment_files,
              "conditions": v.conditions, "date": v.date, "tolerance": v.tolerance,
+             "value_class": v.value_class, "class_text": class_text(v.value_class, v.rtol, v.atol),
              "uses": _uses(site, "num", v.name)}
             for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
 

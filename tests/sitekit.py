@@ -31,13 +31,15 @@ def write_site(root: Path, pages: dict[str, str], *, site_yml: str | None = None
 
 
 def fake_evidence(figure_dir: Path) -> Evidence:
-    """Three values (measured and record) and two figures (teaching and measured)."""
+    """Four values (measured, of each value class, and record) and two figures (teaching and measured)."""
     figure_dir.mkdir(parents=True, exist_ok=True)
     for name in ("sketch", "plot"):
         (figure_dir / f"{name}.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", encoding="utf-8")
     values = {
-        "exp.diff": Value("exp.diff", 1.1e-15, "", "measured", "exp", command="python -m lessonmodel run exp"),
-        "exp.bytes": Value("exp.bytes", 819200, "B", "measured", "exp"),
+        "exp.diff": Value("exp.diff", 1.1e-15, "", "measured", "exp", command="python -m lessonmodel run exp",
+                          value_class="rounding", rtol=1e-9, atol=1e-12),
+        "exp.bytes": Value("exp.bytes", 819200, "B", "measured", "exp", value_class="exact"),
+        "bench.decode_ms": Value("bench.decode_ms", 1.5, "ms", "measured", "bench", value_class="timing"),
         "old_check.max_abs_diff": Value("old_check.max_abs_diff", 2.22e-15, "", "record", "old_check",
                                         date="2025-01-01"),
     }
