@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from figures.marks import mark_boxes
 from figures.spec import Figure
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
 # invalid inline HTML and says nothing a reader needs.
 SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 SEED = 0
-_SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs")
+_SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs", "figures.marks")
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,8 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
     return round(float(match[1]) * 4 / 3), round(float(match[2]) * 4 / 3)
 
 
-def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
-    """Draw one figure and return its SVG bytes (imports matplotlib)."""
+def draw_svg(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, dict[str, Any]]:
+    """Draw one figure; return its SVG bytes and its marks' boxes (imports matplotlib)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -134,13 +135,14 @@ def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
         fig = MplFigure(figsize=figure.size)
         try:
             style.card(fig)
-            figure.draw(fig, data)
+            marks = figure.draw(fig, data)
             style.tag(fig, figure.provenance, figure.tag or None)
             buf = io.BytesIO()
             fig.savefig(buf, format="svg", metadata=SVG_METADATA)
+            boxes = mark_boxes(fig, marks, figure.id, figure.draw)
         finally:
             fig.clear()
-    return buf.getvalue()
+    return buf.getvalue(), boxes
 
 
 def _write_if_changed(path: Path, content: bytes) -> None:
@@ -163,10 +165,11 @@ def _cached(cache_dir: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:
     return svg, meta
 
 
-def _entry(figure: Figure, svg_sha: str, data_sha: str, width: int, height: int) -> dict[str, Any]:
+def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": f"{figure.id}.svg", "alt": figure.alt, "description": figure.description,
             "provenance": figure.provenance, "inputs": list(figure.inputs),
-            "svg_sha256": svg_sha, "data_sha256": data_sha, "width": width, "height": height}
+            "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
+            "marks": meta.get("marks", {})}
 
 
 def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
@@ -196,16 +199,16 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         key = cache_key(figure.id, code_hash(figure), shared, data_sha, mpl)
         hit = _cached(cache_dir, key)
         if hit is None:
-            svg = draw_svg(figure, data)
+            svg, marks = draw_svg(figure, data)
             width, height = svg_size_px(svg)
-            meta = {"id": figure.id, "svg_sha256": sha256(svg), "width": width, "height": height}
+            meta = {"id": figure.id, "svg_sha256": sha256(svg), "width": width, "height": height, "marks": marks}
             _write_if_changed(cache_dir / f"{key}.svg", svg)
             _write_if_changed(cache_dir / f"{key}.json", canonical_json(meta))
             drawn.append(figure.id)
         else:
             svg, meta = hit
         _write_if_changed(out_dir / f"{figure.id}.svg", svg)
-        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta["width"], meta["height"])
+        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta)
     return Rendered(done, skipped, tuple(drawn), time.perf_counter() - start)
 
 
