@@ -52,10 +52,21 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     values = _with_tolerances(values, records)
     figures = {fid: FigureInfo(id=fid, file=info["file"], alt=info["alt"], description=info["description"],
                                provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
-                               inputs=tuple(info.get("inputs", ()))) for fid, info in figure_info.items()}
+                               inputs=tuple(info.get("inputs", ())), marks=_marks(info))
+               for fid, info in figure_info.items()}
     sources = {e["source"] for e in results["experiments"].values()}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
                     experiment_files={s: str(ROOT / s) for s in sorted(sources) if (ROOT / s).is_file()})
+
+
+def _marks(info: dict) -> tuple:
+    """A figure's marks as fractions of its size (the SVG's user units are pt; its CSS size is in px)."""
+    from site_builder.content import FigureMark
+
+    width, height = info["width"] * 0.75, info["height"] * 0.75
+    return tuple(FigureMark(name, mark["label"], (mark["box"][0] / width, mark["box"][1] / height,
+                                                  mark["box"][2] / width, mark["box"][3] / height))
+                 for name, mark in info.get("marks", {}).items())
 
 
 def _config_line(config: dict) -> str:
@@ -94,8 +105,13 @@ def measure_and_draw(clean: bool = False, progress=None):
     import figures
 
     figure_dir = CACHE / "figures-out"
+    from site_builder import Problem
+
     with step("drawing figures"):
-        drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
+        try:
+            drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
+        except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
+            raise ContentError([Problem(error.path, error.line, error.message)]) from None
     return evidence_from(results, records, drawn, figure_dir), drawn
 
 
@@ -155,10 +171,12 @@ def check() -> int:
     problems += [str(p) for p in verify_output(prepared, PUBLIC, TEACHER)]
     for problem in problems:
         print(problem, file=sys.stderr)
+    for warning in prepared.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     values = prepared.evidence.values
     print(f"check: {len(prepared.pages)} pages, {len(values)} values "
           f"({sum(v.provenance == 'measured' for v in values.values())} measured today), "
-          f"{len(drawn)} figures, record comparisons hold, {len(problems)} problems")
+          f"{len(drawn)} figures, record comparisons hold, {len(problems)} problems, {len(prepared.warnings)} warnings")
     return 1 if problems else 0
 
 

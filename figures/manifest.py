@@ -40,6 +40,8 @@ def check_manifest(rendered: Mapping[str, Mapping[str, Any]], manifest_path: Pat
             problems.append(f"figure {fid} changed: its data changed ({_data_origin(entry)})")
         elif old["svg_sha256"] != entry["svg_sha256"]:
             problems.append(f"figure {fid} changed: its drawing changed (same data, different SVG)")
+        elif old.get("marks", {}) != _mark_boxes(entry):
+            problems.append(f"figure {fid} changed: its marks changed (teacher notes point at them)")
     for fid in accepted:
         if fid in rendered:
             continue
@@ -50,13 +52,18 @@ def check_manifest(rendered: Mapping[str, Mapping[str, Any]], manifest_path: Pat
     return problems
 
 
+def _mark_boxes(entry: Mapping[str, Any]) -> dict[str, list[float]]:
+    """Each mark's box, as the manifest records it (labels are text, not geometry)."""
+    return {name: list(mark["box"]) for name, mark in sorted(entry.get("marks", {}).items())}
+
+
 def write_manifest(rendered: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH) -> None:
     """Accept the rendered figures: rewrite the manifest from them."""
     import importlib.metadata
 
     figures = {
         fid: {"provenance": e["provenance"], "inputs": list(e["inputs"]),
-              "data_sha256": e["data_sha256"], "svg_sha256": e["svg_sha256"]}
+              "data_sha256": e["data_sha256"], "svg_sha256": e["svg_sha256"], "marks": _mark_boxes(e)}
         for fid, e in sorted(rendered.items())
     }
     doc = {"matplotlib": importlib.metadata.version("matplotlib"), "figures": figures}

@@ -17,7 +17,7 @@ from jinja2 import Environment
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from .check import check_site
+from .check import check_site, pointing_warnings
 from .content import BADGE_TEXT, Content, Evidence, SourceFile
 from .frontmatter import split_page
 from .load import load_content
@@ -47,6 +47,8 @@ class PreparedSite:
     """Parsed pages by id, in site order."""
     evidence: Evidence
     """Values and figures of this build."""
+    warnings: tuple[Problem, ...] = ()
+    """What ``check`` reports without failing (a 指图 list naming no mark)."""
 
 
 def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -> PreparedSite:
@@ -78,7 +80,7 @@ def check_parsed(content: Content, parsed: list[tuple[ParsedPage | None, list[Pr
     problems += check_site(content, pages, evidence)
     if problems:
         raise ContentError(problems)
-    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence)
+    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, tuple(sorted(pointing_warnings(pages))))
 
 
 PARALLEL_MIN_PAGES = 64
