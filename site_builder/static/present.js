@@ -22,7 +22,8 @@
   if (speaker) root.dataset.speaker = "on";
   var channel = window.BroadcastChannel ? new BroadcastChannel("lesson-points:" + location.pathname) : null;
   var point = -1;
-  var pending = null;  // a step another window announced for a state this one has not shown yet
+  var pending = null;
+  var backwards = false;  // a step another window announced for a state this one has not shown yet
   var READABLE = 0.75;  // text scale below which a layout gives up width to the text instead
   var FIT_FLOOR = 0.5;
 
@@ -92,7 +93,10 @@
     var last = stepsOf(state).length - 1;
     if (event.key === "PageDown" && point < last) setPoint(state, point + 1, {});
     else if (event.key === "PageUp" && point >= 0) setPoint(state, point - 1, {});
-    else return;  // past the steps: site.js moves to the next or previous state
+    else {  // past the steps: site.js moves to the next or previous state
+      backwards = event.key === "PageUp";  // and going back lands on that state's last step
+      return;
+    }
     event.preventDefault();
   }, true);
 
@@ -106,12 +110,24 @@
     };
   }
 
+  /** Steps and outlines belong to the state on screen: forget those of the others. */
+  function leaveOthers(state) {
+    state.parentElement.querySelectorAll(".state").forEach(function (other) {
+      if (other === state) return;
+      other.querySelectorAll("li.is-pointing").forEach(function (li) { li.classList.remove("is-pointing"); });
+      var figure = other.querySelector("figure[data-marks]");
+      if (figure && window.lessonMarks) window.lessonMarks.clear(figure);
+    });
+  }
+
   function onStep(event) {
     var state = currentState();
     if (!state) return;
+    leaveOthers(state);
     var detail = event.detail || {};
-    var start = pending && pending.state === state.id ? pending.point : -1;
+    var start = pending && pending.state === state.id ? pending.point : backwards ? stepsOf(state).length - 1 : -1;
     pending = null;
+    backwards = false;
     setPoint(state, start, { remote: detail.remote });
     fit();
   }
