@@ -198,3 +198,13 @@ def test_build_reports_a_figure_mark_error_as_a_problem_before_writing(monkeypat
         "figures/rc_v1.py:21: figure rc-v1-b0: mark 'params' names a Rectangle that was never drawn"]
     assert written == []
     assert build.main([]) == 1  # the command line prints it and exits 1, no traceback
+
+
+def test_marks_survive_the_dev_servers_fresh_process_round_trip(tmp_path):
+    import json
+
+    from site_builder.serve import evidence_from_json, evidence_to_json
+
+    original = evidence(tmp_path)
+    again = evidence_from_json(json.loads(json.dumps(evidence_to_json(original))))
+    assert again.figures["sketch"].marks == MARKS and again == original
