@@ -213,8 +213,7 @@ def draw_timing(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
             "one-panel": mark("只生成 1 个 token 的下图", bottom),
             "many-cached": mark("上图：预分配缓存的折线", _lines(many["cached"])),
             "many-recompute": mark("上图：完整重算的折线", _lines(many["recompute"])),
-            "one-cached": mark("下图：预分配缓存的折线", _lines(one["cached"])),
-            "one-recompute": mark("下图：完整重算的折线", _lines(one["recompute"])),
+            "one-pair": mark("下图：几乎重合的缓存与重算两条线", _lines(one["cached"]), _lines(one["recompute"])),
             "one-tokenwise": mark("下图：逐 token 喂提示的折线", _lines(one["tokenwise"]))}
 
 

@@ -47,6 +47,7 @@
     var el = layer(figure);
     el.textContent = "";
     el.dataset.marks = names.join(" ");
+    el.dataset.count = String(names.length);  // the dim around a box only when there is one box
     if (!img || !names.length) return;
     names.forEach(function (name) {
       var box = boxes[name];
@@ -76,6 +77,25 @@
       outline.style.top = (top + box[1] * h - 4) + "px";
       outline.style.width = ((box[2] - box[0]) * w + 8) + "px";
       outline.style.height = ((box[3] - box[1]) * h + 8) + "px";
+    });
+    separateLabels(el);
+  }
+
+  /** Labels of overlapping outlines would cover each other: move a later one under its box. */
+  function separateLabels(el) {
+    var placed = [];
+    el.querySelectorAll(".mark-outline").forEach(function (outline) {
+      outline.classList.remove("label-below");
+      var label = outline.querySelector(".mark-outline-label");
+      var box = label.getBoundingClientRect();
+      var hit = placed.some(function (p) {
+        return box.left < p.right && p.left < box.right && box.top < p.bottom && p.top < box.bottom;
+      });
+      if (hit) {
+        outline.classList.add("label-below");
+        box = label.getBoundingClientRect();
+      }
+      placed.push(box);
     });
   }
 
