@@ -157,7 +157,7 @@
    *  of its natural size: a projector wants it big). */
   function sizeFigure(state, img, limit) {
     var figure = state.querySelector(".figure");
-    var card = img.parentElement;
+    var card = img.closest(".figure-card");  // the image may sit in a <picture> inside it
     var ratio = (img.getAttribute("height") || img.naturalHeight) / (img.getAttribute("width") || img.naturalWidth);
     img.style.width = img.style.height = "";
     var below = figure.getBoundingClientRect().bottom - img.getBoundingClientRect().bottom;
