@@ -7,8 +7,8 @@ build whose figures are all cached never draws.
 
 from __future__ import annotations
 
-from figures.marks import MarkError
 from figures.manifest import MANIFEST_PATH, check_manifest, write_manifest
+from figures.marks import MarkError
 from figures.registry import BY_ID, FIGURE_IDS, FIGURES
 from figures.runner import Rendered, render, render_all
 from figures.spec import Figure

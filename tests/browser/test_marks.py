@@ -28,12 +28,14 @@ FITS = """() => {
   const limit = document.querySelector('.stepper-controls').getBoundingClientRect().top;
   const tools = document.querySelector('.teaching-tools').getBoundingClientRect();
   let bottom = 0;
-  for (const child of state.children) if (child.getClientRects().length) bottom = Math.max(bottom, child.getBoundingClientRect().bottom);
+  for (const child of state.children)
+    if (child.getClientRects().length) bottom = Math.max(bottom, child.getBoundingClientRect().bottom);
   const img = state.querySelector('.figure-card img').getBoundingClientRect();
   const wide = [...state.querySelectorAll('.state-body > *')].filter(e => e.scrollWidth > e.clientWidth + 1).length;
   return {state: state.id, bottom, limit, toolsTop: tools.top, img: [img.left, img.top, img.right, img.bottom],
           scrollH: document.scrollingElement.scrollHeight, scrollW: document.scrollingElement.scrollWidth,
-          innerH: innerHeight, innerW: innerWidth, wide, fit: parseFloat(state.style.getPropertyValue('--present-fit') || '1'),
+          innerH: innerHeight, innerW: innerWidth, wide,
+          fit: parseFloat(state.style.getPropertyValue('--present-fit') || '1'),
           pointing: [...state.querySelectorAll('[data-teacher] li.is-pointing')].length};
 }"""
 
