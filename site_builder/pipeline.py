@@ -34,6 +34,8 @@ HEAD_SCRIPT = (Path(__file__).parent / "templates" / "head.js").read_text(encodi
 """Inlined in every <head> so theme and notes state apply before first paint; the only inline script."""
 HEAD_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(HEAD_SCRIPT.encode()).digest()).decode()
 """Lets the Content-Security-Policy allow exactly that script."""
+TEACHER_ONLY = frozenset({"present.js"})
+"""Static files only the teacher site loads (presenting, the speaker window)."""
 SiteFiles = dict[str, "bytes | Path"]
 """Output path (relative, POSIX) → bytes to write, or a file to copy."""
 
@@ -304,7 +306,7 @@ def copied_files(site: SiteView) -> SiteFiles:
     published experiment sources."""
     files: SiteFiles = {}
     for path in sorted(STATIC.rglob("*")):
-        if path.is_file():
+        if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY):
             rel = f"static/{path.relative_to(STATIC).as_posix()}"
             files[rel] = compact_js(path.read_text(encoding="utf-8")).encode() if path.suffix == ".js" else path
     if site.evidence.figure_dir:
