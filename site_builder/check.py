@@ -120,8 +120,12 @@ def _check_position(use: RoleUse, page: ParsedPage, figure: FigureInfo, mark: Fi
     """Position words in the clause before a mark must be true of where it is drawn."""
     after = figure.mark(resolve_mark(use.after_mark, figure.id)[1]) if use.after_mark else None
     problems = []
-    for word in position_words(use.clause):
-        relative = after if after is not None and use.clause.strip().startswith(word.text) else None
+    # Before the mark (左侧的{mark}`a`), or after it when it is the subject ({mark}`a`在左侧).
+    stated = _STATED.match(use.following)
+    words = [(w, after if after is not None and use.clause.strip().startswith(w.text) else None)
+             for w in position_words(use.clause)]
+    words += [(w, None) for w in position_words(stated.group(1) if stated else "")]
+    for word, relative in words:
         if word_holds(word, mark, figure.marks, relative):
             continue
         if relative is not None:
@@ -131,6 +135,10 @@ def _check_position(use: RoleUse, page: ParsedPage, figure: FigureInfo, mark: Fi
         problems.append(Problem(page.meta.path, use.line, f"'{word.text}' does not describe mark '{mark.name}' "
                                                           f"({mark.label}): {why}"))
     return problems
+
+
+_STATED = re.compile(r"^\s*(?:在|位于|处于|就在)(.*)")
+"""``{mark}`a`在右下角``: a position stated of the mark after it."""
 
 
 def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:

@@ -7,7 +7,7 @@ stage can say ``path:line``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -40,6 +40,8 @@ class RoleUse:
     position words such as 左侧 that describe a ``{mark}`` stand."""
     after_mark: str = ""
     """Target of the ``{mark}`` this clause directly follows (``{mark}`a`上方的{mark}`b```), or ``''``."""
+    following: str = ""
+    """Text right after the role, to the next punctuation or role (``{mark}`a`在底部``)."""
 
 
 @dataclass(frozen=True)
@@ -294,10 +296,15 @@ class _Walker:
 
     def inline(self, token: Token, state: str, teacher: bool) -> None:
         clause, after_mark = "", ""
+        last: RoleUse | None = None  # a {mark} whose following words ("…在底部") are still being read
         for child in token.children or ():
             line = child.meta.get("line", 0)
             if child.type in ("text", "code_inline"):
-                *_, tail = _CLAUSE_END.split(child.content)
+                parts = _CLAUSE_END.split(child.content)
+                head, tail = parts[0], parts[-1]
+                if last is not None:
+                    self.roles[-1] = last = replace(last, following=last.following + head)
+                    last = last if head == child.content else None
                 if tail != child.content:
                     clause, after_mark = "", ""
                 clause += tail
@@ -305,6 +312,7 @@ class _Walker:
                 name = child.meta["name"]
                 self.roles.append(RoleUse(name, child.content.strip(), line, state, teacher, clause, after_mark))
                 clause, after_mark = "", child.content.strip() if name == "mark" else ""
+                last = self.roles[-1] if name == "mark" else None
             elif child.type == "math_inline":
                 self.math.append((child.content, line, False))
             elif child.type == "text" and not teacher:

@@ -116,6 +116,13 @@ def test_position_word_that_is_false_is_an_error_and_all_are_reported(tmp_path):
     ]
 
 
+def test_position_stated_after_the_mark_is_checked(tmp_path):
+    note = "1. {mark}`request`在右下角，{mark}`side`位于最右侧，{mark}`params`下面是别的。"
+    found = problems(tmp_path, state(note))
+    assert found == [f"{P}:12: '右下角' does not describe mark 'request' (新请求): in figure sketch it sits "
+                     "下方（中心约在 22%, 82%）"]
+
+
 def test_position_word_in_a_caption_is_checked_too(tmp_path):
     found = problems(tmp_path, state("1. 指{mark}`side`。", caption=":caption: 左侧是{mark}`side`。\n"))
     assert found == [f"{P}:7: '左侧' does not describe mark 'side' (侧栏): in figure sketch it sits 右侧（中心约在 92%, 50%）"]
