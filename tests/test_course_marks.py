@@ -96,3 +96,24 @@ def test_the_seed_mismatches_are_refused_against_the_real_figures(prepared, tmp_
         prepare_site(root, evidence)
     found = [str(p) for p in caught.value.problems]
     assert len(found) == 1 and found[0].startswith(f"content/pages/x.md:14: {message}"), found
+
+
+# The six places the seed notes misdescribed their figures, and what the course now says there.
+FIXED = [
+    ("rc-v1", "b0", "顶部的{mark}`params`", "左侧"),
+    ("rc-v1", "b0", "底部的{mark}`request`", "右下角"),
+    ("rc-v1", "b1", "底部的{mark}`distribution`", "最右侧"),
+    ("rc-v1", "b3", "{mark}`output`：箭头朝右", "向上的箭头"),
+    ("r55", "b1", "图里没有画 Q", "这一列新算出的 Q"),
+    ("kv-bytes", "b1", "两根轴都是字节数", "横轴上的几个 T"),
+    ("kv-bytes", "b4", "{mark}`mha-bars`", "连着自己的一组"),
+    ("kv-bytes", "b4", "灰色虚线条", "query 头与 KV 头的对应关系"),
+]
+
+
+@pytest.mark.parametrize("page_id, state_id, now, before", FIXED, ids=[f"{f[0]}-{f[1]}-{f[3]}" for f in FIXED])
+def test_the_six_seed_mismatches_are_gone(page_id, state_id, now, before):
+    text = (ROOT / "content" / "pages" / f"{page_id}.md").read_text(encoding="utf-8")
+    start = text.index(f":::{{state}} {state_id}\n")
+    state = text[start:text.index("\n:::\n", start)]
+    assert now in state and before not in state
