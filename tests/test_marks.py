@@ -215,3 +215,22 @@ def test_marks_survive_the_dev_servers_fresh_process_round_trip(tmp_path):
     original = evidence(tmp_path)
     again = evidence_from_json(json.loads(json.dumps(evidence_to_json(original))))
     assert again.figures["sketch"].marks == MARKS and again == original
+
+
+@pytest.mark.parametrize("note, message", [
+    ("1. 先指{mark}`parms`。", "figure sketch has no mark 'parms'"),
+    ("1. 先指{mark}`params`。", "{mark}`params` points at no figure"),
+], ids=["unknown mark", "state without figure"])
+def test_build_with_a_bad_mark_writes_nothing_and_exits_1(tmp_path, monkeypatch, capsys, note, message):
+    import build
+
+    text = state(note, figure="" if "no figure" in message else ":figure: sketch\n")
+    root = write_site(tmp_path, {"x": text})
+    monkeypatch.setattr(build, "ROOT", root)
+    monkeypatch.setattr(build, "measure_and_draw", lambda clean=False: (evidence(tmp_path), {}))
+    written = []
+    monkeypatch.setattr(build, "write_sites", lambda *a, **k: written.append(a))
+    assert build.main([]) == 1
+    err = capsys.readouterr().err
+    assert f"{P}:" in err and message in err and "the site was not changed" in err
+    assert written == []
