@@ -21,7 +21,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,8 +120,13 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
     return round(float(match[1]) * 4 / 3), round(float(match[2]) * 4 / 3)
 
 
-def draw_svg(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, dict[str, Any]]:
-    """Draw one figure; return its SVG bytes and its marks' boxes (imports matplotlib)."""
+@contextmanager
+def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | None = None) -> Iterator[Any]:
+    """A matplotlib figure with ``figure`` drawn on it, under the shared style; cleared afterwards.
+
+    Every output format (the SVG, the baseline PNG of figures/baseline.py) is saved from here,
+    so they show the same drawing. What ``draw`` returned (its marks) is appended to ``returned``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -137,11 +143,20 @@ def draw_svg(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, dict[str, 
             style.card(fig)
             marks = figure.draw(fig, data)
             style.tag(fig, figure.provenance, figure.tag or None)
-            buf = io.BytesIO()
-            fig.savefig(buf, format="svg", metadata=SVG_METADATA)
-            boxes = mark_boxes(fig, marks, figure.id, figure.draw)
+            if returned is not None:
+                returned.append(marks)
+            yield fig
         finally:
             fig.clear()
+
+
+def draw_svg(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, dict[str, Any]]:
+    """Draw one figure; return its SVG bytes and its marks' boxes (imports matplotlib)."""
+    buf = io.BytesIO()
+    returned: list[Any] = []
+    with drawn_figure(figure, data, returned) as fig:
+        fig.savefig(buf, format="svg", metadata=SVG_METADATA)
+        boxes = mark_boxes(fig, returned[0], figure.id, figure.draw)
     return buf.getvalue(), boxes
 
 

@@ -227,10 +227,33 @@ def test_build_with_a_bad_mark_writes_nothing_and_exits_1(tmp_path, monkeypatch,
     text = state(note, figure="" if "no figure" in message else ":figure: sketch\n")
     root = write_site(tmp_path, {"x": text})
     monkeypatch.setattr(build, "ROOT", root)
-    monkeypatch.setattr(build, "measure_and_draw", lambda clean=False: (evidence(tmp_path), {}))
+    monkeypatch.setattr(build, "measure_all", lambda clean=False, progress=None: build.Measured(evidence(tmp_path),
+                                                                                               {}, {}, {}))
     written = []
     monkeypatch.setattr(build, "write_sites", lambda *a, **k: written.append(a))
     assert build.main([]) == 1
     err = capsys.readouterr().err
     assert f"{P}:" in err and message in err and "the site was not changed" in err
     assert written == []
+
+
+def test_manifest_names_marks_added_removed_or_moved_beyond_the_tolerance():
+    from figures.manifest import MARK_TOLERANCE_PT, marks_changes
+
+    old = {"a": [0.0, 0.0, 10.0, 10.0], "gone": [1.0, 1.0, 2.0, 2.0]}
+    assert marks_changes(old, {"a": [0.0, 0.0, 10.0 + MARK_TOLERANCE_PT, 10.0], "gone": [1.0, 1.0, 2.0, 2.0]}) == []
+    assert marks_changes(old, {"a": [0.0, 0.0, 15.0, 10.0], "b": [0.0, 0.0, 1.0, 1.0]}) == [
+        "b: new", "gone: removed", "a: moved [0.0, 0.0, 10.0, 10.0] → [0.0, 0.0, 15.0, 10.0]"]
+
+
+def test_committed_manifest_holds_every_figures_marks():
+    import json
+
+    import build
+    from figures.manifest import MANIFEST_PATH, mark_boxes, marks_changes
+
+    accepted = json.loads(MANIFEST_PATH.read_text("utf-8"))["figures"]
+    drawn = build.measure_all().drawn
+    for fid, entry in drawn.items():
+        assert entry["marks"], f"{fid} declares no marks"
+        assert marks_changes(accepted[fid]["marks"], mark_boxes(entry)) == [], fid
