@@ -4,6 +4,8 @@ sizes; the speaker window shows the current step's note without scrolling; Esc r
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -152,9 +154,10 @@ def test_speaker_window_shows_the_current_note_and_step_without_scrolling(real, 
     for state, steps in (("rc-v1-b0", 3), ("rc-v1-b1", 4)):
         for point in range(steps):
             projector.page.keyboard.press("PageDown")
+            # the channel delivers asynchronously: wait for this step, then check it is the only one
+            expect(speaker.locator(f"#{state} [data-teacher] li").nth(point)).to_have_class(re.compile("is-pointing"))
             current = speaker.locator(f"#{state} [data-teacher] li.is-pointing")
             expect(current).to_have_count(1)
-            assert current.evaluate("li => [...li.parentElement.children].indexOf(li)") == point
             assert in_view(f"#{state} [data-teacher] li.is-pointing"), (state, point)
             names = current.locator("a.mark-ref").evaluate_all("els => els.map(e => e.dataset.mark)")
             assert_outlines(speaker, f"#{state}-fig", names)  # the speaker sees the same outline
