@@ -106,7 +106,7 @@ def mark_boxes(fig: Any, marks: Mapping[str, Any] | None, figure_id: str, draw: 
             raise MarkError(path, line, f"{where} covers no visible area of the figure")
         # matplotlib's display space has y up; the SVG's has y down.
         boxes[name] = {"label": entry.label, "box": [round(float(v), 2) for v in (x0, height - y1, x1, height - y0)]}
-    return boxes
+    return dict(sorted(boxes.items()))  # by name: the cache stores sorted JSON, and a cached build must match
 
 
 def _flatten(targets: tuple[Any, ...]) -> list[Any]:

@@ -137,7 +137,7 @@ class FigureInfo:
     inputs: tuple[str, ...] = ()
     """Experiments or records the figure was drawn from."""
     marks: tuple[FigureMark, ...] = ()
-    """Regions a teacher may point at, in the order the figure declares them."""
+    """Regions a teacher may point at, by name."""
 
     def mark(self, name: str) -> FigureMark | None:
         return next((m for m in self.marks if m.name == name), None)
