@@ -474,3 +474,14 @@ def test_base_url_must_be_a_web_address(tmp_path):
     site = "title: 课\nlanguage: zh-CN\nbase_url: javascript:alert(1)//\npages: [x]\n"
     write_site(tmp_path, {"x": lesson(state())}, site_yml=site)
     assert problems_of(tmp_path) == ["content/site.yml:3: site.yml 'base_url' must start with https:// or http://"]
+
+
+def test_svg_figures_are_held_to_the_same_allowlist():
+    good = (b'<svg xmlns:xlink="http://www.w3.org/1999/xlink"><use xlink:href="#m1"/>'
+            b'<image xlink:href="data:image/png;base64,iVBORw0KGgo="/><path style="fill: #fff" d="M 0 0"/></svg>')
+    check_html("figures/ok.svg", good, images=True)
+    for bad in (b'<svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>',
+                b'<svg><image href="data:image/svg+xml,&lt;svg onload=alert(1)&gt;"/></svg>',
+                b'<svg><use xlink:href="https://evil.example/x.svg#a" /><a href = "//evil.example">x</a></svg>'):
+        with pytest.raises(UnsafeOutputError):
+            check_html("figures/bad.svg", bad, images=True)
