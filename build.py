@@ -50,7 +50,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
                 producer=record_id, description=entry.get("description", ""), command=record.get("command") or "",
                 conditions=conditions, date=str(record.get("date", "")))
     values = _with_tolerances(values, records)
-    figures = {fid: FigureInfo(id=fid, file=info["file"], alt=info["alt"], description=info["description"],
+    figures = {fid: FigureInfo(id=fid, file=info["file"], dark_file=info.get("dark_file", ""), alt=info["alt"],
+                               description=info["description"],
                                provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
                                inputs=tuple(info.get("inputs", ()))) for fid, info in figure_info.items()}
     sources = {e["source"] for e in results["experiments"].values()}

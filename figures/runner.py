@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from figures import dark as _dark  # noqa: F401  (imported so its source is part of the shared hash)
 from figures.spec import Figure
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
 # invalid inline HTML and says nothing a reader needs.
 SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 SEED = 0
-_SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs")
+_SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs", "figures.dark")
 
 
 @dataclass(frozen=True)
@@ -119,14 +120,19 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
 
 
 def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
-    """Draw one figure and return its SVG bytes (imports matplotlib)."""
+    """Draw one figure and return its (light) SVG bytes (imports matplotlib)."""
+    return draw_variants(figure, data)[0]
+
+
+def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes]:
+    """Draw one figure once; return its light SVG and its dark variant (figures/dark.py)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import numpy as np
     from matplotlib.figure import Figure as MplFigure
 
-    from figures import style
+    from figures import dark, style  # noqa: F811
 
     with matplotlib.rc_context(style.rc()):
         np.random.seed(SEED)  # no figure should need randomness; if one does, it repeats
@@ -138,9 +144,13 @@ def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
             style.tag(fig, figure.provenance, figure.tag or None)
             buf = io.BytesIO()
             fig.savefig(buf, format="svg", metadata=SVG_METADATA)
+            dark_buf = io.BytesIO()
+            with matplotlib.rc_context(dark.dark_rc()):
+                dark.darken(fig)
+                fig.savefig(dark_buf, format="svg", metadata=SVG_METADATA)
         finally:
             fig.clear()
-    return buf.getvalue()
+    return buf.getvalue(), dark_buf.getvalue()
 
 
 def _write_if_changed(path: Path, content: bytes) -> None:
@@ -152,19 +162,20 @@ def _write_if_changed(path: Path, content: bytes) -> None:
     tmp.replace(path)
 
 
-def _cached(cache_dir: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:
-    svg_path, meta_path = cache_dir / f"{key}.svg", cache_dir / f"{key}.json"
-    if not (svg_path.exists() and meta_path.exists()):
+def _cached(cache_dir: Path, key: str) -> tuple[bytes, bytes, dict[str, Any]] | None:
+    svg_path, dark_path, meta_path = (cache_dir / f"{key}{suffix}" for suffix in (".svg", ".dark.svg", ".json"))
+    if not (svg_path.exists() and dark_path.exists() and meta_path.exists()):
         return None
-    svg = svg_path.read_bytes()
+    svg, dark_svg = svg_path.read_bytes(), dark_path.read_bytes()
     meta = json.loads(meta_path.read_text("utf-8"))
-    if meta.get("svg_sha256") != sha256(svg):  # a torn or edited cache entry: redraw
-        return None
-    return svg, meta
+    if meta.get("svg_sha256") != sha256(svg) or meta.get("dark_sha256") != sha256(dark_svg):
+        return None  # a torn or edited cache entry: redraw
+    return svg, dark_svg, meta
 
 
 def _entry(figure: Figure, svg_sha: str, data_sha: str, width: int, height: int) -> dict[str, Any]:
-    return {"file": f"{figure.id}.svg", "alt": figure.alt, "description": figure.description,
+    return {"file": f"{figure.id}.svg", "dark_file": f"{figure.id}.dark.svg", "alt": figure.alt,
+            "description": figure.description,
             "provenance": figure.provenance, "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": width, "height": height}
 
@@ -196,15 +207,18 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         key = cache_key(figure.id, code_hash(figure), shared, data_sha, mpl)
         hit = _cached(cache_dir, key)
         if hit is None:
-            svg = draw_svg(figure, data)
+            svg, dark_svg = draw_variants(figure, data)
             width, height = svg_size_px(svg)
-            meta = {"id": figure.id, "svg_sha256": sha256(svg), "width": width, "height": height}
+            meta = {"id": figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
+                    "width": width, "height": height}
             _write_if_changed(cache_dir / f"{key}.svg", svg)
+            _write_if_changed(cache_dir / f"{key}.dark.svg", dark_svg)
             _write_if_changed(cache_dir / f"{key}.json", canonical_json(meta))
             drawn.append(figure.id)
         else:
-            svg, meta = hit
+            svg, dark_svg, meta = hit
         _write_if_changed(out_dir / f"{figure.id}.svg", svg)
+        _write_if_changed(out_dir / f"{figure.id}.dark.svg", dark_svg)
         done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta["width"], meta["height"])
     return Rendered(done, skipped, tuple(drawn), time.perf_counter() - start)
 

@@ -117,6 +117,8 @@ class FigureInfo:
     """Intrinsic height in CSS pixels."""
     inputs: tuple[str, ...] = ()
     """Experiments or records the figure was drawn from."""
+    dark_file: str = ""
+    """The dark-mode variant's file name in ``figures/`` (empty: the light figure serves both)."""
 
 
 @dataclass(frozen=True)

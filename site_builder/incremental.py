@@ -240,7 +240,7 @@ def _urls_to_reload(changed: set[str], site: SiteView) -> tuple[str, ...]:
     html = {rel for rel in changed if rel.endswith(".html")}
     if any(rel.startswith("static/") for rel in changed):
         html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html"}
-    files = {f.file: f.id for f in site.evidence.figures.values()}
+    files = {name: f.id for f in site.evidence.figures.values() for name in (f.file, f.dark_file) if name}
     redrawn = {files[rel.removeprefix("figures/")] for rel in changed
                if rel.startswith("figures/") and rel.removeprefix("figures/") in files}
     if redrawn:

@@ -304,7 +304,8 @@ def copied_files(site: SiteView) -> SiteFiles:
             files[f"static/{path.relative_to(STATIC).as_posix()}"] = path
     if site.evidence.figure_dir:
         for figure in site.evidence.figures.values():
-            files[f"figures/{figure.file}"] = Path(site.evidence.figure_dir) / figure.file
+            for name in filter(None, (figure.file, figure.dark_file)):
+                files[f"figures/{name}"] = Path(site.evidence.figure_dir) / name
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
     return files
