@@ -239,10 +239,11 @@ def _urls_to_reload(changed: set[str], site: SiteView) -> tuple[str, ...]:
     """Changed HTML pages, pages showing a redrawn figure, and every page when CSS or JS changed."""
     html = {rel for rel in changed if rel.endswith(".html")}
     if any(rel.startswith("static/") for rel in changed):
-        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html"}
+        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html", "figures.html"}
     files = {name: f.id for f in site.evidence.figures.values() for name in (f.file, f.dark_file) if name}
     redrawn = {files[rel.removeprefix("figures/")] for rel in changed
                if rel.startswith("figures/") and rel.removeprefix("figures/") in files}
     if redrawn:
         html |= {f"{page_id}.html" for page_id, page in site.pages.items() if figures_shown(page) & redrawn}
+        html.add("figures.html")
     return tuple(sorted(html))

@@ -12,6 +12,7 @@ import multiprocessing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from jinja2 import Environment
 from markdown_it import MarkdownIt
@@ -26,7 +27,8 @@ from .markdown_out import llms_txt, plain_markdown, zip_bundle
 from .numbers import display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
-from .render import SiteView, make_environment, render_page_blocks
+from .render import SiteView, figure_anchor, figure_context, make_environment, render_page_blocks
+from .toc import has_evidence_heading, page_toc
 
 STATIC = Path(__file__).parent / "static"
 HEAD_SCRIPT = (Path(__file__).parent / "templates" / "head.js").read_text(encoding="utf-8").strip()
@@ -158,7 +160,8 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
     jinja, common = kit.jinja, kit.common
     context = _page_context(site, page, list(kit.lessons), kit.md, jinja)
     template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
-    files: SiteFiles = {f"{page.meta.id}.html": jinja.get_template(template).render(site=common, page=context).encode()}
+    html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
+    files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
     markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher)
     files[f"{page.meta.id}.md"] = markdown.encode()
     if page.meta.kind == "lesson":
@@ -168,16 +171,30 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
     return files
 
 
+def _eager_first_figure(html: str) -> str:
+    """The page's first figure is usually in the first screen (the largest thing painted there):
+    load it at once; every later one stays ``loading="lazy"``."""
+    return html.replace('loading="lazy"', 'loading="eager" fetchpriority="high"', 1)
+
+
+def _root_path(base_url: str) -> str:
+    """The site's root as a URL path ("/lecture05/"), from ``base_url``; "/" when it has none."""
+    path = urlsplit(base_url).path or "/"
+    return path if path.endswith("/") else path + "/"
+
+
 def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
-    """The pages made from the whole site: sources, numbers, 404 and ``llms.txt``."""
+    """The pages made from the whole site: sources, numbers, figures, 404 and ``llms.txt``."""
     jinja, common = kit.jinja, kit.common
+    not_found = {**_generated("404", "找不到这一页"), "root": _root_path(common["base_url"])}
     return {
+        "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
+            site=common, page=_generated("figures", "全部图"), figures=_figures_context(site))).encode(),
         "sources.html": jinja.get_template("sources.html.j2").render(
             site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode(),
         "numbers.html": jinja.get_template("numbers.html.j2").render(
             site=common, page=_generated("numbers", "数值与出处"), values=_numbers_context(site)).encode(),
-        "404.html": jinja.get_template("404.html.j2").render(
-            site=common, page=_generated("404", "找不到这一页")).encode(),
+        "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
     }
 
@@ -200,7 +217,7 @@ def _site_context(site: SiteView) -> dict[str, Any]:
 
 
 def _generated(page_id: str, title: str) -> dict[str, Any]:
-    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": ""}
+    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": "", "toc": []}
 
 
 def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], md: MarkdownIt,
@@ -215,7 +232,8 @@ def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], m
             "sections": _sections(page.meta.id, render_page_blocks(site, page, md, jinja)),
             "prev": neighbour(index - 1) if index is not None else None,
             "next": neighbour(index + 1) if index is not None else None,
-            "evidence": _evidence_summary(site, page)}
+            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page),
+            "toc": page_toc(page, site.teacher)}
 
 
 def _sections(page_id: str, blocks: list[dict]) -> list[dict[str, Any]]:
@@ -279,6 +297,20 @@ def _uses(site: SiteView, name: str, target: str) -> list[dict[str, str]]:
                     uses.append({"url": f"{page.meta.id}.html" + (f"#{anchor}" if anchor else ""),
                                  "text": f"{label} · {use.state}" if use.state else label})
     return uses
+
+
+def _figures_context(site: SiteView) -> list[dict[str, Any]]:
+    """Every figure with its home anchor and the pages that show or cite it."""
+    shown: dict[str, list[dict[str, str]]] = {}
+    for page in site.pages.values():
+        label = page.meta.label or page.meta.title
+        for block in page.blocks:
+            if isinstance(block, StateSource) and block.figure:
+                shown.setdefault(block.figure, []).append(
+                    {"url": f"{page.meta.id}.html#{page.meta.id}-{block.id}-fig", "text": f"{label} · {block.title}"})
+    return [{"figure": figure_context(f), "anchor": figure_anchor(f.id),
+             "uses": shown.get(f.id, []) + _uses(site, "fig", f.id)}
+            for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
 
 
 def _sources_context(site: SiteView) -> list[dict[str, Any]]:
