@@ -11,6 +11,7 @@ from .numbers import format_number
 from .parse import ParsedPage, RoleUse, StateSource
 from .problems import Problem, suggest
 from .mathrender import MathError, render_math
+from .value_text import check_value_text
 
 ROLES = ("num", "fig", "src", "ref", "example")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
@@ -40,6 +41,8 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
             problems += _unbound_numbers(page)
         problems += _math_errors(page)
     problems += check_records(content, evidence.values)
+    problems += check_value_text(content.value_text, set(evidence.values),
+                                 {v.producer for v in evidence.values.values()})
     return problems
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .value_text import ValueText
+
 PROVENANCES = ("teaching", "measured", "record")
 """Where something a reader sees comes from, weakest claim first."""
 
@@ -145,6 +147,8 @@ class Content:
     """The source registry."""
     records: tuple[Record, ...]
     """Historical records."""
+    value_text: ValueText = ValueText()
+    """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .content import Content, Record, SiteConfig, Source, SourceFile
 from .problems import Problem, suggest
+from .value_text import parse_value_text
 from .yamlnodes import Located, load_located
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
@@ -27,10 +28,12 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     sources = _load_sources(_read_or_none(root, base / "sources.yml", problems), problems)
     records = tuple(_load_record(_read(root, p, problems), problems)
                     for p in sorted((base / "records").glob("*.json")))
+    value_text, errors = parse_value_text(_read_or_none(root, base / "values.yml", problems))
+    problems += errors
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
-    return Content(config, pages, sources, tuple(r for r in records if r)), problems
+    return Content(config, pages, sources, tuple(r for r in records if r), value_text), problems
 
 
 def _read(root: Path, path: Path, problems: list[Problem]) -> SourceFile:

@@ -193,7 +193,7 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
         "sources.html": jinja.get_template("sources.html.j2").render(
             site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode(),
         "numbers.html": jinja.get_template("numbers.html.j2").render(
-            site=common, page=_generated("numbers", "数值与出处"), values=_numbers_context(site)).encode(),
+            site=common, page=_generated("numbers", "数值与出处"), groups=_numbers_context(site)).encode(),
         "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
     }
@@ -320,12 +320,23 @@ def _sources_context(site: SiteView) -> list[dict[str, Any]]:
 
 
 def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
-    return [{"name": v.name, "display": display(v), "provenance": v.provenance, "badge": BADGE_TEXT[v.provenance],
-             "producer": v.producer, "description": v.description, "command": v.command,
-             "source_file": v.source_file, "published_source": v.source_file in site.evidence.experiment_files,
-             "conditions": v.conditions, "date": v.date, "tolerance": v.tolerance,
-             "uses": _uses(site, "num", v.name)}
-            for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
+    """Values grouped by the experiment or record that produced them, described in the reader's
+    language where ``content/values.yml`` says how (else the producer's own English line)."""
+    text = site.content.value_text
+    groups: dict[str, dict[str, Any]] = {}
+    for v in sorted(site.evidence.values.values(), key=lambda v: v.name):
+        group = groups.setdefault(v.producer, {
+            "name": v.producer, "title": text.group_title(v.producer) or v.producer, "provenance": v.provenance,
+            "badge": BADGE_TEXT[v.provenance], "conditions": v.conditions, "command": v.command, "date": v.date,
+            "entries": []})
+        description = text.describe(v.name)
+        group["entries"].append({
+            "name": v.name, "display": display(v), "provenance": v.provenance, "badge": BADGE_TEXT[v.provenance],
+            "producer": v.producer, "description": description or v.description,
+            "description_lang": "" if description else "en", "command": v.command, "source_file": v.source_file,
+            "published_source": v.source_file in site.evidence.experiment_files, "conditions": v.conditions,
+            "date": v.date, "tolerance": v.tolerance, "uses": _uses(site, "num", v.name)})
+    return list(groups.values())
 
 
 def copied_files(site: SiteView) -> SiteFiles:
