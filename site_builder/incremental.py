@@ -32,8 +32,8 @@ from .content import Evidence, SourceFile
 from .load import load_content
 from .markdown import make_markdown
 from .parse import ParsedPage, StateSource
-from .pipeline import (STATIC, SiteFiles, check_parsed, copied_files, make_kit, parse_source, render_generated,
-                       render_page_files)
+from .pipeline import (STATIC, SiteFiles, check_parsed, copied_files, make_kit, math_font_file, parse_source,
+                       render_generated, render_page_files)
 from .problems import ContentError, Problem
 from .render import TEMPLATES, SiteView, make_environment
 from .writer import write_site
@@ -171,6 +171,7 @@ class IncrementalSite:
             generated = (generated_key, render_generated(site, kit))
         files.update(generated[1])
         files.update(copied_files(site))
+        files.update(math_font_file(files))
         changed = self._write(files)
         self._pages, self._generated = pages, generated
         return BuildReport(_urls_to_reload(changed, site), tuple(sorted(changed)), tuple(rendered),

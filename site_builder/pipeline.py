@@ -24,6 +24,7 @@ from .frontmatter import split_page
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
+from .mathfont import FONT_PATH, math_characters, math_font
 from .numbers import display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
@@ -98,7 +99,16 @@ def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> Site
         files = _render_pages(site, pages, kit)
     files.update(render_generated(site, kit))
     files.update(copied_files(site))
+    files.update(math_font_file(files))
     return files
+
+
+def math_font_file(files: SiteFiles) -> SiteFiles:
+    """The math font cut to the characters this site's formulas use (mathfont.py); nothing when
+    no page has maths (the committed full subset is copied but never linked)."""
+    chars = math_characters([data.decode() for name, data in files.items()
+                             if name.endswith(".html") and isinstance(data, bytes)])
+    return {FONT_PATH: math_font(chars)} if chars else {}
 
 
 def _render_pages(site: SiteView, page_ids: list[str], kit: RenderKit) -> SiteFiles:
@@ -166,7 +176,7 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
     files[f"{page.meta.id}.md"] = markdown.encode()
     if page.meta.kind == "lesson":
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
-            site=common, page=context, markdown=markdown).encode()
+            site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
     return files
 

@@ -284,3 +284,27 @@ def test_cjk_quotes_from_the_cjk_font_and_balanced_headings(site, open_tab):
     assert quote > 0.8, quote  # full width (a Latin face draws it about 0.4 em wide)
     wrap = page.eval_on_selector("h1", "h => getComputedStyle(h).textWrap || getComputedStyle(h).textWrapStyle")
     assert "balance" in wrap
+
+
+# ------------------------------------------------------------------ math font --
+def test_math_font_is_cut_to_the_formulas_and_loaded_only_with_them(site, open_tab):
+    """The site's math font holds every character its formulas draw (and little else), only
+    pages with maths link it, and it swaps in rather than blocking text."""
+    from fontTools.ttLib import TTFont
+
+    from site_builder.mathfont import FONT_PATH, math_characters
+
+    pages = {name: (site.public_dir / name).read_text(encoding="utf-8") for name in site.pages}
+    needed = math_characters(list(pages.values()))
+    assert needed, "both sites have formulas"
+    font = TTFont(site.public_dir / FONT_PATH)
+    missing = [c for c in needed if ord(c) not in font.getBestCmap()]
+    assert missing == []
+    assert (site.public_dir / FONT_PATH).stat().st_size < 60_000
+    for name, html in pages.items():
+        assert ("math.css" in html) == ("<math" in html), name
+    assert "font-display: swap" in (site.public_dir / "static/math/math.css").read_text(encoding="utf-8")
+    with_math = next(name for name, html in pages.items() if "<math" in html)
+    tab = open_tab(site.url(False, with_math))
+    _settle(tab.page)
+    assert tab.page.evaluate("[...document.fonts].some(f => f.family.includes('LessonMath') && f.status === 'loaded')")
