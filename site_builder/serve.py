@@ -25,6 +25,7 @@ import ipaddress
 import json
 import mimetypes
 import queue
+import re
 import sys
 import threading
 import time
@@ -100,6 +101,15 @@ def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
     if crash:
         out.append(crash.rstrip())
     return "\n".join(out)
+
+
+def served_at_root(not_found: bytes) -> bytes:
+    """404.html links from base_url's path (/lecture05/…) for GitHub Pages; this server puts the
+    site at /, so those links are re-rooted here."""
+    match = re.search(rb'href="(/[^"]*)static/site\.css"', not_found)
+    if match is None or match[1] == b"/":
+        return not_found
+    return not_found.replace(b'="' + match[1], b'="/')
 
 
 def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
@@ -334,7 +344,7 @@ def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
 
         def _not_found(self, build_id: int, head: bool) -> None:
             page = server.site.out_dir / "404.html"
-            body = page.read_bytes() if page.is_file() else _MISSING_SITE
+            body = served_at_root(page.read_bytes()) if page.is_file() else _MISSING_SITE
             self._send(404, inject_client(body, build_id), "text/html; charset=utf-8", head)
 
         def _send(self, status: int, body: bytes, kind: str, head: bool) -> None:
