@@ -313,13 +313,14 @@ def test_math_font_is_cut_to_the_formulas_and_loaded_only_with_them(site, open_t
 # --------------------------------------------------------------- numbers page --
 def test_numbers_page_is_short_on_a_phone_and_deep_links_open_their_value(site, open_tab):
     html = (site.public_dir / "numbers.html").read_text(encoding="utf-8")
-    name = re.search(r'<summary id="([^"]+\.[^"]+)"', html)[1]
+    name = re.search(r'<dl class="value-anchor" id="([^"]+)"', html)[1]
     page = open_tab(site.url(False, "numbers.html"), viewport=PHONE).page
     assert page.evaluate("document.documentElement.scrollHeight") < 4 * PHONE["height"]  # folded groups
     page.goto(site.url(False, f"numbers.html#{name}"))
     _settle(page)
-    opened = page.eval_on_selector(f"[id='{name}']", """s => [s.parentElement.open, s.closest('.value-group').open,
-        s.getBoundingClientRect().top, s.textContent]""")
+    opened = page.eval_on_selector(f"[id='{name}']", """d => [d.parentElement.open, d.closest('.value-group').open,
+        d.parentElement.querySelector('summary').getBoundingClientRect().top,
+        d.parentElement.querySelector('summary').textContent]""")
     assert opened[0] and opened[1] and 0 <= opened[2] < PHONE["height"], opened
     if site.kind == "real":  # described in Chinese (content/values.yml), not lessonmodel's English
         assert 'lang="en"' not in html
