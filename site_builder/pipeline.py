@@ -337,8 +337,9 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
     for v in sorted(site.evidence.values.values(), key=lambda v: v.name):
         group = groups.setdefault(v.producer, {
             "name": v.producer, "title": text.group_title(v.producer) or v.producer, "provenance": v.provenance,
-            "badge": BADGE_TEXT[v.provenance], "conditions": v.conditions, "command": v.command, "date": v.date,
-            "entries": []})
+            "badge": BADGE_TEXT[v.provenance], "conditions": "", "command": "", "date": "", "entries": []})
+        for key in ("conditions", "command", "date"):  # one producer, one run: said once for the group
+            group[key] = group[key] or getattr(v, key)
         description = text.describe(v.name)
         group["entries"].append({
             "name": v.name, "display": display(v), "provenance": v.provenance, "badge": BADGE_TEXT[v.provenance],
