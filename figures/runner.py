@@ -21,7 +21,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,20 +120,20 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
     return round(float(match[1]) * 4 / 3), round(float(match[2]) * 4 / 3)
 
 
-def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
-    """Draw one figure and return its (light) SVG bytes (imports matplotlib)."""
-    return draw_variants(figure, data)[0]
+@contextmanager
+def drawn_figure(figure: Figure, data: Mapping[str, Any]) -> Iterator[Any]:
+    """A matplotlib figure with ``figure`` drawn on it, under the shared style; cleared afterwards.
 
-
-def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes]:
-    """Draw one figure once; return its light SVG and its dark variant (figures/dark.py)."""
+    Every output format (the SVG, the baseline PNG of figures/baseline.py) is saved from here,
+    so they show the same drawing.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import numpy as np
     from matplotlib.figure import Figure as MplFigure
 
-    from figures import dark, style  # noqa: F811
+    from figures import style
 
     with matplotlib.rc_context(style.rc()):
         np.random.seed(SEED)  # no figure should need randomness; if one does, it repeats
@@ -142,15 +143,33 @@ def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes
             style.card(fig)
             figure.draw(fig, data)
             style.tag(fig, figure.provenance, figure.tag or None)
-            buf = io.BytesIO()
-            fig.savefig(buf, format="svg", metadata=SVG_METADATA)
-            dark_buf = io.BytesIO()
-            with matplotlib.rc_context(dark.dark_rc()):
-                dark.darken(fig)
-                fig.savefig(dark_buf, format="svg", metadata=SVG_METADATA)
+            yield fig
         finally:
             fig.clear()
-    return buf.getvalue(), dark_buf.getvalue()
+
+
+def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
+    """Draw one figure and return its SVG bytes (imports matplotlib)."""
+    buf = io.BytesIO()
+    with drawn_figure(figure, data) as fig:
+        fig.savefig(buf, format="svg", metadata=SVG_METADATA)
+    return buf.getvalue()
+
+
+def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes]:
+    """Draw one figure once; return its light SVG and its dark variant, recoloured on the same
+    matplotlib figure by figures/dark.py."""
+    import matplotlib
+
+    from figures import dark
+
+    light, dark_svg = io.BytesIO(), io.BytesIO()
+    with drawn_figure(figure, data) as fig:
+        fig.savefig(light, format="svg", metadata=SVG_METADATA)
+        with matplotlib.rc_context(dark.dark_rc()):
+            dark.darken(fig)
+            fig.savefig(dark_svg, format="svg", metadata=SVG_METADATA)
+    return light.getvalue(), dark_svg.getvalue()
 
 
 def _write_if_changed(path: Path, content: bytes) -> None:

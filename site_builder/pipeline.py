@@ -25,11 +25,12 @@ from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
 from .mathfont import FONT_PATH, math_characters, math_font
-from .numbers import display
+from .numbers import class_text, display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
 from .render import SiteView, figure_anchor, figure_context, make_environment, render_page_blocks
 from .toc import has_evidence_heading, page_toc
+from .urls import check_html
 
 STATIC = Path(__file__).parent / "static"
 HEAD_SCRIPT = (Path(__file__).parent / "templates" / "head.js").read_text(encoding="utf-8").strip()
@@ -178,7 +179,7 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
             site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
-    return files
+    return guarded(files)
 
 
 def _eager_first_figure(html: str) -> str:
@@ -197,7 +198,7 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     """The pages made from the whole site: sources, numbers, figures, 404 and ``llms.txt``."""
     jinja, common = kit.jinja, kit.common
     not_found = {**_generated("404", "找不到这一页"), "root": _root_path(common["base_url"])}
-    return {
+    return guarded(root=not_found["root"], files={
         "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
             site=common, page=_generated("figures", "全部图"), figures=_figures_context(site))).encode(),
         "sources.html": jinja.get_template("sources.html.j2").render(
@@ -206,7 +207,19 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
             site=common, page=_generated("numbers", "数值与出处"), groups=_numbers_context(site)).encode(),
         "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
-    }
+    })
+
+
+def guarded(files: SiteFiles, root: str = "/") -> SiteFiles:
+    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py).
+
+    ``root``: the site's own path on its host. 404.html links from it (``/lecture05/static/…``, served
+    at any depth); such a URL is judged as the site path after it, so it must stay inside the site too.
+    """
+    for name, payload in files.items():
+        if name.endswith(".html") and isinstance(payload, bytes):
+            check_html(name, payload.replace(b'="' + root.encode(), b'="') if root != "/" else payload)
+    return files
 
 
 NAV_LIMIT = 24
@@ -346,7 +359,8 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
             "producer": v.producer, "description": description or v.description,
             "description_lang": "" if description else "en", "command": v.command, "source_file": v.source_file,
             "published_source": v.source_file in site.evidence.experiment_files, "conditions": v.conditions,
-            "date": v.date, "tolerance": v.tolerance, "uses": _uses(site, "num", v.name)})
+            "date": v.date, "tolerance": v.tolerance, "value_class": v.value_class,
+            "class_text": class_text(v.value_class, v.rtol, v.atol), "uses": _uses(site, "num", v.name)})
     return list(groups.values())
 
 
