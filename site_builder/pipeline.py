@@ -12,7 +12,6 @@ import multiprocessing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from jinja2 import Environment
 from markdown_it import MarkdownIt
@@ -188,17 +187,12 @@ def _eager_first_figure(html: str) -> str:
     return html.replace('loading="lazy"', 'loading="eager" fetchpriority="high"', 1)
 
 
-def _root_path(base_url: str) -> str:
-    """The site's root as a URL path ("/lecture05/"), from ``base_url``; "/" when it has none."""
-    path = urlsplit(base_url).path or "/"
-    return path if path.endswith("/") else path + "/"
-
-
 def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     """The pages made from the whole site: sources, numbers, figures, 404 and ``llms.txt``."""
     jinja, common = kit.jinja, kit.common
-    not_found = {**_generated("404", "找不到这一页"), "root": _root_path(common["base_url"])}
-    return guarded(root=not_found["root"], files={
+    # GitHub Pages serves 404.html for a missing path at any depth: its links are absolute, from base_url.
+    not_found = {**_generated("404", "找不到这一页"), "root": common["base_url"]}
+    return guarded({
         "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
             site=common, page=_generated("figures", "全部图"), figures=_figures_context(site))).encode(),
         "sources.html": jinja.get_template("sources.html.j2").render(
@@ -210,15 +204,11 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     })
 
 
-def guarded(files: SiteFiles, root: str = "/") -> SiteFiles:
-    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py).
-
-    ``root``: the site's own path on its host. 404.html links from it (``/lecture05/static/…``, served
-    at any depth); such a URL is judged as the site path after it, so it must stay inside the site too.
-    """
+def guarded(files: SiteFiles) -> SiteFiles:
+    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py)."""
     for name, payload in files.items():
         if name.endswith(".html") and isinstance(payload, bytes):
-            check_html(name, payload.replace(b'="' + root.encode(), b'="') if root != "/" else payload)
+            check_html(name, payload)
     return files
 
 

@@ -110,10 +110,10 @@ def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
 
 
 def served_at_root(not_found: bytes) -> bytes:
-    """404.html links from base_url's path (/lecture05/…) for GitHub Pages; this server puts the
+    """404.html links from base_url (https://…/lecture05/…) for GitHub Pages; this server puts the
     site at /, so those links are re-rooted here."""
-    match = re.search(rb'href="(/[^"]*)static/site\.css"', not_found)
-    if match is None or match[1] == b"/":
+    match = re.search(rb'href="([^"]*)static/site\.css"', not_found)
+    if match is None or not match[1]:
         return not_found
     return not_found.replace(b'="' + match[1], b'="/')
 

@@ -212,15 +212,24 @@ class _PagesHandler(http.server.SimpleHTTPRequestHandler):
         return None
 
 
-def test_404_from_a_nested_path_loads_its_css_and_links_work(site, open_tab):
-    base = re.search(r'href="(/[^"]*)static/site\.css"', (site.public_dir / "404.html").read_text("utf-8"))
-    assert base, "404.html links start from the site's root path"
-    prefix = base[1]
-    handler = functools.partial(type("H", (_PagesHandler,), {"prefix": prefix}), directory=str(site.public_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+def test_404_from_a_nested_path_loads_its_css_and_links_work(tmp_path, open_tab):
+    """Served like GitHub Pages (the site under /course/, 404.html for any missing path), from a
+    site whose base_url is that server: the 404 page at a/b/c/ is styled and its links work."""
+    import shutil
+
+    from conftest import FIXTURE, build_fixture_sites
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    root = f"http://127.0.0.1:{server.server_address[1]}/course/"
+    content = tmp_path / "src"
+    shutil.copytree(FIXTURE, content)
+    config = content / "content" / "site.yml"
+    config.write_text(re.sub(r"base_url: .*", f"base_url: {root}", config.read_text("utf-8")), encoding="utf-8")
+    public, _ = build_fixture_sites(tmp_path / "out", content)
+    server.RequestHandlerClass = functools.partial(type("H", (_PagesHandler,), {"prefix": "/course/"}),
+                                                   directory=str(public))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        root = f"http://127.0.0.1:{server.server_address[1]}{prefix}"
         tab = open_tab(None)
         response = tab.page.goto(root + "a/b/c/no-such-page.html")
         assert response.status == 404
@@ -228,10 +237,11 @@ def test_404_from_a_nested_path_loads_its_css_and_links_work(site, open_tab):
         styled = tab.page.eval_on_selector("body", "b => getComputedStyle(b).fontFamily")
         assert "CJK Quotes" in styled  # site.css arrived
         assert tab.page.evaluate("document.documentElement.classList.contains('js')")
+        assert tab.page.locator("[data-theme-toggle]").is_visible()  # site.js ran
         assert tab.errors == [] or all("404" in e and "no-such-page" in e for e in tab.errors), tab.errors
         tab.page.locator(".not-found-links a").first.click()
         assert tab.page.url == root + "index.html"
-        assert tab.page.locator("h1").count() == 1 and "找不到" not in tab.page.locator("h1").text_content()
+        assert "找不到" not in tab.page.locator("h1").text_content()
     finally:
         server.shutdown()
 
