@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from playwright.sync_api import expect
+from chromium import wait_until  # tests/chromium.py
 
 
 def lesson_url(site, teacher=False, suffix=""):
@@ -30,7 +31,7 @@ def test_print_shows_every_state_with_details_open(site, open_tab):
         page.emulate_media(media="print")
         page.evaluate("dispatchEvent(new Event('beforeprint'))")  # what printing fires (emulation does not)
         assert tab.visible_states() == list(site.states), "teacher" if teacher else "public"
-        page.wait_for_function("() => [...document.querySelectorAll('main img')].every(i => i.complete && i.naturalWidth)")
+        wait_until(page, "() => [...document.querySelectorAll('main img')].every(i => i.complete && i.naturalWidth)")
         for sid in site.states:
             assert page.eval_on_selector(f"#{sid}", "s => s.getBoundingClientRect().height") > 40
         more = page.locator("details.more > :not(summary)")
@@ -46,7 +47,7 @@ def test_dark_mode_and_dark_or_light_figure_card(site, open_tab):
     text = page.eval_on_selector("body", "b => getComputedStyle(b).color")
     assert luminance(body) < 0.2 < 0.7 < luminance(text)
     if page.locator(".figure-card source[data-dark-source]").count():  # matplotlib's dark variant (test_reader)
-        page.wait_for_function("() => document.querySelector('.figure-card img').complete")
+        wait_until(page, "() => document.querySelector('.figure-card img').complete")
         assert page.eval_on_selector(".figure-card img", "i => i.currentSrc").endswith(".dark.svg")
     else:
         card = page.eval_on_selector(".figure-card", "c => getComputedStyle(c).backgroundColor")

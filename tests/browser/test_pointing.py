@@ -8,6 +8,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
+from chromium import wait_until  # tests/chromium.py
 
 SIZES = [(1280, 800), (1366, 768), (1920, 1080)]
 LESSONS = ("rc-v1", "r55", "kv-bytes")
@@ -174,7 +175,7 @@ def test_escape_restores_notes_and_scroll(real, open_tab):
     tab = open_tab(real.url(True, "rc-v1.html?notes=1"), viewport={"width": 1280, "height": 800})
     page = tab.page
     page.evaluate("window.scrollTo(0, 400)")
-    page.wait_for_function("scrollY === 400")
+    wait_until(page, "scrollY === 400")
     expect(page.locator("#rc-v1-b0 [data-teacher]")).to_be_visible()
     page.locator("[data-present-toggle]").first.click()
     expect(page.locator("#rc-v1-b0 [data-teacher]")).to_be_hidden()

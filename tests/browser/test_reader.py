@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from chromium import wait_until  # tests/chromium.py
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
@@ -55,12 +56,11 @@ def test_tables_fit_the_page_or_scroll_with_a_cue(site, open_tab, viewport):
         assert seen >= 2, "the real course has tables (resource-ledger, kv-bytes)"
 
 
+@pytest.mark.parametrize("site", ["real"], indirect=True)  # the real course's figures and tables
 def test_real_tables_wrap_instead_of_scrolling(site, open_tab):
     """The course's tables fit by wrapping; one scrolls only if even its narrowest layout (every
     cell wrapped as far as it can be) is wider than the column. On the desktop nothing scrolls,
     and the widest table grows into the margin rather than cramming."""
-    if site.kind != "real":
-        pytest.skip("the fixture's table is tiny")
     for viewport in (PHONE, DESKTOP):
         tab = open_tab(None, viewport=viewport)
         for name in ("resource-ledger.html", "kv-bytes.html"):
@@ -90,9 +90,8 @@ def _label_sizes_pt(svg: str) -> list[float]:
     return sizes
 
 
+@pytest.mark.parametrize("site", ["real"], indirect=True)  # the real course's figures and tables
 def test_figure_labels_at_least_12px_on_a_phone(site, open_tab):
-    if site.kind != "real":
-        pytest.skip("fixture figures are hand-written SVG, not matplotlib drawings")
     tab = open_tab(None, viewport=PHONE)
     checked = 0
     for name in site.pages:
@@ -141,24 +140,23 @@ def test_figures_lazy_below_the_fold_with_size_set(site, open_tab):
             assert ('loading="lazy"' in img) == (i > 0), (name, i)  # the first one is in the first screen
 
 
+@pytest.mark.parametrize("site", ["real"], indirect=True)  # the real course's figures and tables
 def test_dark_variant_served_in_dark_mode_and_by_the_theme_toggle(site, open_tab):
-    if site.kind != "real":
-        pytest.skip("fixture figures have no dark variant")
     first = "main figure img"
     dark = open_tab(site.url(False, f"{site.lesson}.html"), color_scheme="dark").page
-    dark.wait_for_function("() => document.querySelector('main figure img').complete")
+    wait_until(dark, "() => document.querySelector('main figure img').complete")
     assert dark.eval_on_selector(first, "i => i.currentSrc").endswith(".dark.svg")
     card = dark.eval_on_selector(".figure-card", "c => getComputedStyle(c).backgroundColor")
     light = open_tab(site.url(False, f"{site.lesson}.html"), color_scheme="light").page
-    light.wait_for_function("() => document.querySelector('main figure img').complete")
+    wait_until(light, "() => document.querySelector('main figure img').complete")
     assert not light.eval_on_selector(first, "i => i.currentSrc").endswith(".dark.svg")
     # The site's own toggle overrides the system: 自动 → 浅色 → 深色.
     toggle = light.locator("[data-theme-toggle]")
     toggle.click()
     toggle.click()
-    light.wait_for_function("() => document.querySelector('main figure img').currentSrc.endsWith('.dark.svg')")
+    wait_until(light, "() => document.querySelector('main figure img').currentSrc.endsWith('.dark.svg')")
     dark.locator("[data-theme-toggle]").click()  # 浅色 on a dark system
-    dark.wait_for_function("() => !document.querySelector('main figure img').currentSrc.endsWith('.dark.svg')")
+    wait_until(dark, "() => !document.querySelector('main figure img').currentSrc.endsWith('.dark.svg')")
     assert "255, 255, 255" not in card  # no white card behind the dark figure
 
 
