@@ -366,7 +366,8 @@ def copied_files(site: SiteView) -> SiteFiles:
     for path in sorted(STATIC.rglob("*")):
         if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY):
             rel = f"static/{path.relative_to(STATIC).as_posix()}"
-            files[rel] = compact_js(path.read_text(encoding="utf-8")).encode() if path.suffix == ".js" else path
+            compact = _COMPACTORS.get(path.suffix)
+            files[rel] = compact(path.read_text(encoding="utf-8")).encode() if compact else path
     if site.evidence.figure_dir:
         for figure in site.evidence.figures.values():
             for name in filter(None, (figure.file, figure.dark_file)):
@@ -375,6 +376,16 @@ def copied_files(site: SiteView) -> SiteFiles:
         files[f"code/{repo_path}"] = Path(absolute)
     return files
 
+
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def compact_css(source: str) -> str:
+    """A style sheet as published: comments, blank lines and indentation dropped (the per-page CSS
+    budget; the comments stay in the repository). Our sheets hold no ``/*`` inside a string."""
+    lines = (line.strip() for line in _CSS_COMMENT.sub("", source).split("\n"))
+    return "\n".join(line for line in lines if line) + "\n"
 
 
 _TRAILING_COMMENT = re.compile(r"\s{2,}// .*$")
@@ -400,3 +411,7 @@ def compact_js(source: str) -> str:
         if text and not text.startswith("//"):
             lines.append(_TRAILING_COMMENT.sub("", text))
     return "\n".join(lines) + "\n"
+
+
+_COMPACTORS = {".js": compact_js, ".css": compact_css}
+"""What each kind of static file loses on its way to readers: comments and indentation."""
