@@ -117,12 +117,13 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
     """Render and write both sites, the teacher one in a forked child so both cores work.
 
     The child inherits ``prepared`` through fork (nothing is pickled); each site is
-    swapped in atomically on its own. Only the public site gets a search index.
+    swapped in atomically on its own. Only the public site gets a search index,
+    indexed by Pagefind in processes of its own while the pages render.
     """
     import multiprocessing
 
     from site_builder import render_site, write_site
-    from site_builder.search import index_site
+    from site_builder.search import IndexJob
 
     def teacher_site() -> None:
         write_site(render_site(prepared, teacher=True, workers=WORKERS), teacher)
@@ -133,8 +134,8 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
         child.start()
     else:
         teacher_site()
-    write_site(render_site(prepared, teacher=False, workers=WORKERS), public,
-               finish=lambda staging: index_site(staging, public))
+    search = IndexJob(prepared, CACHE / "search")
+    write_site(render_site(prepared, teacher=False, workers=WORKERS), public, finish=search.place)
     if child is not None:
         child.join()
         if child.exitcode != 0:
@@ -238,7 +239,8 @@ def serve(host: str, port: int, teacher: bool) -> int:
     # Its own folder, not _site/: a running server never competes with `python build.py` for the published site.
     out_dir = CACHE / "serve" / ("teacher" if teacher else "public")
     site = IncrementalSite(ROOT, out_dir, teacher,
-                           finish=None if teacher else (lambda staging: carry_index(staging, out_dir)))
+                           finish=None if teacher else (
+                               lambda staging: carry_index(staging, out_dir, site.prepared, CACHE / "search")))
     evidence = EvidenceSource(load=evidence_in_fresh_process,
                               inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     server = DevServer(site, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",

@@ -32,8 +32,8 @@ from .content import Evidence, SourceFile
 from .load import load_content
 from .markdown import make_markdown
 from .parse import ParsedPage, StateSource
-from .pipeline import (STATIC, SiteFiles, check_parsed, copied_files, make_kit, parse_source, render_generated,
-                       render_page_files)
+from .pipeline import (STATIC, PreparedSite, SiteFiles, check_parsed, copied_files, make_kit, parse_source,
+                       render_generated, render_page_files)
 from .problems import ContentError, Problem
 from .render import TEMPLATES, SiteView, make_environment
 from .writer import write_site
@@ -134,6 +134,8 @@ class IncrementalSite:
         self._evidence: tuple[Evidence, str] | None = None
         self._written: dict[str, bytes | str] = {}
         self._out_identity: tuple[int, int, int] | None = None
+        self.prepared: PreparedSite | None = None
+        """The site of the build being written (for ``finish``, e.g. a search index), then of the last one."""
 
     def build(self, evidence: Evidence) -> BuildReport:
         """Load, parse (cached), check, render (cached) and write; raise ``ContentError`` on problems.
@@ -171,6 +173,7 @@ class IncrementalSite:
             generated = (generated_key, render_generated(site, kit))
         files.update(generated[1])
         files.update(copied_files(site))
+        self.prepared = prepared
         changed = self._write(files)
         self._pages, self._generated = pages, generated
         return BuildReport(_urls_to_reload(changed, site), tuple(sorted(changed)), tuple(rendered),

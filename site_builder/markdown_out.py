@@ -10,7 +10,7 @@ from .content import Evidence
 from .numbers import display
 from .parse import ParsedPage
 
-_ROLE = re.compile(r"\{([A-Za-z][\w-]*)\}`([^`]*)`")
+ROLE = re.compile(r"\{([A-Za-z][\w-]*)\}`([^`]*)`")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so two builds write identical bytes
 
 
@@ -21,11 +21,11 @@ def plain_markdown(page: ParsedPage, evidence: Evidence, titles: dict[str, str],
         for start, end in page.teacher_spans:
             lines[start:end] = [None] * (end - start)
     body = "\n".join(line for line in lines if line is not None).strip("\n")
-    body = _ROLE.sub(lambda m: _role_text(m.group(1), m.group(2).strip(), evidence, titles), body)
+    body = ROLE.sub(lambda m: role_text(m.group(1), m.group(2).strip(), evidence, titles), body)
     return f"# {page.meta.title}\n\n{re.sub(chr(10) * 3 + '+', chr(10) * 2, body)}\n"
 
 
-def _role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str]) -> str:
+def role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str]) -> str:
     if name == "num" and target in evidence.values:
         return display(evidence.values[target])
     if name == "fig" and target in evidence.figures:
