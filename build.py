@@ -100,17 +100,66 @@ def measure_and_draw(clean: bool = False, progress=None):
 
 
 def build(clean: bool = False, quiet: bool = False):
-    """Measure, draw, then build and write both sites. Returns the prepared site and the figure results."""
+    """Measure, draw, then build and write both sites. Returns the prepared site and the figure results.
+
+    When every input is the one the last build wrote (the content, site_builder's code, templates
+    and static files, the evidence) and both output folders are still the ones it swapped in,
+    nothing is rebuilt: the prepared site is then ``None``. ``clean`` always rebuilds.
+    """
     from site_builder import prepare_site
 
     started = time.perf_counter()
     evidence, drawn = measure_and_draw(clean)
+    inputs = None if clean else _inputs_digest(evidence)
+    if inputs is not None and _unchanged(inputs):
+        if not quiet:
+            print(f"nothing changed since the last build ({len(evidence.figures)} figures, {len(evidence.values)} "
+                  f"values) → {PUBLIC.name}/ and {TEACHER.name}/ kept, in {time.perf_counter() - started:.2f} s")
+        return None, drawn
     prepared = prepare_site(ROOT, evidence)
     write_sites(prepared)
+    _remember(inputs or _inputs_digest(evidence))
     if not quiet:
         print(f"built {len(prepared.pages)} pages, {len(evidence.figures)} figures, {len(evidence.values)} values "
               f"→ {PUBLIC.name}/ and {TEACHER.name}/ in {time.perf_counter() - started:.2f} s")
     return prepared, drawn
+
+
+BUILT = CACHE / "build" / "inputs.json"
+"""The inputs of the last complete build and the identity of the folders it wrote."""
+
+
+def _inputs_digest(evidence) -> str:
+    import importlib.metadata
+
+    from site_builder.incremental import digest, evidence_digest, tree_digest
+
+    versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pagefind")]
+    return digest(tree_digest(ROOT / "content", ROOT / "site_builder"), (ROOT / "build.py").read_bytes(),
+                  evidence_digest(evidence), sys.version, *versions)
+
+
+def _unchanged(inputs: str) -> bool:
+    import json
+
+    try:
+        last = json.loads(BUILT.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return last.get("inputs") == inputs and last.get("folders") == _folders()
+
+
+def _remember(inputs: str) -> None:
+    import json
+
+    BUILT.parent.mkdir(parents=True, exist_ok=True)
+    BUILT.write_text(json.dumps({"inputs": inputs, "folders": _folders()}), encoding="utf-8")
+
+
+def _folders() -> list:
+    from site_builder.incremental import folder_identity
+
+    return [list(folder_identity(PUBLIC) or ()), list(folder_identity(TEACHER) or ())]
 
 
 def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> None:
@@ -118,15 +167,19 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
 
     The child inherits ``prepared`` through fork (nothing is pickled); each site is
     swapped in atomically on its own. Only the public site gets a search index,
-    indexed by Pagefind in processes of its own while the pages render.
+    indexed by Pagefind in processes of its own while the pages render. Each site
+    reuses what the last build into the same folder rendered and wrote
+    (``write_reusing``), and both link their shared assets from one content-addressed store.
     """
     import multiprocessing
 
-    from site_builder import render_site, write_site
+    from site_builder.incremental import write_reusing
     from site_builder.search import IndexJob
 
+    state = CACHE / "build"
+
     def teacher_site() -> None:
-        write_site(render_site(prepared, teacher=True, workers=WORKERS), teacher)
+        write_reusing(prepared, True, teacher, state / f"{_key(teacher)}.json", WORKERS, store=CACHE / "assets")
 
     child = None
     if "fork" in multiprocessing.get_all_start_methods():
@@ -135,11 +188,19 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
     else:
         teacher_site()
     search = IndexJob(prepared, CACHE / "search")
-    write_site(render_site(prepared, teacher=False, workers=WORKERS), public, finish=search.place)
+    write_reusing(prepared, False, public, state / f"{_key(public)}.json", WORKERS, finish=search.place,
+                  store=CACHE / "assets")
     if child is not None:
         child.join()
         if child.exitcode != 0:
             raise RuntimeError(f"writing {teacher.name}/ failed (exit {child.exitcode}); see the message above")
+
+
+def _key(folder: Path) -> str:
+    """A state file name per output folder (tests and benchmarks write elsewhere than _site/)."""
+    import hashlib
+
+    return folder.name + "-" + hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
 
 
 def check() -> int:

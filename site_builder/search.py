@@ -27,15 +27,17 @@ re-indexes every page (about 1 ms per page in Pagefind's own process).
 
 from __future__ import annotations
 
-import asyncio
+import base64
 import functools
 import hashlib
 import html
 import importlib.metadata
+import json
 import multiprocessing
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -65,13 +67,14 @@ def search_terms(text: str) -> str:
 
     static/search.js ``terms()`` is the same rule for queries; tests keep the two in step.
     """
-    def piece(match: re.Match) -> str:
-        run = match.group(1)
-        if run is None:
-            return f" {match.group(2)} "
-        return " " + (run if len(run) == 1 else " ".join(run[i:i + 2] for i in range(len(run) - 1))) + " "
+    return " ".join(_PIECES.sub(_piece, text).split())
 
-    return " ".join(_PIECES.sub(piece, text).split())
+
+def _piece(match: re.Match) -> str:
+    run = match.group(1)
+    if run is None:
+        return f" {match.group(2)} "
+    return f" {' '.join(map(str.__add__, run, run[1:])) if len(run) > 1 else run} "
 
 
 # ------------------------------------------------------------------ documents --
@@ -87,32 +90,44 @@ _TITLE = ' data-pagefind-weight="10"'
 
 def page_document(page: ParsedPage, evidence, titles: dict[str, str]) -> str:
     """One page's search document: its title, its public text, and an anchored heading per heading or state."""
-    lines = page.source.split("\n")
     hidden = {n for start, end in page.teacher_spans for n in range(start, end)}
     headings = {line: (anchor, title) for anchor, line, title in page.anchors}
-    resolve = functools.partial(ROLE.sub, lambda m: role_text(m.group(1), m.group(2).strip(), evidence, titles))
-    out = [f"<h1{_TITLE}>{_text(page.meta.title)}</h1>"]
+
+    def resolve(text: str) -> str:
+        return ROLE.sub(lambda m: role_text(m.group(1), m.group(2).strip(), evidence, titles), text) \
+            if "`" in text else text
+
+    tags, texts = [f"<h1{_TITLE}>"], [page.meta.title]
     if page.meta.summary:
-        out.append(f"<p>{_text(resolve(page.meta.summary))}</p>")
-    for number, line in enumerate(lines):
+        tags.append("<p>")
+        texts.append(resolve(page.meta.summary))
+    for number, line in enumerate(page.source.split("\n")):
         if number in hidden:
             continue
         heading = headings.get(number + 1)
         if heading is not None:
-            anchor, title = heading
-            out.append(f'<h2 id="{html.escape(anchor)}">{_text(resolve(title))}</h2>')
+            tags.append(f'<h2 id="{html.escape(heading[0])}">')
+            texts.append(resolve(heading[1]))
             continue
-        if _FENCE.match(line) or _HEADING.match(line):
+        first = line.lstrip()[:1]
+        if first in ("`", "~", ":", "#") and (_FENCE.match(line) or _HEADING.match(line)):
             continue
-        option = _OPTION.match(line)
-        if option:
+        if first == ":" and (option := _OPTION.match(line)):
             if option.group(1) != "caption":
                 continue
             line = option.group(2)
-        text = _MARKUP.sub(lambda m: m.group(1) or " ", resolve(line)).strip()
+        text = _MARKUP.sub(_markup, resolve(line)).strip()
         if text:
-            out.append(f"<p>{_text(text)}</p>")
-    return _document(out)
+            tags.append("<p>")
+            texts.append(text)
+    # One pass of the pair cutter over the whole page (one call per line cost twice as much).
+    cut = _PIECES.sub(_piece, "\x00".join(texts)).split("\x00")
+    return _document([f"{tag}{html.escape(' '.join(text.split()), quote=False)}</{tag[1:3]}>"
+                      for tag, text in zip(tags, cut)])
+
+
+def _markup(match: re.Match) -> str:
+    return match.group(1) or " "
 
 
 _REFERENCE = ' data-pagefind-weight="0.25"'
@@ -175,7 +190,7 @@ def index_documents(documents: dict[str, str], cache: Path) -> Path:
     Path(cache).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="index-", dir=cache))
     try:
-        asyncio.run(_run_pagefind(documents, scratch / "pagefind"))
+        _run_pagefind(documents, scratch / "pagefind")
         for name in _UNUSED_UI:
             (scratch / "pagefind" / name).unlink(missing_ok=True)
         try:
@@ -189,22 +204,84 @@ def index_documents(documents: dict[str, str], cache: Path) -> Path:
     return bundle
 
 
-async def _run_pagefind(documents: dict[str, str], out: Path) -> None:
+def _run_pagefind(documents: dict[str, str], out: Path) -> None:
+    """Index ``documents`` with ``pagefind --service``, the indexer behind Pagefind's Python API.
+
+    The API's own client (``pagefind.index.PagefindIndex``) reads one reply per 0.1 s poll, which
+    made 1000 pages take 100 s of waiting; this client speaks the same protocol (base64 JSON
+    messages ended by a comma) and reads each reply as soon as it comes. Pages go one at a time:
+    sent all at once, they were indexed in a varying order and the index differed between builds.
+    """
+    service = _Service(_executable())
     try:
-        from pagefind.index import PagefindIndex
+        index_id = service.ask({"type": "NewIndex", "config": {"force_language": LANGUAGE}})["index_id"]
+        requests = [{"type": "AddFile", "index_id": index_id, "url": url, "file_contents": document,
+                     "file_path": None} for url, document in documents.items()]
+        for request in requests:  # one at a time: pages sent at once are indexed in a varying order
+            service.ask(request)
+        service.ask({"type": "WriteFiles", "index_id": index_id, "output_path": str(out)})
+    finally:
+        service.close()
+    if not (out / "pagefind.js").is_file():
+        raise SearchIndexError(f"pagefind wrote no index into {out}")
+
+
+class _Service:
+    """One ``pagefind --service`` process and the messages to and from it."""
+
+    def __init__(self, binary: Path) -> None:
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen([str(binary), "--service"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.log)
+        self.next_id = 0
+        self.buffer = bytearray()
+
+    def _send(self, payload: dict) -> None:
+        self.next_id += 1
+        message = {"message_id": self.next_id, "payload": payload}
+        self.process.stdin.write(base64.b64encode(json.dumps(message).encode()) + b",")
+
+    def _receive(self) -> dict:
+        while (end := self.buffer.find(b",")) < 0:
+            chunk = self.process.stdout.read1(1 << 16)
+            if not chunk:
+                self.log.seek(0)
+                raise SearchIndexError("pagefind stopped: " + self.log.read().decode(errors="replace")[-2000:])
+            self.buffer += chunk
+        message, self.buffer = self.buffer[:end], self.buffer[end + 1:]
+        reply = json.loads(base64.b64decode(bytes(message)))["payload"]
+        if reply.get("type") == "Error":
+            raise SearchIndexError(f"pagefind: {reply.get('message')}")
+        return reply
+
+    def ask(self, payload: dict) -> dict:
+        self._send(payload)
+        self.process.stdin.flush()
+        return self._receive()
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+def _executable() -> Path:
+    try:
+        from pagefind.service import get_executable
     except ImportError as error:
         raise SearchIndexError("the pagefind package is not installed: pip install 'pagefind[extended]==1.5.2'") \
             from error
-    try:
-        async with PagefindIndex({"force_language": LANGUAGE, "output_path": str(out)}) as index:
-            for url, document in documents.items():
-                await index.add_html_file(content=document, url=url)
-    except SearchIndexError:
-        raise
-    except Exception as error:
-        raise SearchIndexError(f"pagefind failed: {error}") from error
-    if not (out / "pagefind.js").is_file():
-        raise SearchIndexError(f"pagefind wrote no index into {out}")
+    binary = get_executable()
+    if binary is None or not Path(binary).is_file():
+        raise SearchIndexError("the pagefind package has no binary: pip install 'pagefind[extended]==1.5.2'")
+    return Path(binary)
 
 
 def _prune(cache: Path, keep: Path) -> None:
@@ -232,33 +309,40 @@ def index_site(prepared, site_dir: Path, cache: Path | None = None) -> None:
 class IndexJob:
     """Indexing in a forked process, started before rendering so Pagefind works while pages render.
 
-    ``place(site_dir)`` waits for it and links the bundle into the site; it raises
+    The child makes the documents, and indexes them unless the cache holds their index;
+    ``place(site_dir)`` waits for it and links the bundle into the site. It raises
     ``SearchIndexError`` when indexing failed (the site is then not swapped in).
     """
 
     def __init__(self, prepared, cache: Path) -> None:
-        self.cache = Path(cache)
-        self.documents = site_documents(prepared)
-        self.bundle = self.cache / documents_digest(self.documents)
-        self.process = None
-        if (self.bundle / "pagefind.js").is_file():
-            return
+        self.prepared, self.cache = prepared, Path(cache)
+        self.process, self.reply = None, None
         if "fork" in multiprocessing.get_all_start_methods():
-            self.process = multiprocessing.get_context("fork").Process(
-                target=_index_child, args=(self.documents, self.cache), name="search-index")
+            context = multiprocessing.get_context("fork")
+            self.reply, sending = context.Pipe(duplex=False)
+            self.process = context.Process(target=_index_child, args=(prepared, self.cache, sending),
+                                           name="search-index")
             self.process.start()
+            sending.close()
 
     def place(self, site_dir: Path) -> None:
-        if self.process is not None:
-            self.process.join()
-            if self.process.exitcode != 0:
-                raise SearchIndexError(f"indexing for search failed (exit {self.process.exitcode}); "
-                                       "see the message above")
-        place_bundle(index_documents(self.documents, self.cache), site_dir)
+        if self.process is None:
+            index_site(self.prepared, site_dir, self.cache)
+            return
+        try:
+            bundle = Path(self.reply.recv())
+        except EOFError:
+            bundle = None
+        self.process.join()
+        if bundle is None or self.process.exitcode != 0:
+            raise SearchIndexError(f"indexing for search failed (exit {self.process.exitcode}); "
+                                   "see the message above")
+        place_bundle(bundle, site_dir)
 
 
-def _index_child(documents: dict[str, str], cache: Path) -> None:
-    index_documents(documents, cache)
+def _index_child(prepared, cache: Path, reply) -> None:
+    reply.send(str(index_documents(site_documents(prepared), cache)))
+    reply.close()
 
 
 def carry_index(site_dir: Path, previous: Path, prepared, cache: Path | None = None) -> None:
