@@ -93,7 +93,15 @@
           var root = document.documentElement, lang = root.getAttribute("lang");
           root.setAttribute("lang", "en");
           try { pagefind.init(); } finally { root.setAttribute("lang", lang); }
-          return pagefind;
+          // A large site's index comes in shards (search.py SHARD_MIN_PAGES), searched as one.
+          return fetch(new URL("pagefind/shards.json", siteRoot)).then(function (response) {
+            return response.ok ? response.json() : [];
+          }).then(function (shards) {
+            return Promise.all(shards.map(function (folder) {
+              return pagefind.mergeIndex(new URL("pagefind/" + folder, siteRoot).href,
+                                         { baseUrl: siteRoot.pathname, language: "en" });
+            }));
+          }).then(function () { return pagefind; });
         });
       });
       engine.catch(function () { engine = null; });

@@ -147,3 +147,23 @@ def test_quoted_word_and_results_read_as_text(site, open_tab):
     for excerpt in excerpts:
         # Chained pairs would read 缓存 存与 与有; joined back they read 缓存与有.
         assert not re.search(r"([\u4e00-\u9fff])([\u4e00-\u9fff]) \2", excerpt), excerpt
+
+
+def test_a_sharded_index_is_searched_as_one(monkeypatch, tmp_path, open_tab):
+    """Large sites are indexed by two Pagefind processes at once; the browser merges the shards."""
+    from conftest import build_fixture_sites, serve
+
+    monkeypatch.setattr(search, "SHARD_MIN_PAGES", 2)
+    public, _ = build_fixture_sites(tmp_path)
+    assert (public / "pagefind" / "shard-1" / "pagefind-entry.json").is_file()
+    url, server = serve(public)
+    try:
+        tab = open_tab(f"{url}/index.html")
+        first_half = _search(tab.page, "缓存")  # alpha.html: in the first shard
+        second_half = _search(tab.page, "继续")  # beta.html's second state: in the second shard
+        assert any(h.split("#")[0].endswith("alpha.html") for h in first_half), first_half
+        assert any(h.split("#")[0].endswith("beta.html") for h in second_half), second_half
+        assert _search(tab.page, "猫狗鹅") == []
+        assert tab.errors == []
+    finally:
+        server.shutdown()
