@@ -201,15 +201,23 @@ def bench_size(n: int, runs: int, edits: int, dev: bool, mkdocs: Path, hugo: str
             print(f"  N={n} run {run + 1}: {tool} " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()),
                   flush=True)
     project = where["project"]
-    result["check"] = [timed([PY, "build.py", "check"], project, may_fail=True) for _ in range(max(1, runs // 2))]
+    for key in ("check", "nochange", "edit"):
+        result[key], result[f"{key}_cpu"] = [], []
+
+    def row(key: str, command: list[str], may_fail: bool = False) -> None:
+        result[key].append(timed(command, project, may_fail))
+        result[f"{key}_cpu"].append(CPU[0])
+
+    for _ in range(max(1, runs // 2)):
+        row("check", [PY, "build.py", "check"], may_fail=True)
     timed([PY, "build.py"], project)
-    result["nochange"] = [timed([PY, "build.py"], project) for _ in range(runs)]
+    for _ in range(runs):
+        row("nochange", [PY, "build.py"])
     page = sorted((project / "content" / "pages").glob("page-*.md"))[n // 2]
-    result["edit"] = []
     for i in range(runs):
         with page.open("a", encoding="utf-8") as handle:
             handle.write(f"\n补充说明，第{'一二三四五六七八九十'[i % 10]}次修改。\n")
-        result["edit"].append(timed([PY, "build.py"], project))
+        row("edit", [PY, "build.py"])
     result["files"] = sum(1 for p in (project / "_site").rglob("*") if p.is_file()) + \
         sum(1 for p in (project / "_site-teacher").rglob("*") if p.is_file())
     print(f"  N={n}: check {median_line(result['check'])}, no-change {median_line(result['nochange'])}, "
@@ -263,7 +271,8 @@ def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]])
                            ("no-change `python build.py`", "nochange"),
                            ("one-page edit, then `python build.py` (new process)", "edit")):
             ratio = f"{statistics.median(r[key]) / ours:.2f}× a build" if key == "check" else ""
-            lines.append(f"| {n} | {label} | {median_line(r[key])} | | {ratio} | |")
+            lines.append(f"| {n} | {label} | {median_line(r[key])} | | {ratio} | "
+                         f"{statistics.median(r[key + '_cpu']):.2f} |")
         if r.get("dev"):
             median, low, high = r["dev"]
             lines.append(f"| {n} | dev server save → reload | {median / 1000:.3f} s ({low / 1000:.3f}–"

@@ -7,10 +7,10 @@ character at a time), so a word could be indexed whole and searched in pieces:
 and query are cut the same, simple way: every run of Chinese characters becomes
 its overlapping character pairs (键值缓存 → 键值 值缓 缓存), everything else stays
 as it is, and Pagefind is told the text is space-separated (``force_language``
-``en``: no segmentation of its own). ``static/search.js`` cuts the query with the
+``en``: no segmentation of its own). ``static/search-engine.js`` cuts the query with the
 same rule, so a word matches exactly the pages that contain it, in order; a
 quoted phrase asks Pagefind for those pairs consecutively; a word that occurs
-nowhere has a pair that occurs nowhere and finds nothing. search.js joins the
+nowhere has a pair that occurs nowhere and finds nothing. It joins the
 pairs back into text for titles and excerpts.
 
 The text comes from what the build already has — each page's Markdown with
@@ -66,7 +66,7 @@ class SearchIndexError(RuntimeError):
 def search_terms(text: str) -> str:
     """``text`` as Pagefind should index it: Chinese runs as overlapping pairs, punctuation apart.
 
-    static/search.js ``terms()`` is the same rule for queries; tests keep the two in step.
+    static/search-engine.js ``terms()`` is the same rule for queries; the browser tests keep the two in step.
     """
     return " ".join(_PIECES.sub(_piece, text).split())
 
@@ -188,7 +188,7 @@ def documents_digest(documents: dict[str, str]) -> str:
 
 SHARD_MIN_PAGES = 200
 """From this many pages on, the index is built as two shards by two Pagefind processes at once
-(Pagefind was 60% of a 1000-page build's CPU, on one core); search.js merges them when searching."""
+(Pagefind was 60% of a 1000-page build's CPU, on one core); search-engine.js merges them when searching."""
 SHARDS_FILE = "shards.json"
 """In the main bundle: the folders of the other shards, relative to it (``[]`` for one shard)."""
 
