@@ -131,8 +131,8 @@ def _markup(match: re.Match) -> str:
     return match.group(1) or " "
 
 
-_REFERENCE = ' data-pagefind-weight="0.25"'
-_REFERENCE_HEADING = ' data-pagefind-weight="1"'
+_REFERENCE = ' data-pagefind-weight="0.1"'
+_REFERENCE_HEADING = ' data-pagefind-weight="0.5"'
 """The reference pages (numbers, sources) list names, configurations and paper titles verbatim:
 a word there ranks below the same word in a lesson's title or text."""
 
