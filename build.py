@@ -179,10 +179,12 @@ BUILT = CACHE / "build" / "inputs.json"
 def _inputs_digest(evidence) -> str:
     import importlib.metadata
 
+    import site_builder
     from site_builder.incremental import digest, evidence_digest, tree_digest
 
+    # The code that builds: this file and the site_builder package actually imported.
     versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pagefind")]
-    return digest(tree_digest(ROOT / "content", ROOT / "site_builder"), (ROOT / "build.py").read_bytes(),
+    return digest(tree_digest(ROOT / "content", Path(site_builder.__file__).parent), Path(__file__).read_bytes(),
                   evidence_digest(evidence), sys.version, *versions)
 
 
