@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .value_text import ValueText
+
 PROVENANCES = ("teaching", "measured", "record")
 """Where something a reader sees comes from, weakest claim first."""
 
@@ -138,6 +140,8 @@ class FigureInfo:
     """Experiments or records the figure was drawn from."""
     marks: tuple[FigureMark, ...] = ()
     """Regions a teacher may point at, by name."""
+    dark_file: str = ""
+    """The dark-mode variant's file name in ``figures/`` (empty: the light figure serves both)."""
 
     def mark(self, name: str) -> FigureMark | None:
         return next((m for m in self.marks if m.name == name), None)
@@ -167,6 +171,8 @@ class Content:
     """The source registry."""
     records: tuple[Record, ...]
     """Historical records."""
+    value_text: ValueText = ValueText()
+    """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
 
 
 @dataclass(frozen=True)

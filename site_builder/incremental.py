@@ -8,8 +8,9 @@ A long-running process (``python build.py serve``) keeps, between builds:
   which also fixes prev/next), the titles and anchors of the pages it links to
   with ``{ref}``, the evidence, the templates and static files, the site
   config and the teacher flag;
-- the generated pages (numbers, sources, 404, llms.txt), keyed by the outline
-  of every page (titles, anchors, roles), the sources, the evidence …;
+- the generated pages (numbers, sources, figures, 404, llms.txt), keyed by the
+  outline of every page (titles, anchors, roles, states showing a figure), the
+  sources, ``content/values.yml``, the evidence …;
 - what the output folder holds, so unchanged files are hard-linked into the
   next site instead of written (see ``write_site(reuse=…)``).
 
@@ -33,11 +34,10 @@ from .content import Evidence, SourceFile
 from .load import load_content
 from .markdown import make_markdown
 from .parse import ParsedPage, StateSource
-from .pipeline import (STATIC, PreparedSite, SiteFiles, check_parsed, copied_files, make_kit, parse_source,
-                       render_generated, render_page_files)
+from .pipeline import (STATIC, PreparedSite, SiteFiles, check_parsed, copied_files, make_kit, math_font_file,
+                       parse_source, render_generated, render_page_files, render_site)
 from .problems import ContentError, Problem
 from .render import TEMPLATES, SiteView, make_environment
-from .pipeline import render_site
 from .writer import write_site
 
 
@@ -107,10 +107,13 @@ class _PageFacts:
     """Hash of every role the page uses (the generated pages list them as backlinks)."""
     links: tuple[str, ...]
     """``linked_pages`` of the page."""
+    shown: str = ""
+    """Hash of the states that show a figure (figures.html lists them under each figure)."""
 
 
 def page_facts(page: ParsedPage) -> _PageFacts:
-    return _PageFacts(page_outline(page), digest(repr(page.roles)), linked_pages(page))
+    shown = [(b.id, b.title, b.figure) for b in page.blocks if isinstance(b, StateSource) and b.figure]
+    return _PageFacts(page_outline(page), digest(repr(page.roles)), linked_pages(page), digest(repr(shown)))
 
 
 def source_key(page: ParsedPage) -> str:
@@ -132,7 +135,8 @@ def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Ca
     keys = {page_id: digest(base, nav, source_key_of(page), *(facts[t].outline for t in facts[page_id].links
                                                                if t in facts))
             for page_id, page in site.pages.items()}
-    generated = digest(base, nav, repr(site.content.sources), *(f.outline + f.roles for f in facts.values()))
+    generated = digest(base, nav, repr(site.content.sources), repr(site.content.value_text),
+                       *(f.outline + f.roles + f.shown for f in facts.values()))
     return keys, generated
 
 
@@ -197,6 +201,7 @@ class IncrementalSite:
             generated = (generated_key, render_generated(site, kit))
         files.update(generated[1])
         files.update(copied_files(site))
+        files.update(math_font_file(files))
         self.prepared = prepared
         changed = self._write(files)
         self._pages, self._generated = pages, generated
@@ -266,12 +271,13 @@ def _urls_to_reload(changed: set[str], site: SiteView) -> tuple[str, ...]:
     """Changed HTML pages, pages showing a redrawn figure, and every page when CSS or JS changed."""
     html = {rel for rel in changed if rel.endswith(".html")}
     if any(rel.startswith("static/") for rel in changed):
-        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html"}
-    files = {f.file: f.id for f in site.evidence.figures.values()}
+        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html", "figures.html"}
+    files = {name: f.id for f in site.evidence.figures.values() for name in (f.file, f.dark_file) if name}
     redrawn = {files[rel.removeprefix("figures/")] for rel in changed
                if rel.startswith("figures/") and rel.removeprefix("figures/") in files}
     if redrawn:
         html |= {f"{page_id}.html" for page_id, page in site.pages.items() if figures_shown(page) & redrawn}
+        html.add("figures.html")
     return tuple(sorted(html))
 
 
@@ -293,8 +299,7 @@ def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_fi
     state = _load_state(state_file)
     trusted = bool(state) and state.get("identity") == list(folder_identity(out_dir) or ())
     site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher)
-    keys, _ = render_keys(site, tree_digest(TEMPLATES, STATIC), evidence_digest(prepared.evidence), source_key,
-                          page_facts)
+    keys, _ = render_keys(site, _code_digest(), evidence_digest(prepared.evidence), source_key, page_facts)
     old_pages = state.get("pages", {}) if trusted else {}
     kept = {page_id for page_id, key in keys.items()
             if page_id in old_pages and old_pages[page_id][0] == key
@@ -303,6 +308,8 @@ def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_fi
     for page_id in kept:
         for rel in old_pages[page_id][1]:
             files[rel] = out_dir / rel
+    # The math font holds the characters of every page's formulas, kept pages' included.
+    files.update(math_font_file(files))
     old_files = state.get("files", {}) if trusted else {}
     sums = {rel: old_files[rel] if page_of(rel, kept) and rel in old_files else _sum(payload)
             for rel, payload in files.items()}
@@ -319,6 +326,15 @@ def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_fi
                                    "pages": {p: [keys[p], sorted(page_files[p])] for p in keys}}), encoding="utf-8")
     os.replace(scratch, state_file)
     return len(keys) - len(kept), len(files) - len(reuse)
+
+
+def _code_digest() -> str:
+    """What renders a page, across processes: the whole package (templates, static, and the Python
+    that highlights code, cuts the TOC, renders maths …) and the libraries it renders with."""
+    import importlib.metadata
+
+    versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pygments", "latex2mathml")]
+    return digest(tree_digest(Path(__file__).parent), *versions)
 
 
 def page_of(rel: str, pages: set[str]) -> bool:

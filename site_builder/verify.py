@@ -49,25 +49,30 @@ def verify_output(prepared: PreparedSite, public: Path, teacher: Path) -> list[P
     size of the site, not with its square. The link checks run in a forked child while this
     process scans for leaks (two cores, two halves of the work).
     """
+    root = prepared.content.config.base_url
     if "fork" not in multiprocessing.get_all_start_methods():
-        return _broken_links(public) + _broken_links(teacher) + _teacher_leaks(prepared, public)
+        return _broken_links(public, root) + _broken_links(teacher, root) + _teacher_leaks(prepared, public)
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
-        links = pool.submit(_both_sites_links, public, teacher)
+        links = pool.submit(_both_sites_links, public, teacher, root)
         leaks = _teacher_leaks(prepared, public)
         return links.result() + leaks
 
 
-def _both_sites_links(public: Path, teacher: Path) -> list[Problem]:
-    return _broken_links(public) + _broken_links(teacher)
+def _both_sites_links(public: Path, teacher: Path, root: str) -> list[Problem]:
+    return _broken_links(public, root) + _broken_links(teacher, root)
 
 
-def _broken_links(site: Path) -> list[Problem]:
+def _broken_links(site: Path, root: str = "") -> list[Problem]:
+    """``root``: the site's base_url (404.html links from it, see pipeline.render_generated): such a
+    link is checked as the file it names in this site."""
     files = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     texts = {name: (site / name).read_text(encoding="utf-8") for name in sorted(files) if name.endswith(".html")}
     pages = {name: _scan(text) for name, text in texts.items()}
     problems = []
     for name, page in pages.items():
         for link, offset in page.links:
+            if root and link.startswith(root):
+                link = "../" * name.count("/") + link[len(root):]  # the same file, as a relative link
             reason = _check_link(name, link, files, pages)
             if reason:
                 problems.append(Problem(f"{site.name}/{name}", texts[name].count("\n", 0, offset) + 1, reason))

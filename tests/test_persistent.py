@@ -69,6 +69,21 @@ def test_an_edit_in_a_new_process_renders_one_page_and_equals_a_clean_build(proj
     assert on_disk(out) == on_disk(clean)
 
 
+def test_the_math_font_holds_the_formulas_of_pages_not_rendered_again(project):
+    """Only alpha has maths; when only beta is rendered again, the font still holds alpha's characters."""
+    out, state = project / "out", project / "state.json"
+    build(project, out, state)
+    beta = (project / "content" / "pages" / "beta.md").read_text(encoding="utf-8")
+    (project / "content" / "pages" / "beta.md").write_text(beta + "\n又一句。\n", encoding="utf-8")
+    rendered, _ = build(project, out, state)
+    assert rendered == 1
+    clean = project / "clean"
+    build(project, clean, project / "clean-state.json")
+    font = "static/math/stix-two-math.woff2"
+    assert (out / font).read_bytes() == (clean / font).read_bytes()
+    assert on_disk(out) == on_disk(clean)
+
+
 def test_a_title_change_rerenders_the_pages_that_show_it(project):
     out, state = project / "out", project / "state.json"
     pages, _ = build(project, out, state)
