@@ -147,18 +147,70 @@ def measure_and_draw(clean: bool = False, progress=None):
 
 
 def build(clean: bool = False, quiet: bool = False):
-    """Measure, draw, then build and write both sites. Returns the prepared site and what was measured."""
+    """Measure, draw, then build and write both sites. Returns the prepared site and what was measured.
+
+    When every input is the one the last build wrote (the content, site_builder's code, templates
+    and static files, the evidence) and both output folders are still the ones it swapped in,
+    nothing is rebuilt: the prepared site is then ``None``. ``clean`` always rebuilds.
+    """
     from site_builder import prepare_site
 
     started = time.perf_counter()
     measured = measure_all(clean)
     evidence = measured.evidence
+    inputs = None if clean else _inputs_digest(evidence)
+    if inputs is not None and _unchanged(inputs):
+        if not quiet:
+            print(f"nothing changed since the last build ({len(evidence.figures)} figures, {len(evidence.values)} "
+                  f"values) → {PUBLIC.name}/ and {TEACHER.name}/ kept, in {time.perf_counter() - started:.2f} s")
+        return None, measured
     prepared = prepare_site(ROOT, evidence)
     write_sites(prepared)
+    _remember(inputs or _inputs_digest(evidence))
     if not quiet:
         print(f"built {len(prepared.pages)} pages, {len(evidence.figures)} figures, {len(evidence.values)} values "
               f"→ {PUBLIC.name}/ and {TEACHER.name}/ in {time.perf_counter() - started:.2f} s")
     return prepared, measured
+
+
+BUILT = CACHE / "build" / "inputs.json"
+"""The inputs of the last complete build and the identity of the folders it wrote."""
+
+
+def _inputs_digest(evidence) -> str:
+    import importlib.metadata
+
+    import site_builder
+    from site_builder.incremental import digest, evidence_digest, tree_digest
+
+    # The code that builds: this file and the site_builder package actually imported.
+    versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pagefind", "pygments",
+                                                           "ziamath", "fonttools")]
+    return digest(tree_digest(ROOT / "content", Path(site_builder.__file__).parent), Path(__file__).read_bytes(),
+                  evidence_digest(evidence), sys.version, *versions)
+
+
+def _unchanged(inputs: str) -> bool:
+    import json
+
+    try:
+        last = json.loads(BUILT.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return last.get("inputs") == inputs and last.get("folders") == _folders()
+
+
+def _remember(inputs: str) -> None:
+    import json
+
+    BUILT.parent.mkdir(parents=True, exist_ok=True)
+    BUILT.write_text(json.dumps({"inputs": inputs, "folders": _folders()}), encoding="utf-8")
+
+
+def _folders() -> list:
+    from site_builder.incremental import folder_identity
+
+    return [list(folder_identity(PUBLIC) or ()), list(folder_identity(TEACHER) or ())]
 
 
 def _keep_math_fonts() -> None:
@@ -172,17 +224,22 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
     """Render and write both sites, the teacher one in a forked child so both cores work.
 
     The child inherits ``prepared`` through fork (nothing is pickled); each site is
-    swapped in atomically on its own. Only the public site gets a search index.
+    swapped in atomically on its own. Only the public site gets a search index,
+    indexed by Pagefind in processes of its own while the pages render. Each site
+    reuses what the last build into the same folder rendered and wrote
+    (``write_reusing``), and both link their shared assets from one content-addressed store.
     """
     import multiprocessing
 
-    from site_builder import render_site, write_site
-    from site_builder.search import index_site
+    from site_builder.incremental import write_reusing
+    from site_builder.search import IndexJob
+
+    state = CACHE / "build"
 
     _keep_math_fonts()
 
     def teacher_site() -> None:
-        write_site(render_site(prepared, teacher=True, workers=WORKERS), teacher)
+        write_reusing(prepared, True, teacher, state / f"{_key(teacher)}.json", WORKERS, store=CACHE / "assets")
 
     child = None
     if "fork" in multiprocessing.get_all_start_methods():
@@ -190,12 +247,20 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
         child.start()
     else:
         teacher_site()
-    write_site(render_site(prepared, teacher=False, workers=WORKERS), public,
-               finish=lambda staging: index_site(staging, public))
+    search = IndexJob(prepared, CACHE / "search")
+    write_reusing(prepared, False, public, state / f"{_key(public)}.json", WORKERS, finish=search.place,
+                  store=CACHE / "assets")
     if child is not None:
         child.join()
         if child.exitcode != 0:
             raise RuntimeError(f"writing {teacher.name}/ failed (exit {child.exitcode}); see the message above")
+
+
+def _key(folder: Path) -> str:
+    """A state file name per output folder (tests and benchmarks write elsewhere than _site/)."""
+    import hashlib
+
+    return folder.name + "-" + hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
 
 
 def check(report_dir: Path | None = None) -> int:
@@ -319,7 +384,8 @@ def serve(host: str, port: int, teacher: bool) -> int:
     # Its own folder, not _site/: a running server never competes with `python build.py` for the published site.
     out_dir = CACHE / "serve" / ("teacher" if teacher else "public")
     site = IncrementalSite(ROOT, out_dir, teacher,
-                           finish=None if teacher else (lambda staging: carry_index(staging, out_dir)))
+                           finish=None if teacher else (
+                               lambda staging: carry_index(staging, out_dir, site.prepared, CACHE / "search")))
     evidence = EvidenceSource(load=evidence_in_fresh_process,
                               inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     server = DevServer(site, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",

@@ -1,30 +1,38 @@
-"""This project against MkDocs on the same synthetic Chinese corpus, plus the real course.
+"""What users run, side by side on the same corpus: this project, MkDocs + Pagefind, Hugo + Pagefind.
 
-    .venv/bin/python bench/compare.py [--sizes 100 1000] [--runs 3] [--skip-real]
+    .venv/bin/python bench/compare.py [--sizes 100 1000] [--runs 3] [--edits 10] [--skip-dev]
 
-A benchmark script, not a test. For each N it writes the corpus (bench/corpus.py), then runs,
-alternating the two tools run by run so machine drift hits both alike:
+A benchmark script, not a test. For each N, ``bench/corpus.py`` writes the same Chinese lessons
+as this project's ``content/`` (with the real ``content/records/``, so the figures drawn from them
+match the manifest and ``check`` passes), as MkDocs ``docs/`` and as Hugo ``content/``. Then, alternating
+the three tools run by run (the order rotates, so drift on a shared machine hits all alike),
+each is timed as a whole process from a removed output folder:
 
-- full build: a whole process from a removed output folder
-  (``mkdocs build -q`` / ``bench/synthetic_build.py full``, public site only, empty evidence:
-  no lessonmodel and no figures for the synthetic corpus);
-- one-page edit rebuild: append a line to the middle page, then ``mkdocs build -q --dirty``
-  (its fastest mode; it leaves stale nav and search) and, for this project, the dev server's
-  incremental rebuild in a running process (site_builder.incremental), which is a correct build.
-  A new ``python build.py`` process after an edit is a full build (see the full rows).
+- **this project**: ``python build.py`` in a copy of the project holding the corpus — both sites
+  (public and teacher) and the public site's Pagefind index. Its build caches (``.cache/build``,
+  ``.cache/search``, ``.cache/assets``) are removed before every run; the lessonmodel and figure
+  caches stay (MkDocs and Hugo have no model to run; the corpus cites no values or figures).
+- **MkDocs 1.6.1** (own venv ``.cache/bench-venv``), theme ``mkdocs`` with locale zh_CN and
+  ``nav`` bounded to the index page (a nav of every page on every page grows with N²), then
+  ``pagefind --site site --force-language zh-cn`` (the extended Pagefind from this venv, which
+  segments Chinese).
+- **Hugo** (Debian's ``hugo`` package; ``apt-get install hugo``), a minimal layout whose nav is
+  bounded the same way (home, previous, next), then the same Pagefind command.
 
-Prints medians, the ratio, peak RSS of each process (os.wait4), output size and bytes per page.
-Then the real course from a fresh copy of the project: ``python build.py check`` (clean: model,
-figures, both sites, link checks) and ``python build.py`` run twice (the second is a no-change rebuild).
-MkDocs runs from its own venv, .cache/bench-venv (mkdocs==1.6.1), created on first use.
+Then this project's other rows, in the same run: ``python build.py check`` (clean rebuild with the
+model rerun and figures redrawn, then every check), a no-change ``python build.py``, a one-page edit
+followed by ``python build.py`` in a new process, and the dev server's save → reload (bench/
+reload_latency.py, a synthetic site of N pages). Prints medians, ranges, ratios and the load
+average before and after, and writes the Markdown table to ``.cache/bench/results.md``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
+import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,6 +46,28 @@ CACHE = ROOT / ".cache" / "bench"
 VENV = ROOT / ".cache" / "bench-venv"
 MKDOCS_VERSION = "1.6.1"
 PY = sys.executable
+CODE = ("build.py", "site_builder", "figures", "lessonmodel")
+BUILD_CACHES = ("build", "search", "assets")
+"""This project's caches of earlier builds: removed before every full build."""
+
+HUGO_CONFIG = """baseURL = "https://example.org/bench/"
+languageCode = "zh-cn"
+title = "合成课程"
+disableKinds = ["taxonomy", "term", "RSS", "sitemap"]
+[markup.goldmark.renderer]
+unsafe = false
+"""
+HUGO_BASEOF = """<!doctype html>
+<html lang="zh-CN"><head><meta charset="utf-8"><title>{{ .Title }}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><nav><a href="{{ "/" | relURL }}">合成课程</a>
+{{ with .PrevInSection }} · <a href="{{ .RelPermalink }}">{{ .Title }}</a>{{ end }}
+{{ with .NextInSection }} · <a href="{{ .RelPermalink }}">{{ .Title }}</a>{{ end }}</nav>
+<main data-pagefind-body><h1>{{ .Title }}</h1>{{ block "main" . }}{{ end }}</main></body></html>
+"""
+HUGO_SINGLE = '{{ define "main" }}{{ .Content }}{{ end }}\n'
+HUGO_LIST = ('{{ define "main" }}{{ .Content }}<ul>{{ range .Pages }}<li><a href="{{ .RelPermalink }}">'
+             '{{ .Title }}</a></li>{{ end }}</ul>{{ end }}\n')
 
 
 def ensure_mkdocs() -> Path:
@@ -48,156 +78,233 @@ def ensure_mkdocs() -> Path:
     return mkdocs
 
 
-def timed_rss(command: list[str], cwd: Path, may_fail: bool = False) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MiB and stdout of one run; wait4 gives this child's own rusage."""
+def ensure_hugo() -> str:
+    hugo = shutil.which("hugo")
+    if hugo is None:
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        subprocess.run(sudo + ["apt-get", "install", "-y", "-q", "hugo"], check=True)
+        hugo = shutil.which("hugo")
+    if hugo is None:
+        raise SystemExit("hugo is not installed and apt-get could not install it")
+    return hugo
+
+
+def pagefind_binary() -> str:
+    from pagefind.service import get_executable
+
+    return str(get_executable())
+
+
+CPU = [0.0]
+"""CPU seconds (user + system, all processes and threads) of the last ``timed`` command: a measure the
+other jobs on a shared machine disturb far less than wall time."""
+
+
+def timed(command: list[str], cwd: Path, may_fail: bool = False) -> float:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    out = process.stdout.read()
-    err = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True)
     seconds = time.perf_counter() - started
-    if process.returncode and may_fail:
-        print(f"  ({' '.join(command[1:])} exited {process.returncode}: {err.decode().strip()[-400:]})", flush=True)
-    elif process.returncode:
-        raise SystemExit(f"{' '.join(command)} failed:\n{err.decode()[-3000:]}")
-    return seconds, usage.ru_maxrss / 1024, out.decode()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU[0] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    if result.returncode and may_fail:  # timed all the same; what it found is shown once
+        print(f"  ({' '.join(command[1:])} exited {result.returncode}: "
+              f"{result.stderr.decode().strip().splitlines()[-1][:300]})", flush=True)
+    elif result.returncode:
+        raise SystemExit(f"{' '.join(command)} (in {cwd}) failed:\n{result.stderr.decode()[-3000:]}"
+                         f"{result.stdout.decode()[-2000:]}")
+    return seconds
 
 
-def tree_size(folder: Path) -> tuple[int, int]:
-    files = [p for p in folder.rglob("*") if p.is_file()]
-    return sum(p.stat().st_size for p in files), len(files)
-
-
-def append_line(page: Path, n: int) -> None:
-    with page.open("a", encoding="utf-8") as handle:
-        handle.write(f"\n补充说明（编辑 {time.time_ns()} {n}）。\n")
-
-
-def median_line(values: list[float]) -> str:
-    return f"{statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f}, n={len(values)})"
-
-
-def bench_size(n: int, runs: int, mkdocs: Path) -> dict:
+def prepare(n: int) -> dict[str, Path]:
+    """The corpus in three layouts, this project's code beside its copy, MkDocs and Hugo configured."""
+    sys.path.insert(0, str(ROOT / "bench"))
     import corpus
 
     folder = CACHE / f"corpus-{n}"
+    kept = {name: folder / "project" / ".cache" / name for name in ("lessonmodel", "figures", "figures-out")}
+    saved = CACHE / f"kept-{n}"
+    shutil.rmtree(saved, ignore_errors=True)
+    for name, path in kept.items():  # the model and figure caches survive a rewrite of the corpus
+        if path.is_dir():
+            shutil.copytree(path, saved / name)
     corpus.write_corpus(n, folder)
-    project, site_dir = folder / "project", folder / "mkdocs"
-    ours_out, mk_out = folder / "out" / "_site", site_dir / "site"
-    ours_cmd = [PY, str(ROOT / "bench" / "synthetic_build.py"), "full", str(project), str(ours_out)]
-    mk_cmd = [str(mkdocs), "build", "-q"]
-    result: dict = {"n": n, "ours_full": [], "mk_full": [], "ours_rss": [], "mk_rss": [], "ours_phases": []}
-    for run in range(runs):
-        order = [("mk", mk_cmd, site_dir, mk_out), ("ours", ours_cmd, project, ours_out)]
-        for tool, command, cwd, out in order if run % 2 else order[::-1]:
-            shutil.rmtree(out, ignore_errors=True)
-            seconds, rss, stdout = timed_rss(command, cwd)
-            result[f"{tool}_full"].append(seconds)
-            result[f"{tool}_rss"].append(rss)
-            if tool == "ours":
-                result["ours_phases"].append(json.loads(stdout.strip().splitlines()[-1]))
-            print(f"  N={n} run {run + 1}: {tool} full {seconds:.2f} s, {rss:.0f} MiB", flush=True)
-    result["ours_size"], result["ours_files"] = tree_size(ours_out)
-    result["mk_size"], result["mk_files"] = tree_size(mk_out)
-    result["ours_lesson_html"] = statistics.mean(p.stat().st_size for p in ours_out.glob("page-*.html")
-                                                 if not p.name.endswith(".source.html"))
-    result["mk_lesson_html"] = statistics.mean(p.stat().st_size for p in mk_out.glob("page-*/index.html"))
-    # one-page edit: mkdocs --dirty in a new process; ours in the dev server's long-running process
-    middle = f"page-{n // 2:04d}.md"
-    result["mk_rebuild"] = []
-    for run in range(runs):
-        append_line(site_dir / "docs" / middle, run)
-        seconds, _, _ = timed_rss(mk_cmd + ["--dirty"], site_dir)
-        result["mk_rebuild"].append(seconds)
-    _, rss, stdout = timed_rss([PY, str(ROOT / "bench" / "synthetic_build.py"), "incremental", str(project),
-                                str(folder / "out" / "_site-dev"), "--edits", str(max(runs, 5))], project)
-    incremental = json.loads(stdout.strip().splitlines()[-1])
-    result["ours_rebuild"] = incremental["rebuild_s"]
-    result["ours_rebuild_rendered"] = incremental["pages_rendered"]
-    result["ours_dev_rss"] = rss
-    print(f"  N={n}: mkdocs --dirty {median_line(result['mk_rebuild'])} s; "
-          f"incremental {median_line(result['ours_rebuild'])} s", flush=True)
-    return result
-
-
-def bench_real(runs: int) -> dict:
-    work = CACHE / "real" / "course"
-    shutil.rmtree(work.parent, ignore_errors=True)
-    work.mkdir(parents=True)
-    for name in ("content", "site_builder", "figures", "lessonmodel", "build.py"):
+    project = folder / "project"
+    for name in CODE:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, work / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source, project / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
-            shutil.copy2(source, work / name)
-    result: dict = {}
-    seconds, rss, _ = timed_rss([PY, "build.py", "check"], work, may_fail=True)  # timed even if a check fails
-    result["check"], result["check_rss"] = seconds, rss
-    print(f"  real: build.py check (clean) {seconds:.2f} s, {rss:.0f} MiB", flush=True)
-    timed_rss([PY, "build.py"], work)  # the first plain build after check: fills the non-clean caches
-    result["nochange"] = [timed_rss([PY, "build.py"], work)[0] for _ in range(runs)]
-    result["size"], result["files"] = tree_size(work / "_site")
-    result["teacher_size"], _ = tree_size(work / "_site-teacher")
-    print(f"  real: build.py no-change {median_line(result['nochange'])} s", flush=True)
+            shutil.copy2(source, project / name)
+    # The real records: the figures drawn from them then match figures/manifest.json, so `check` passes.
+    shutil.rmtree(project / "content" / "records")
+    shutil.copytree(ROOT / "content" / "records", project / "content" / "records")
+    (project / ".cache").mkdir(exist_ok=True)
+    for name in kept:
+        if (saved / name).is_dir():
+            shutil.copytree(saved / name, project / ".cache" / name)
+    mkdocs = folder / "mkdocs"
+    (mkdocs / "mkdocs.yml").write_text("site_name: 合成课程\ntheme:\n  name: mkdocs\n  locale: zh_CN\n"
+                                       "nav:\n  - index.md\n", encoding="utf-8")
+    hugo = folder / "hugo"
+    shutil.rmtree(hugo, ignore_errors=True)
+    (hugo / "layouts" / "_default").mkdir(parents=True)
+    (hugo / "hugo.toml").write_text(HUGO_CONFIG, encoding="utf-8")
+    for name, text in (("baseof", HUGO_BASEOF), ("single", HUGO_SINGLE), ("list", HUGO_LIST)):
+        (hugo / "layouts" / "_default" / f"{name}.html").write_text(text, encoding="utf-8")
+    shutil.copytree(mkdocs / "docs", hugo / "content")
+    os.rename(hugo / "content" / "index.md", hugo / "content" / "_index.md")
+    return {"project": project, "mkdocs": mkdocs, "hugo": hugo}
+
+
+def run_ours(project: Path) -> dict[str, float]:
+    for name in ("_site", "_site-teacher"):
+        shutil.rmtree(project / name, ignore_errors=True)
+    for name in BUILD_CACHES:
+        shutil.rmtree(project / ".cache" / name, ignore_errors=True)
+    total = timed([PY, "build.py"], project)
+    return {"total": total, "cpu": CPU[0]}
+
+
+def run_mkdocs(folder: Path, mkdocs: Path, pagefind: str) -> dict[str, float]:
+    shutil.rmtree(folder / "site", ignore_errors=True)
+    build = timed([str(mkdocs), "build", "-q"], folder)
+    cpu = CPU[0]
+    index = timed([pagefind, "--site", "site", "--force-language", "zh-cn"], folder)
+    return {"total": build + index, "cpu": cpu + CPU[0], "build": build, "pagefind": index}
+
+
+def run_hugo(folder: Path, hugo: str, pagefind: str) -> dict[str, float]:
+    shutil.rmtree(folder / "public", ignore_errors=True)
+    build = timed([hugo, "--quiet", "-d", "public"], folder)
+    cpu = CPU[0]
+    index = timed([pagefind, "--site", "public", "--force-language", "zh-cn"], folder)
+    return {"total": build + index, "cpu": cpu + CPU[0], "build": build, "pagefind": index}
+
+
+def bench_size(n: int, runs: int, edits: int, dev: bool, mkdocs: Path, hugo: str, pagefind: str) -> dict:
+    where = prepare(n)
+    tools = {"ours": lambda: run_ours(where["project"]),
+             "mkdocs": lambda: run_mkdocs(where["mkdocs"], mkdocs, pagefind),
+             "hugo": lambda: run_hugo(where["hugo"], hugo, pagefind)}
+    print(f"N={n}: warming up (model and figure caches, imports)", flush=True)
+    for run in tools.values():
+        run()
+    result: dict = {"n": n, **{tool: [] for tool in tools}}
+    names = list(tools)
+    for run in range(runs):
+        order = names[run % 3:] + names[:run % 3]
+        for tool in order:
+            times = tools[tool]()
+            result[tool].append(times)
+            print(f"  N={n} run {run + 1}: {tool} " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()),
+                  flush=True)
+    project = where["project"]
+    for key in ("check", "nochange", "edit"):
+        result[key], result[f"{key}_cpu"] = [], []
+
+    def row(key: str, command: list[str], may_fail: bool = False) -> None:
+        result[key].append(timed(command, project, may_fail))
+        result[f"{key}_cpu"].append(CPU[0])
+
+    for _ in range(max(1, runs // 2)):
+        row("check", [PY, "build.py", "check"], may_fail=True)
+    timed([PY, "build.py"], project)
+    for _ in range(runs):
+        row("nochange", [PY, "build.py"])
+    page = sorted((project / "content" / "pages").glob("page-*.md"))[n // 2]
+    for i in range(runs):
+        with page.open("a", encoding="utf-8") as handle:
+            handle.write(f"\n补充说明，第{'一二三四五六七八九十'[i % 10]}次修改。\n")
+        row("edit", [PY, "build.py"])
+    result["files"] = sum(1 for p in (project / "_site").rglob("*") if p.is_file()) + \
+        sum(1 for p in (project / "_site-teacher").rglob("*") if p.is_file())
+    print(f"  N={n}: check {median_line(result['check'])}, no-change {median_line(result['nochange'])}, "
+          f"one-page edit (new process) {median_line(result['edit'])}", flush=True)
+    if dev:
+        out = subprocess.run([PY, str(ROOT / "bench" / "reload_latency.py"), "--pages", str(n), "--skip-real",
+                              "--edits", str(edits)], capture_output=True, text=True, check=True).stdout
+        found = re.search(r"median (\d+) ms, min (\d+) ms, max (\d+) ms", out)
+        result["dev"] = tuple(int(x) for x in found.groups()) if found else None
+        print(f"  N={n}: dev server save → reload {out.strip().splitlines()[-1].strip()}", flush=True)
     return result
 
 
-def report(sizes: list[dict], real: dict | None, load: tuple[tuple[float, ...], tuple[float, ...]]) -> str:
+def median_line(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f} s ({min(values):.2f}–{max(values):.2f}, n={len(values)})"
+
+
+def _totals(result: dict, tool: str, part: str = "total") -> list[float]:
+    return [t[part] for t in result[tool]]
+
+
+def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]]) -> str:
     lines = [f"date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; machine: {platform.node()}, "
-             f"{os.cpu_count()} CPU, {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-             f"mkdocs {MKDOCS_VERSION}",
+             f"{os.cpu_count()} CPU, {platform.machine()}, Python {platform.python_version()}; "
+             f"mkdocs {MKDOCS_VERSION}; {subprocess.run(['hugo', 'version'], capture_output=True, text=True).stdout.split()[1]}"
+             f" (Debian); pagefind {_version('pagefind')} (extended)",
              f"load average before: {' '.join(f'{x:.2f}' for x in load[0])}; "
-             f"after: {' '.join(f'{x:.2f}' for x in load[1])}",
-             "synthetic corpus: empty Evidence (no lessonmodel, no figures); this project builds the public site "
-             "only in the full rows (the real build writes public + teacher)", "",
-             "| N | tool | full build median s (min-max, runs) | per-page ms | one-page rebuild median s | "
-             "peak RSS MiB | output | files | bytes/page | avg lesson HTML KiB |",
-             "|---:|---|---|---:|---|---:|---:|---:|---:|---:|"]
+             f"after: {' '.join(f'{x:.2f}' for x in load[1])}", "",
+             "| N | what | wall: median s (min–max, runs) | per page ms | ratio of medians | CPU s (median) |",
+             "|---:|---|---|---:|---|---:|"]
     for r in sizes:
-        n = r["n"]
-        for tool, name, rebuild in (("mk", "mkdocs (theme mkdocs)", "mk_rebuild"),
-                                    ("ours", "this project", "ours_rebuild")):
-            size = r[f"{tool}_size"]
-            lines.append(f"| {n} | {name} | {median_line(r[f'{tool}_full'])} | "
-                         f"{statistics.median(r[f'{tool}_full']) / n * 1000:.1f} | {median_line(r[rebuild])} | "
-                         f"{max(r[f'{tool}_rss']):.0f} | {size / 2**20:.1f} MiB | {r[f'{tool}_files']} | "
-                         f"{size / n / 1024:.1f} KiB | {r[f'{tool}_lesson_html'] / 1024:.1f} |")
-    lines.append("")
-    for r in sizes:
-        ratio = statistics.median(r["mk_full"]) / statistics.median(r["ours_full"])
-        phases = {k: statistics.median(p[k] for p in r["ours_phases"]) for k in r["ours_phases"][0] if k != "pages"}
-        lines.append(f"N={r['n']}: mkdocs/ours full-build ratio {ratio:.2f}× (>1 means this project is faster); "
-                     f"ours phases (median s, in-process): " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items())
-                     + f"; incremental rebuild rendered {r['ours_rebuild_rendered']} pages, dev process peak RSS "
-                       f"{r['ours_dev_rss']:.0f} MiB")
+        n, ours = r["n"], statistics.median(_totals(r, "ours"))
+        rows = [("this project `python build.py` (both sites + search)", _totals(r, "ours"), ""),
+                ("MkDocs, nav bounded, + Pagefind", _totals(r, "mkdocs"), "mkdocs"),
+                ("  of which MkDocs / Pagefind", None, "mkdocs-parts"),
+                ("Hugo, nav bounded, + Pagefind", _totals(r, "hugo"), "hugo"),
+                ("  of which Hugo / Pagefind", None, "hugo-parts")]
+        for label, values, tool in rows:
+            if values is None:
+                tool = tool.removesuffix("-parts")
+                build, index = (statistics.median(_totals(r, tool, p)) for p in ("build", "pagefind"))
+                lines.append(f"| {n} | {label} | {build:.2f} / {index:.2f} | | | |")
+                continue
+            ratio = ""
+            if tool:
+                ratio = f"{statistics.median(values) / ours:.2f}× this project's time"
+            cpu = statistics.median(_totals(r, tool or "ours", "cpu"))
+            lines.append(f"| {n} | {label} | {median_line(values)} | {statistics.median(values) / n * 1000:.1f} "
+                         f"| {ratio} | {cpu:.2f} |")
+        for label, key in (("`python build.py check` (clean: model, figures, both sites, checks)", "check"),
+                           ("no-change `python build.py`", "nochange"),
+                           ("one-page edit, then `python build.py` (new process)", "edit")):
+            ratio = f"{statistics.median(r[key]) / ours:.2f}× a build" if key == "check" else ""
+            lines.append(f"| {n} | {label} | {median_line(r[key])} | | {ratio} | "
+                         f"{statistics.median(r[key + '_cpu']):.2f} |")
+        if r.get("dev"):
+            median, low, high = r["dev"]
+            lines.append(f"| {n} | dev server save → reload | {median / 1000:.3f} s ({low / 1000:.3f}–"
+                         f"{high / 1000:.3f}) | | | |")
+        lines.append(f"| {n} | files in this project's two sites | {r['files']} | | | |")
     if len(sizes) >= 2:
-        per = [statistics.median(r["ours_full"]) / r["n"] * 1000 for r in sizes]
-        lines.append(f"per-page ms from N={sizes[0]['n']} to N={sizes[-1]['n']}: {per[0]:.1f} → {per[-1]:.1f} "
-                     f"(×{per[-1] / per[0]:.2f}; flat would be ×1)")
-    if real:
-        lines += ["", f"real course: `python build.py check` (clean, from a fresh copy: model, figures, both sites, "
-                      f"checks) {real['check']:.2f} s, peak RSS {real['check_rss']:.0f} MiB; "
-                      f"no-change `python build.py` {median_line(real['nochange'])} s; "
-                      f"public site {real['size'] / 2**20:.1f} MiB in {real['files']} files, "
-                      f"teacher {real['teacher_size'] / 2**20:.1f} MiB"]
+        per = [statistics.median(_totals(r, "ours")) / r["n"] * 1000 for r in sizes]
+        lines += ["", f"this project's per-page ms from N={sizes[0]['n']} to N={sizes[-1]['n']}: "
+                      f"{per[0]:.1f} → {per[-1]:.1f} (×{per[-1] / per[0]:.2f}; flat would be ×1)"]
     return "\n".join(lines)
+
+
+def _version(name: str) -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version(name)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="*", default=[100, 1000], help="corpus sizes (none: real only)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000], help="corpus sizes")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--skip-real", action="store_true")
+    parser.add_argument("--edits", type=int, default=10, help="dev server saves per size")
+    parser.add_argument("--skip-dev", action="store_true", help="no dev-server rows")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "bench"))
-    mkdocs = ensure_mkdocs()
+    mkdocs, hugo, pagefind = ensure_mkdocs(), ensure_hugo(), pagefind_binary()
     before = os.getloadavg()
-    sizes = [bench_size(n, args.runs, mkdocs) for n in args.sizes]
-    real = None if args.skip_real else bench_real(args.runs)
+    sizes = [bench_size(n, args.runs, args.edits, not args.skip_dev, mkdocs, hugo, pagefind) for n in args.sizes]
+    text = report(sizes, (before, os.getloadavg()))
     print()
-    print(report(sizes, real, (before, os.getloadavg())))
+    print(text)
+    (CACHE / "results.md").write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

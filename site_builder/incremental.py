@@ -8,8 +8,9 @@ A long-running process (``python build.py serve``) keeps, between builds:
   which also fixes prev/next), the titles and anchors of the pages it links to
   with ``{ref}``, the evidence, the templates and static files, the site
   config and the teacher flag;
-- the generated pages (numbers, sources, 404, llms.txt), keyed by the outline
-  of every page (titles, anchors, roles), the sources, the evidence …;
+- the generated pages (numbers, sources, figures, 404, llms.txt), keyed by the
+  outline of every page (titles, anchors, roles, states showing a figure), the
+  sources, ``content/values.yml``, the evidence …;
 - what the output folder holds, so unchanged files are hard-linked into the
   next site instead of written (see ``write_site(reuse=…)``).
 
@@ -21,6 +22,7 @@ miss, never serve something stale. The output is byte-identical to a full
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -32,8 +34,8 @@ from .content import Evidence, SourceFile
 from .load import load_content
 from .markdown import make_markdown
 from .parse import ParsedPage, StateSource
-from .pipeline import (STATIC, SiteFiles, check_parsed, copied_files, make_kit, math_font_file, parse_source,
-                       render_generated, render_page_files)
+from .pipeline import (STATIC, PreparedSite, SiteFiles, check_parsed, copied_files, make_kit, math_font_file,
+                       parse_source, render_generated, render_page_files, render_site)
 from .problems import ContentError, Problem
 from .render import TEMPLATES, SiteView, make_environment
 from .writer import write_site
@@ -105,6 +107,37 @@ class _PageFacts:
     """Hash of every role the page uses (the generated pages list them as backlinks)."""
     links: tuple[str, ...]
     """``linked_pages`` of the page."""
+    shown: str = ""
+    """Hash of the states that show a figure (figures.html lists them under each figure)."""
+
+
+def page_facts(page: ParsedPage) -> _PageFacts:
+    shown = [(b.id, b.title, b.figure) for b in page.blocks if isinstance(b, StateSource) and b.figure]
+    return _PageFacts(page_outline(page), digest(repr(page.roles)), linked_pages(page), digest(repr(shown)))
+
+
+def source_key(page: ParsedPage) -> str:
+    """What a page's own files depend on of its source: front matter and body."""
+    return digest(page.meta.path, repr(page.meta), page.source)
+
+
+def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Callable[[ParsedPage], str],
+                facts_of: Callable[[ParsedPage], _PageFacts]) -> tuple[dict[str, str], str]:
+    """Each page's render key and the generated pages' key: equal keys, identical files.
+
+    A page's files depend on its source, the navigation (every page's id, title, label and kind,
+    which also fixes prev/next), the outlines of the pages its ``{ref}`` links show, the
+    templates and static files (``looks``), the evidence, the site config and the teacher flag.
+    """
+    base = digest(looks, evidence_key, repr(site.content.config), str(site.teacher))
+    facts = {page_id: facts_of(page) for page_id, page in site.pages.items()}
+    nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
+    keys = {page_id: digest(base, nav, source_key_of(page), *(facts[t].outline for t in facts[page_id].links
+                                                               if t in facts))
+            for page_id, page in site.pages.items()}
+    generated = digest(base, nav, repr(site.content.sources), repr(site.content.value_text),
+                       *(f.outline + f.roles + f.shown for f in facts.values()))
+    return keys, generated
 
 
 def figures_shown(page: ParsedPage) -> set[str]:
@@ -134,6 +167,8 @@ class IncrementalSite:
         self._evidence: tuple[Evidence, str] | None = None
         self._written: dict[str, bytes | str] = {}
         self._out_identity: tuple[int, int, int] | None = None
+        self.prepared: PreparedSite | None = None
+        """The site of the build being written (for ``finish``, e.g. a search index), then of the last one."""
 
     def build(self, evidence: Evidence) -> BuildReport:
         """Load, parse (cached), check, render (cached) and write; raise ``ContentError`` on problems.
@@ -149,29 +184,25 @@ class IncrementalSite:
         site = SiteView(prepared.content, prepared.pages, evidence, self.teacher)
         looks = tree_digest(TEMPLATES, STATIC)
         kit = make_kit(site, self._environment(looks))
-        config = content.config
-        base = digest(looks, self._evidence_digest(evidence), repr(config), str(self.teacher))
-        facts = {page_id: self._facts(page) for page_id, page in site.pages.items()}
-        nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
+        keys, generated_key = render_keys(site, looks, self._evidence_digest(evidence),
+                                          lambda page: self._source_keys[page.meta.path], self._facts)
         files: SiteFiles = {}
         rendered: list[str] = []
         pages: dict[str, tuple[str, SiteFiles]] = {}
         for page_id, page in site.pages.items():
-            key = digest(base, nav, self._source_keys[page.meta.path],
-                         *(facts[t].outline for t in facts[page_id].links if t in facts))
             cached = self._pages.get(page_id)
-            if cached is None or cached[0] != key:
-                cached = (key, render_page_files(site, page, kit))
+            if cached is None or cached[0] != keys[page_id]:
+                cached = (keys[page_id], render_page_files(site, page, kit))
                 rendered.append(page_id)
             pages[page_id] = cached
             files.update(cached[1])
-        generated_key = digest(base, nav, repr(content.sources), *(f.outline + f.roles for f in facts.values()))
         generated = self._generated
         if generated is None or generated[0] != generated_key:
             generated = (generated_key, render_generated(site, kit))
         files.update(generated[1])
         files.update(copied_files(site))
         files.update(math_font_file(files))
+        self.prepared = prepared
         changed = self._write(files)
         self._pages, self._generated = pages, generated
         return BuildReport(_urls_to_reload(changed, site), tuple(sorted(changed)), tuple(rendered),
@@ -191,7 +222,7 @@ class IncrementalSite:
     def _facts(self, page: ParsedPage) -> _PageFacts:
         key = self._source_keys[page.meta.path]
         if key not in self._page_facts:
-            self._page_facts[key] = _PageFacts(page_outline(page), digest(repr(page.roles)), linked_pages(page))
+            self._page_facts[key] = page_facts(page)
         return self._page_facts[key]
 
     def _environment(self, looks: str) -> Environment:
@@ -208,13 +239,13 @@ class IncrementalSite:
     def _write(self, files: SiteFiles) -> set[str]:
         """Write the site, linking what the output folder already holds; returns the changed paths."""
         now: dict[str, bytes | str] = {rel: file_digest(p) if isinstance(p, Path) else p for rel, p in files.items()}
-        trusted = self._out_identity is not None and self._out_identity == _identity(self.out_dir)
+        trusted = self._out_identity is not None and self._out_identity == folder_identity(self.out_dir)
         previous = self._written if trusted else {}
         unchanged = {rel for rel, held in now.items() if rel in previous and _same(previous[rel], held)}
         changed = (set(now) - unchanged) | (set(previous) - set(now))
         if changed or not trusted:
             write_site(files, self.out_dir, finish=self.finish, reuse=unchanged, delete_later=True)
-        self._written, self._out_identity = now, _identity(self.out_dir)
+        self._written, self._out_identity = now, folder_identity(self.out_dir)
         return changed
 
 
@@ -222,7 +253,7 @@ def _same(a: bytes | str, b: bytes | str) -> bool:
     return a is b or a == b  # `is`: a page served from the cache is the very same bytes object
 
 
-def _identity(folder: Path) -> tuple[int, int, int] | None:
+def folder_identity(folder: Path) -> tuple[int, int, int] | None:
     """Which directory ``folder`` is now: another build swapping in a site changes it.
 
     The inode alone is not enough (a deleted folder's inode is soon reused); the
@@ -248,3 +279,87 @@ def _urls_to_reload(changed: set[str], site: SiteView) -> tuple[str, ...]:
         html |= {f"{page_id}.html" for page_id, page in site.pages.items() if figures_shown(page) & redrawn}
         html.add("figures.html")
     return tuple(sorted(html))
+
+
+# ----------------------------------------------------------- across processes --
+def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_file: Path, workers: int = 1,
+                  finish: Callable[[Path], None] | None = None, store: Path | None = None) -> tuple[int, int]:
+    """Render and write one site like ``write_site(render_site(...))``, reusing the last build's work.
+
+    ``state_file`` remembers, from the last build that wrote ``out_dir``: each page's render key
+    and files, and the sha256 of every file written. A new process then renders only the pages
+    whose key changed (the others' files are taken from ``out_dir``) and hard-links every file
+    whose bytes are unchanged instead of writing it. The state is trusted only while ``out_dir``
+    is the very folder that build swapped in (see ``folder_identity``); otherwise everything is rendered
+    and written, so the result is always the bytes a clean build writes. Returns (pages rendered,
+    files written).
+    """
+    import json
+
+    state = _load_state(state_file)
+    trusted = bool(state) and state.get("identity") == list(folder_identity(out_dir) or ())
+    site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher)
+    keys, _ = render_keys(site, _code_digest(), evidence_digest(prepared.evidence), source_key, page_facts)
+    old_pages = state.get("pages", {}) if trusted else {}
+    kept = {page_id for page_id, key in keys.items()
+            if page_id in old_pages and old_pages[page_id][0] == key
+            and all((out_dir / rel).is_file() for rel in old_pages[page_id][1])}
+    files = render_site(prepared, teacher, workers=workers, skip=kept)
+    for page_id in kept:
+        for rel in old_pages[page_id][1]:
+            files[rel] = out_dir / rel
+    # The math font holds the characters of every page's formulas, kept pages' included.
+    files.update(math_font_file(files))
+    old_files = state.get("files", {}) if trusted else {}
+    sums = {rel: old_files[rel] if page_of(rel, kept) and rel in old_files else _sum(payload)
+            for rel, payload in files.items()}
+    reuse = {rel for rel, value in sums.items() if old_files.get(rel) == value}
+    write_site(files, out_dir, finish=finish, reuse=reuse, store=store)
+    page_files = {page_id: [] for page_id in keys}
+    for rel in files:
+        owner = _owner(rel)
+        if owner in page_files:
+            page_files[owner].append(rel)
+    state_file.parent.mkdir(parents=True, exist_ok=True)
+    scratch = state_file.with_name(f"{state_file.name}.{os.getpid()}")
+    scratch.write_text(json.dumps({"identity": list(folder_identity(out_dir) or ()), "files": sums,
+                                   "pages": {p: [keys[p], sorted(page_files[p])] for p in keys}}), encoding="utf-8")
+    os.replace(scratch, state_file)
+    return len(keys) - len(kept), len(files) - len(reuse)
+
+
+def _code_digest() -> str:
+    """What renders a page, across processes: the whole package (templates, static, and the Python
+    that highlights code, cuts the TOC, renders maths …) and the libraries it renders with."""
+    import importlib.metadata
+
+    versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pygments", "latex2mathml")]
+    return digest(tree_digest(Path(__file__).parent), *versions)
+
+
+def page_of(rel: str, pages: set[str]) -> bool:
+    return _owner(rel) in pages
+
+
+def _owner(rel: str) -> str:
+    """The page an output file belongs to: ``x.html``, ``x.md``, ``x.source.html``, ``downloads/x.zip``."""
+    name = rel.removeprefix("downloads/") if rel.startswith("downloads/") and rel.count("/") == 1 else rel
+    if "/" in name:
+        return ""
+    for suffix in (".source.html", ".html", ".md", ".zip"):
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return ""
+
+
+def _sum(payload: bytes | Path) -> str:
+    return hashlib.sha256(payload.read_bytes() if isinstance(payload, Path) else payload).hexdigest()
+
+
+def _load_state(path: Path) -> dict:
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}

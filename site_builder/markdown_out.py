@@ -11,7 +11,7 @@ from .numbers import display
 from .check import resolve_mark
 from .parse import ParsedPage, StateSource
 
-_ROLE = re.compile(r"\{([A-Za-z][\w-]*)\}`([^`]*)`")
+ROLE = re.compile(r"\{([A-Za-z][\w-]*)\}`([^`]*)`")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so two builds write identical bytes
 
 
@@ -22,8 +22,8 @@ def plain_markdown(page: ParsedPage, evidence: Evidence, titles: dict[str, str],
         for start, end in page.teacher_spans:
             lines[start:end] = [None] * (end - start)
     figures = _state_figures(page, len(lines))
-    lines = [None if line is None else _ROLE.sub(
-        lambda m, fig=fig: _role_text(m.group(1), m.group(2).strip(), evidence, titles, fig), line)
+    lines = [None if line is None else ROLE.sub(
+        lambda m, fig=fig: role_text(m.group(1), m.group(2).strip(), evidence, titles, fig), line)
         for line, fig in zip(lines, figures, strict=True)]
     body = "\n".join(line for line in lines if line is not None).strip("\n")
     return f"# {page.meta.title}\n\n{re.sub(chr(10) * 3 + '+', chr(10) * 2, body)}\n"
@@ -38,7 +38,7 @@ def _state_figures(page: ParsedPage, count: int) -> list[str]:
     return figures[:count]
 
 
-def _role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str], state_figure: str = "") -> str:
+def role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str], state_figure: str = "") -> str:
     if name == "mark":
         figure_id, mark_name = resolve_mark(target, state_figure)
         mark = evidence.figures[figure_id].mark(mark_name) if figure_id in evidence.figures else None
@@ -64,12 +64,16 @@ def llms_txt(site_title: str, base_url: str, pages: list[ParsedPage]) -> str:
 
 
 def zip_bundle(files: dict[str, bytes]) -> bytes:
-    """A deterministic zip: sorted names, fixed timestamps, UTF-8 names."""
+    """A deterministic zip: sorted names, fixed timestamps, UTF-8 names.
+
+    Stored, not deflated: a lesson's bundle is a few text files of some KiB, and deflating a
+    thousand of them per site cost 0.6 s of every build (the web server may compress in transit).
+    """
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
         for name in sorted(files):
             info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
+            info.compress_type = zipfile.ZIP_STORED
             info.external_attr = 0o644 << 16
             archive.writestr(info, files[name])
     return buffer.getvalue()

@@ -1,88 +1,411 @@
-"""The search stage: a Pagefind index of the public site, built offline at build time.
+"""The search stage: a Pagefind index of the public site, fed from the parsed pages.
 
-``index_site`` runs the Pagefind binary that ships inside the ``pagefind``
-Python package (``pagefind[extended]``, whose build segments Chinese into
-words) on a finished site folder. It is meant as the ``finish`` step of
-``write_site`` for the public site only: the teacher site is never indexed.
+Chinese has no spaces between words, and Pagefind segments it one way when it
+indexes (a dictionary) and another in the browser (``Intl.Segmenter``, or one
+character at a time), so a word could be indexed whole and searched in pieces:
+缓存 then matched every page with 存, and 字节 matched "第 5 节". Here index
+and query are cut the same, simple way: every run of Chinese characters becomes
+its overlapping character pairs (键值缓存 → 键值 值缓 缓存), everything else stays
+as it is, and Pagefind is told the text is space-separated (``force_language``
+``en``: no segmentation of its own). ``static/search-engine.js`` cuts the query with the
+same rule, so a word matches exactly the pages that contain it, in order; a
+quoted phrase asks Pagefind for those pairs consecutively; a word that occurs
+nowhere has a pair that occurs nowhere and finds nothing. It joins the
+pairs back into text for titles and excerpts.
 
-Chinese has no spaces between words, so a search index that silently stops
-segmenting would still build and then find nothing. Before indexing, a
-self-test indexes one known sentence and checks that a word from its middle
-became a term of its own; if not, the build stops with a clear message.
+The text comes from what the build already has — each page's Markdown with
+teacher notes removed and roles resolved, its headings and states as anchored
+headings (so a result can land on the right state), the values and sources for
+the two generated pages — never from reading the written HTML back. Pagefind
+runs as its own process through its Python API while the sites are rendered
+(``start_index`` forks before rendering starts). The index is a function of
+those documents and Pagefind's version, and is kept in the build cache under
+their digest: a build whose searchable text did not change reuses it whole.
+Pagefind cannot add to or remove from an index it has written, so any change
+re-indexes every page (about 1 ms per page in Pagefind's own process).
 """
 
 from __future__ import annotations
 
+import base64
 import functools
-import gzip
 import hashlib
+import html
 import importlib.metadata
+import json
+import multiprocessing
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import threading
+from collections.abc import Iterable
 from pathlib import Path
 
-_SELF_TEST_SENTENCE = "模型把旧的键值缓存保留下来，下一步只计算新词元。"
-_SELF_TEST_WORD = "缓存"  # from the middle of 键值缓存: found only if the text is segmented into words
-_SELF_TEST_PAGE = (
-    '<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>自检</title></head>'
-    f"<body><main data-pagefind-body><h1>自检</h1><p>{_SELF_TEST_SENTENCE}</p></main></body></html>"
-)
-_INDEX_SIGNATURE = b"pagefind_dcd"
+from .markdown_out import role_text, ROLE
+from .numbers import display
+from .parse import ParsedPage
+
+LANGUAGE = "en"
+"""What Pagefind is told: split on spaces, no segmenter of its own (the text arrives cut into pairs)."""
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u2018-\u201f\u2026\u2014"
+_PIECES = re.compile(f"([{_CJK}]+)|([{_CJK_PUNCT}])")
 _UNUSED_UI = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pagefind-modular-ui.css",
               "pagefind-component-ui.js", "pagefind-component-ui.css", "pagefind-highlight.js")
 """Pagefind's ready-made interfaces: the site has its own search box (static/search.js)."""
+KEEP_BUNDLES = 3
+"""Indexes kept in the cache (the current one and a couple to switch back to)."""
 
 
 class SearchIndexError(RuntimeError):
-    """Pagefind is missing, failed, or built an index that cannot find Chinese words."""
+    """Pagefind is missing or failed."""
 
 
-def index_site(site_dir: Path, previous: Path | None = None) -> None:
-    """Write ``site_dir/pagefind/``: the search index and Pagefind's own JavaScript.
+def search_terms(text: str) -> str:
+    """``text`` as Pagefind should index it: Chinese runs as overlapping pairs, punctuation apart.
 
-    Only pages whose markup opts in with ``data-pagefind-body`` are indexed
-    (lessons, articles, the numbers and sources pages — not 404 or raw views).
-    If ``previous`` (the site being replaced) was indexed from exactly the same
-    pages by the same Pagefind, its index is reused: the index is a function of
-    those bytes, and running Pagefind would take most of a no-change rebuild.
+    static/search-engine.js ``terms()`` is the same rule for queries; the browser tests keep the two in step.
     """
-    site_dir = Path(site_dir)
-    digest = _pages_digest(site_dir)
-    if previous is not None and _stamp(previous) == digest:
-        shutil.copytree(previous / "pagefind", site_dir / "pagefind", copy_function=_link_or_copy)
+    return " ".join(_PIECES.sub(_piece, text).split())
+
+
+def _piece(match: re.Match) -> str:
+    run = match.group(1)
+    if run is None:
+        return f" {match.group(2)} "
+    return f" {' '.join(map(str.__add__, run, run[1:])) if len(run) > 1 else run} "
+
+
+# ------------------------------------------------------------------ documents --
+_FENCE = re.compile(r"^\s*(```|~~~|:{3,})")
+_OPTION = re.compile(r"^\s*:(\w+):\s*(.*)$")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+_MARKUP = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|[*_`$|>]+|^\s*(?:[-+*]|\d+[.)])\s+|^\s*-{3,}\s*$")
+
+
+_TITLE = ' data-pagefind-weight="10"'
+"""A word in a page's title outranks the same word in its text (Pagefind's highest weight)."""
+
+
+def page_document(page: ParsedPage, evidence, titles: dict[str, str]) -> str:
+    """One page's search document: its title, its public text, and an anchored heading per heading or state."""
+    hidden = {n for start, end in page.teacher_spans for n in range(start, end)}
+    headings = {line: (anchor, title) for anchor, line, title in page.anchors}
+
+    def resolve(text: str) -> str:
+        return ROLE.sub(lambda m: role_text(m.group(1), m.group(2).strip(), evidence, titles), text) \
+            if "`" in text else text
+
+    tags, texts = [f"<h1{_TITLE}>"], [page.meta.title]
+    if page.meta.summary:
+        tags.append("<p>")
+        texts.append(resolve(page.meta.summary))
+    for number, line in enumerate(page.source.split("\n")):
+        if number in hidden:
+            continue
+        heading = headings.get(number + 1)
+        if heading is not None:
+            tags.append(f'<h2 id="{html.escape(heading[0])}">')
+            texts.append(resolve(heading[1]))
+            continue
+        first = line.lstrip()[:1]
+        if first in ("`", "~", ":", "#") and (_FENCE.match(line) or _HEADING.match(line)):
+            continue
+        if first == ":" and (option := _OPTION.match(line)):
+            if option.group(1) != "caption":
+                continue
+            line = option.group(2)
+        text = _MARKUP.sub(_markup, resolve(line)).strip()
+        if text:
+            tags.append("<p>")
+            texts.append(text)
+    # One pass of the pair cutter over the whole page (one call per line cost twice as much).
+    cut = _PIECES.sub(_piece, "\x00".join(texts)).split("\x00")
+    return _document([f"{tag}{html.escape(' '.join(text.split()), quote=False)}</{tag[1:3]}>"
+                      for tag, text in zip(tags, cut)])
+
+
+def _markup(match: re.Match) -> str:
+    return match.group(1) or " "
+
+
+_REFERENCE = ' data-pagefind-weight="0.1"'
+_REFERENCE_HEADING = ' data-pagefind-weight="0.5"'
+"""The reference pages (numbers, sources) list names, configurations and paper titles verbatim:
+a word there ranks below the same word in a lesson's title or text."""
+
+
+def values_document(values: Iterable) -> str:
+    """numbers.html: each value's name, displayed value, description and conditions."""
+    out = ["<h1>" + _text("数值与出处") + "</h1>"]
+    for v in sorted(values, key=lambda v: v.name):
+        out.append(f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(f"{v.name} = {display(v)}")}</h2>')
+        out.append(f"<p{_REFERENCE}>{_text(' '.join(x for x in (v.description, v.conditions, v.command) if x))}</p>")
+    return _document(out)
+
+
+def sources_document(sources: Iterable) -> str:
+    """sources.html: each source's id, title, authors and what was checked where."""
+    out = ["<h1>" + _text("来源") + "</h1>"]
+    for s in sources:
+        out.append(f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>{_text(f"{s.id} {s.title}")}</h2>')
+        out.append(f"<p{_REFERENCE}>{_text(' '.join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x))}</p>")
+    return _document(out)
+
+
+def site_documents(prepared) -> dict[str, str]:
+    """URL → search document for every indexed page of the public site, in site order."""
+    titles = {page_id: p.meta.title for page_id, p in prepared.pages.items()}
+    docs = {f"{page_id}.html": page_document(page, prepared.evidence, titles)
+            for page_id, page in prepared.pages.items()}
+    docs["numbers.html"] = values_document(prepared.evidence.values.values())
+    docs["sources.html"] = sources_document(prepared.content.sources)
+    return docs
+
+
+def _text(text: str) -> str:
+    return html.escape(search_terms(text), quote=False)
+
+
+def _document(parts: list[str]) -> str:
+    return ('<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body><main data-pagefind-body>'
+            + "".join(parts) + "</main></body></html>")
+
+
+# -------------------------------------------------------------------- indexing --
+_FORMAT = "shards-2"
+"""Changes whenever this module lays out a bundle differently, so no older bundle is reused."""
+
+
+def documents_digest(documents: dict[str, str]) -> str:
+    digest = hashlib.sha256(f"{_pagefind_version()}\0{LANGUAGE}\0{_FORMAT}\0".encode())
+    for url, document in documents.items():
+        digest.update(url.encode() + b"\0" + document.encode() + b"\0")
+    return digest.hexdigest()
+
+
+SHARD_MIN_PAGES = 200
+"""From this many pages on, the index is built as two shards by two Pagefind processes at once
+(Pagefind was 60% of a 1000-page build's CPU, on one core); search-engine.js merges them when searching."""
+SHARDS_FILE = "shards.json"
+"""In the main bundle: the folders of the other shards, relative to it (``[]`` for one shard)."""
+
+
+def shard(documents: dict[str, str]) -> list[dict[str, str]]:
+    """The documents in one or two shards of about equal size, in site order."""
+    if len(documents) < SHARD_MIN_PAGES:
+        return [documents]
+    items = list(documents.items())
+    return [dict(items[:len(items) // 2]), dict(items[len(items) // 2:])]
+
+
+def index_documents(documents: dict[str, str], cache: Path) -> Path:
+    """The Pagefind bundle for ``documents``: from ``cache`` when it holds one for the same digest,
+    else built and stored there. Returns the bundle folder (further shards in ``shard-N/`` inside)."""
+    bundle = Path(cache) / documents_digest(documents)
+    if (bundle / "pagefind.js").is_file():
+        return bundle
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="index-", dir=cache))
+    try:
+        shards = shard(documents)
+        outs = [scratch / f"s{k}" for k in range(len(shards))]
+        failures: list[BaseException] = []
+
+        def run(k: int) -> None:
+            try:
+                _run_pagefind(shards[k], outs[k])
+            except BaseException as error:  # reported below, in this thread
+                failures.append(error)
+
+        # Each shard's Pagefind is a process of its own; these threads only feed and wait on pipes.
+        threads = [threading.Thread(target=run, args=(k,), name=f"pagefind-{k}") for k in range(1, len(shards))]
+        for thread in threads:
+            thread.start()
+        run(0)
+        for thread in threads:
+            thread.join()
+        if failures:
+            raise failures[0]
+        others = [f"shard-{k}/" for k in range(1, len(shards))]
+        for k, name in enumerate(others, start=1):
+            os.rename(outs[k], outs[0] / name.rstrip("/"))
+        (outs[0] / SHARDS_FILE).write_text(json.dumps(others), encoding="utf-8")
+        try:
+            os.rename(outs[0], bundle)
+        except OSError:  # another build stored the same bundle meanwhile
+            if not (bundle / "pagefind.js").is_file():
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    _prune(Path(cache), keep=bundle)
+    return bundle
+
+
+def _run_pagefind(documents: dict[str, str], out: Path) -> None:
+    """Index ``documents`` with ``pagefind --service``, the indexer behind Pagefind's Python API.
+
+    The API's own client (``pagefind.index.PagefindIndex``) reads one reply per 0.1 s poll, which
+    made 1000 pages take 100 s of waiting; this client speaks the same protocol (base64 JSON
+    messages ended by a comma) and reads each reply as soon as it comes. Pages go one at a time:
+    sent all at once, they were indexed in a varying order and the index differed between builds.
+    """
+    service = _Service(_executable())
+    try:
+        index_id = service.ask({"type": "NewIndex", "config": {"force_language": LANGUAGE}})["index_id"]
+        requests = [{"type": "AddFile", "index_id": index_id, "url": url, "file_contents": document,
+                     "file_path": None} for url, document in documents.items()]
+        for request in requests:  # one at a time: pages sent at once are indexed in a varying order
+            service.ask(request)
+        # The bundle comes back in the reply and is written here: with WriteFiles, the reply came
+        # before pagefind had finished writing, and closing it then left empty files behind.
+        bundle = service.ask({"type": "GetFiles", "index_id": index_id})["files"]
+    finally:
+        service.close()
+    for file in bundle:
+        if file["path"] in _UNUSED_UI:
+            continue
+        target = out / _inside_bundle(file["path"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(base64.b64decode(file["content"]))
+    if not (out / "pagefind.js").is_file() or not (out / "pagefind-entry.json").is_file():
+        raise SearchIndexError(f"pagefind returned no index for {len(documents)} pages")
+
+
+def _inside_bundle(path: str) -> str:
+    if not path or path.startswith("/") or ".." in path.split("/"):
+        raise SearchIndexError(f"pagefind returned a file outside its bundle: {path!r}")
+    return path
+
+
+class _Service:
+    """One ``pagefind --service`` process and the messages to and from it."""
+
+    def __init__(self, binary: Path) -> None:
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen([str(binary), "--service"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.log)
+        self.next_id = 0
+        self.buffer = bytearray()
+
+    def _send(self, payload: dict) -> None:
+        self.next_id += 1
+        message = {"message_id": self.next_id, "payload": payload}
+        self.process.stdin.write(base64.b64encode(json.dumps(message).encode()) + b",")
+
+    def _receive(self) -> dict:
+        while (end := self.buffer.find(b",")) < 0:
+            chunk = self.process.stdout.read1(1 << 16)
+            if not chunk:
+                self.log.seek(0)
+                raise SearchIndexError("pagefind stopped: " + self.log.read().decode(errors="replace")[-2000:])
+            self.buffer += chunk
+        message, self.buffer = self.buffer[:end], self.buffer[end + 1:]
+        reply = json.loads(base64.b64decode(bytes(message)))["payload"]
+        if reply.get("type") == "Error":
+            raise SearchIndexError(f"pagefind: {reply.get('message')}")
+        return reply
+
+    def ask(self, payload: dict) -> dict:
+        self._send(payload)
+        self.process.stdin.flush()
+        return self._receive()
+
+    def close(self) -> None:
+        try:
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+def _executable() -> Path:
+    try:
+        from pagefind.service import get_executable
+    except ImportError as error:
+        raise SearchIndexError("the pagefind package is not installed: pip install 'pagefind[extended]==1.5.2'") \
+            from error
+    binary = get_executable()
+    if binary is None or not Path(binary).is_file():
+        raise SearchIndexError("the pagefind package has no binary: pip install 'pagefind[extended]==1.5.2'")
+    return Path(binary)
+
+
+def _prune(cache: Path, keep: Path) -> None:
+    bundles = sorted((p for p in cache.iterdir() if p.is_dir() and not p.name.startswith("index-")),
+                     key=lambda p: p.stat().st_mtime, reverse=True)
+    os.utime(keep)
+    for old in [b for b in bundles if b != keep][KEEP_BUNDLES - 1:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def place_bundle(bundle: Path, site_dir: Path) -> None:
+    """Put the bundle into ``site_dir/pagefind`` as hard links (its files are never written again)."""
+    shutil.copytree(bundle, Path(site_dir) / "pagefind", copy_function=_link_or_copy)
+
+
+def index_site(prepared, site_dir: Path, cache: Path | None = None) -> None:
+    """Index ``prepared``'s public pages into ``site_dir/pagefind`` (in this process)."""
+    if cache is None:
+        with tempfile.TemporaryDirectory(prefix="search-") as scratch:
+            place_bundle(index_documents(site_documents(prepared), Path(scratch)), site_dir)
         return
-    _check_chinese_segmentation()
-    _run_pagefind(site_dir)
-    for name in _UNUSED_UI:
-        (site_dir / "pagefind" / name).unlink(missing_ok=True)
-    (site_dir / "pagefind" / _STAMP).write_text(digest + "\n", encoding="utf-8")
+    place_bundle(index_documents(site_documents(prepared), cache), site_dir)
 
 
-def carry_index(site_dir: Path, previous: Path) -> None:
+class IndexJob:
+    """Indexing in a forked process, started before rendering so Pagefind works while pages render.
+
+    The child makes the documents, and indexes them unless the cache holds their index;
+    ``place(site_dir)`` waits for it and links the bundle into the site. It raises
+    ``SearchIndexError`` when indexing failed (the site is then not swapped in).
+    """
+
+    def __init__(self, prepared, cache: Path) -> None:
+        self.prepared, self.cache = prepared, Path(cache)
+        self.process, self.reply = None, None
+        if "fork" in multiprocessing.get_all_start_methods():
+            context = multiprocessing.get_context("fork")
+            self.reply, sending = context.Pipe(duplex=False)
+            self.process = context.Process(target=_index_child, args=(prepared, self.cache, sending),
+                                           name="search-index")
+            self.process.start()
+            sending.close()
+
+    def place(self, site_dir: Path) -> None:
+        if self.process is None:
+            index_site(self.prepared, site_dir, self.cache)
+            return
+        try:
+            bundle = Path(self.reply.recv())
+        except EOFError:
+            bundle = None
+        self.process.join()
+        if bundle is None or self.process.exitcode != 0:
+            raise SearchIndexError(f"indexing for search failed (exit {self.process.exitcode}); "
+                                   "see the message above")
+        place_bundle(bundle, site_dir)
+
+
+def _index_child(prepared, cache: Path, reply) -> None:
+    reply.send(str(index_documents(site_documents(prepared), cache)))
+    reply.close()
+
+
+def carry_index(site_dir: Path, previous: Path, prepared, cache: Path | None = None) -> None:
     """For the dev server: keep the previous site's index (built once, at start), so a save
     reloads in milliseconds; search may lag behind edits until the server restarts."""
     if (previous / "pagefind" / "pagefind.js").is_file():
         shutil.copytree(previous / "pagefind", Path(site_dir) / "pagefind", copy_function=_link_or_copy)
     else:
-        index_site(site_dir)
-
-
-_STAMP = "pages.sha256"
-"""Inside the bundle: the digest of the pages (and Pagefind version) the index was built from."""
-
-
-def _pages_digest(site_dir: Path) -> str:
-    digest = hashlib.sha256(_pagefind_version().encode())
-    for page in sorted(site_dir.rglob("*.html")):
-        digest.update(page.relative_to(site_dir).as_posix().encode() + b"\0" + page.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def _stamp(site_dir: Path) -> str:
-    stamp = site_dir / "pagefind" / _STAMP
-    return stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else ""
+        index_site(prepared, site_dir, cache)
 
 
 def _link_or_copy(source: str, target: str) -> None:
@@ -98,59 +421,3 @@ def _pagefind_version() -> str:
         return importlib.metadata.version("pagefind")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
-
-
-@functools.cache
-def _check_chinese_segmentation() -> None:
-    """Index one known sentence in a scratch folder; the word from its middle must be a term."""
-    with tempfile.TemporaryDirectory(prefix="pagefind-selftest-") as scratch:
-        site = Path(scratch)
-        (site / "index.html").write_text(_SELF_TEST_PAGE, encoding="utf-8")
-        _run_pagefind(site)
-        terms = b"".join(_index_chunks(site / "pagefind"))
-    if _cbor_text(_SELF_TEST_WORD) not in terms:
-        raise SearchIndexError(
-            f"search self-test failed: Pagefind indexed {_SELF_TEST_SENTENCE!r} but the word "
-            f"{_SELF_TEST_WORD!r} from its middle is not a search term, so Chinese search would find nothing. "
-            "Install the extended build: pip install 'pagefind[extended]==1.5.2'")
-
-
-def _run_pagefind(site: Path) -> None:
-    binary = _executable()
-    result = subprocess.run([str(binary), "--site", str(site)], capture_output=True, text=True, check=False)
-    if result.returncode != 0 or not (site / "pagefind" / "pagefind.js").is_file():
-        raise SearchIndexError(f"pagefind failed on {site} (exit {result.returncode}):\n"
-                               f"{result.stdout[-2000:]}{result.stderr[-2000:]}")
-
-
-def _executable() -> Path:
-    try:
-        from pagefind.service import get_executable
-    except ImportError as error:
-        raise SearchIndexError("the pagefind package is not installed: pip install 'pagefind[extended]==1.5.2'") \
-            from error
-    binary = get_executable()
-    if binary is None or not Path(binary).is_file():
-        raise SearchIndexError("the pagefind package has no binary: pip install 'pagefind[extended]==1.5.2'")
-    return Path(binary)
-
-
-def _index_chunks(bundle: Path) -> list[bytes]:
-    """The decompressed word-index chunks (``index/*.pf_index``: gzip of a signature plus CBOR)."""
-    chunks = []
-    for path in sorted((bundle / "index").glob("*.pf_index")):
-        data = gzip.decompress(path.read_bytes())
-        if not data.startswith(_INDEX_SIGNATURE):
-            raise SearchIndexError(f"{path}: not a Pagefind index chunk (format changed?)")
-        chunks.append(data)
-    return chunks
-
-
-def _cbor_text(word: str) -> bytes:
-    """``word`` as a CBOR text string: the exact term, not a longer word that merely contains it."""
-    data = word.encode()
-    if len(data) < 24:
-        return bytes([0x60 + len(data)]) + data
-    if len(data) < 256:
-        return bytes([0x78, len(data)]) + data
-    raise ValueError("self-test word too long")

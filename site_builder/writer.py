@@ -10,6 +10,7 @@ microseconds in which the directory is missing, never half-written.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import itertools
 import shutil
@@ -24,7 +25,7 @@ _DOOMED = itertools.count()
 
 def write_site(files: dict[str, bytes | Path], out_dir: Path,
                finish: Callable[[Path], None] | None = None, reuse: Collection[str] = (),
-               delete_later: bool = False) -> None:
+               delete_later: bool = False, store: Path | None = None) -> None:
     """Replace ``out_dir`` by exactly ``files`` (relative path → bytes or file to copy).
 
     ``finish`` runs on the complete staging folder before the swap (e.g. to add
@@ -38,6 +39,11 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
 
     ``delete_later`` deletes the outgoing site in a background thread, so the
     dev server can announce the new one without waiting for thousands of unlinks.
+
+    ``store`` is a content-addressed folder (file name = sha256 of the bytes) for files given as
+    paths outside ``out_dir`` (static assets, figures, experiment code): each is copied into the
+    store once and hard-linked from there into every site that publishes it, so the public and
+    teacher sites share one copy and an unchanged asset is never written again.
     """
     out_dir = out_dir.resolve()
     _remove_leftovers(out_dir)
@@ -53,7 +59,8 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
         if relative in reuse and _linked(os.path.join(out_dir, relative), os.path.join(staging, relative)):
             continue
         if isinstance(payload, Path):
-            shutil.copyfile(payload, target)
+            if store is None or payload.is_relative_to(out_dir) or not _linked(_stored(payload, store), str(target)):
+                shutil.copyfile(payload, target)
         else:
             target.write_bytes(payload)
     try:
@@ -63,6 +70,20 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _swap_in(staging, out_dir, delete_later)
+
+
+def _stored(source: Path, store: Path) -> str:
+    """The store's copy of ``source`` (made on first use; never written to again)."""
+    data = source.read_bytes()
+    blob = os.path.join(store, hashlib.sha256(data).hexdigest())
+    if not os.path.exists(blob):
+        os.makedirs(store, exist_ok=True)
+        scratch = f"{blob}.{os.getpid()}-{threading.get_ident()}"
+        with open(scratch, "wb") as handle:
+            handle.write(data)
+        os.chmod(scratch, 0o444)
+        os.replace(scratch, blob)
+    return blob
 
 
 def _linked(existing: str, target: str) -> bool:

@@ -151,3 +151,16 @@ def test_write_replaces_the_whole_site(tmp_path):
     write_site({"a.html": b"1", "sub/b.html": b"2"}, out)
     write_site({"c.html": b"3"}, out)
     assert sorted(p.name for p in out.rglob("*")) == ["c.html"]
+
+
+def test_verify_follows_the_404_pages_absolute_links(sites, tmp_path):
+    """404.html links from base_url; the check follows such a link to the file it names in this site."""
+    prepared, public, teacher = sites
+    root = prepared.content.config.base_url
+    assert f'href="{root}static/site.css"' in read(public, "404.html")
+    broken = tmp_path / "_site"
+    shutil.copytree(public, broken)
+    (broken / "404.html").write_text(read(broken, "404.html").replace(f"{root}static/site.css", f"{root}static/gone.css"),
+                                     encoding="utf-8")
+    found = [str(p) for p in verify_output(prepared, broken, teacher)]
+    assert any(f.startswith("_site/404.html:") and "missing file 'static/gone.css'" in f for f in found), found

@@ -1,8 +1,9 @@
 /* Site search (public build only): the search box in the header queries the
- * Pagefind index built at build time (site_builder/search.py). Pagefind's own
- * JavaScript and index are fetched from this site only when the box is first
- * used, so pages stay light. Results are built as DOM nodes; Pagefind's excerpt
- * is parsed in an inert document and only its text and <mark> survive.
+ * Pagefind index built at build time (site_builder/search.py). The engine
+ * (static/search-engine.js: Pagefind, the index's text rules) and the index are
+ * fetched from this site only when the box is first used, so pages stay light.
+ * Results are built as DOM nodes; Pagefind's excerpt is parsed in an inert
+ * document and only its text and <mark> survive.
  */
 (function () {
   "use strict";
@@ -20,29 +21,29 @@
 
   function load() {
     if (!engine) {
-      engine = import(new URL("pagefind/pagefind.js", siteRoot).href).then(function (pagefind) {
-        // Result URLs are site-relative; the site may live under a sub-path.
-        return pagefind.options({ baseUrl: siteRoot.pathname }).then(function () {
-          pagefind.init();
-          return pagefind;
-        });
+      engine = import(new URL("static/search-engine.js", siteRoot).href).then(function (module) {
+        return module.open(siteRoot).then(function (find) { return { find: find, text: module }; });
       });
       engine.catch(function () { engine = null; });
     }
     return engine;
   }
 
-  function excerptNodes(html) {
+  function excerptNodes(html, text) {
     var doc = new DOMParser().parseFromString("<p>" + html + "</p>", "text/html");
     var out = document.createElement("p");
     out.className = "search-excerpt";
+    var pieces = [];
     doc.body.firstChild.childNodes.forEach(function (node) {
-      if (node.nodeName === "MARK") {
+      pieces.push({ text: node.textContent, mark: node.nodeName === "MARK" });
+    });
+    text.joined(pieces).forEach(function (run) {
+      if (run.mark) {
         var mark = document.createElement("mark");
-        mark.textContent = node.textContent;
+        mark.textContent = run.text;
         out.appendChild(mark);
       } else {
-        out.appendChild(document.createTextNode(node.textContent));
+        out.appendChild(document.createTextNode(run.text));
       }
     });
     return out;
@@ -58,10 +59,8 @@
     return best;
   }
 
-  /** Headings carry a "#" permalink; it is not part of their title. */
-  function clean(title) { return title.replace(/\s*#\s*$/, "").trim(); }
-
-  function render(results, term) {
+  function render(results, term, text) {
+    function clean(title) { return text.plain(title).trim(); }
     list.textContent = "";
     summary.textContent = results.length ? "“" + term + "”：找到 " + results.length + " 个页面" : "“" + term + "”：没有找到";
     status.textContent = summary.textContent;
@@ -74,7 +73,7 @@
       link.href = part ? part.url : result.url;
       link.textContent = partTitle && partTitle !== title ? title + " · " + partTitle : title;
       item.appendChild(link);
-      item.appendChild(excerptNodes(part ? part.excerpt : result.excerpt));
+      item.appendChild(excerptNodes(part ? part.excerpt : result.excerpt, text));
       list.appendChild(item);
     });
     panel.hidden = false;
@@ -83,12 +82,12 @@
   function search() {
     var term = input.value.trim();
     if (!term) { panel.hidden = true; list.textContent = ""; status.textContent = ""; return; }
-    load().then(function (pagefind) {
-      return pagefind.debouncedSearch(term, {}, 250);
-    }).then(function (found) {
-      if (found === null || input.value.trim() !== term) return;  // a newer query is on its way
-      return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) { return r.data(); }))
-        .then(function (results) { render(results, term); });
+    load().then(function (loaded) {
+      return loaded.find(term).then(function (found) {
+        if (found === null || input.value.trim() !== term) return;  // a newer query is on its way
+        return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) { return r.data(); }))
+          .then(function (results) { render(results, term, loaded.text); });
+      });
     }).catch(function () {
       status.textContent = summary.textContent = "搜索暂时不可用。";
       panel.hidden = false;

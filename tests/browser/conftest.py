@@ -81,7 +81,7 @@ def build_fixture_sites(out: Path, fixture: Path = FIXTURE) -> tuple[Path, Path]
         figure_dir=str(figure_dir))
     prepared = prepare_site(fixture, evidence)
     public, teacher = out / "_site", out / "_site-teacher"
-    write_site(render_site(prepared, teacher=False), public, finish=index_site)
+    write_site(render_site(prepared, teacher=False), public, finish=lambda staging: index_site(prepared, staging))
     write_site(render_site(prepared, teacher=True), teacher)
     return public, teacher
 

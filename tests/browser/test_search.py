@@ -1,23 +1,48 @@
-"""Search: a Pagefind index of the public site only, and Chinese queries that find the right page."""
+"""Search: a Pagefind index of the public site only, and Chinese queries that find the right page first."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from playwright.sync_api import expect
 
 from site_builder import search
 
-
-def test_index_self_test_fails_loudly_when_chinese_is_not_segmented(monkeypatch, tmp_path):
-    search._check_chinese_segmentation()  # the installed Pagefind segments Chinese
-    search._check_chinese_segmentation.cache_clear()
-    monkeypatch.setattr(search, "_SELF_TEST_WORD", "存保")  # never a word of the sentence
-    with pytest.raises(search.SearchIndexError, match="search self-test failed"):
-        search._check_chinese_segmentation()
-    search._check_chinese_segmentation.cache_clear()
+NO_INDEX = "public site has no search index: build.py must write it with write_site(..., finish=IndexJob.place)"
 
 
-NO_INDEX = "public site has no search index: build.py must write it with write_site(..., finish=index_site)"
+def test_index_and_query_cut_chinese_into_the_same_pairs():
+    assert search.search_terms("键值缓存") == "键值 值缓 缓存"
+    assert search.search_terms("缓存与 KV 缓存") == "缓存 存与 KV 缓存"
+    assert search.search_terms("第 5 节，RoPE。") == "第 5 节 ， RoPE 。"
+    # A word is found inside a longer run: its pair is one of the run's pairs.
+    assert "缓存" in search.search_terms("模型把旧的键值缓存保留下来").split()
+
+
+def test_search_documents_hold_public_text_with_anchored_states_and_no_teacher_notes(site):
+    docs = (site.public_dir / "pagefind").is_dir()
+    assert docs, NO_INDEX
+    if site.kind != "real":
+        pytest.skip("checked on the real course")
+    import build
+    from site_builder import prepare_site
+
+    evidence, _ = build.measure_and_draw(False)
+    prepared = prepare_site(build.ROOT, evidence)
+    documents = search.site_documents(prepared)
+    assert set(documents) == {f"{p}.html" for p in prepared.pages} | {"numbers.html", "sources.html"}
+    for page_id, page in prepared.pages.items():
+        document = documents[f"{page_id}.html"]
+        for anchor, _, _ in page.anchors:
+            assert f'id="{anchor}"' in document, (page_id, anchor)
+        lines = page.source.split("\n")
+        for start, end in page.teacher_spans:
+            for line in lines[start + 1:end - 1]:
+                for run in re.findall(r"[\u4e00-\u9fff]{8,}", line):
+                    if run not in "\n".join(l for i, l in enumerate(lines)
+                                            if not any(s <= i < e for s, e in page.teacher_spans)):
+                        assert search.search_terms(run) not in document, (page_id, run)
 
 
 def test_only_the_public_site_is_indexed(site):
@@ -29,6 +54,14 @@ def test_only_the_public_site_is_indexed(site):
     assert not (site.public_dir / "pagefind" / "pagefind-ui.js").exists()
 
 
+def _search(page, term: str) -> list[str]:
+    box = page.get_by_role("searchbox", name="搜索课程")
+    box.fill(term)
+    expect(page.locator("[data-search-status]")).to_contain_text(f"“{term}”：", timeout=15000)
+    links = page.locator("[data-search-list] a")
+    return [links.nth(i).get_attribute("href") for i in range(links.count())]
+
+
 def test_chinese_search_finds_the_right_page(site, open_tab):
     if site.search_probe is None:
         pytest.skip(f"{site.kind} site: none of the probe words is on its page any more")
@@ -36,16 +69,101 @@ def test_chinese_search_finds_the_right_page(site, open_tab):
     word, page_name = site.search_probe
     tab = open_tab(site.url(False, "index.html"))
     page = tab.page
-    box = page.get_by_role("searchbox", name="搜索课程")
-    box.fill(word)
-    results = page.locator("[data-search-list] a")
-    expect(results.first).to_be_visible()
-    hrefs = [results.nth(i).get_attribute("href") for i in range(results.count())]
+    hrefs = _search(page, word)
     assert any(h.split("#")[0].endswith(page_name) for h in hrefs), (word, hrefs)
     expect(page.locator("[data-search-status]")).to_contain_text("找到")
     page.locator(f"[data-search-list] a[href*='{page_name}']").first.click()
     page.wait_for_url(f"**/{page_name}*")
     assert tab.errors == []
-    box = page.get_by_role("searchbox", name="搜索课程")
-    box.fill("zzqxjwvk")
+    assert _search(page, "zzqxjwvk") == []
     expect(page.locator("[data-search-status]")).to_contain_text("没有找到")
+
+
+# The relevance set: a query and the page a reader expects first (its title or a state title holds
+# the word, or the page is about it). Quoted queries are exact phrases.
+RELEVANCE = [
+    ("缓存", "cache-and-effective-context.html"),
+    ("字节", "kv-bytes.html"),
+    ("预填充", "resource-ledger.html"),
+    ("解码", "resource-ledger.html"),
+    ("资源账本", "resource-ledger.html"),
+    ("内存带宽", "resource-ledger.html"),
+    ("RoPE", "r55.html"),
+    ("双向", "r55.html"),
+    ("重算", "r55.html"),
+    ("有效上下文", "cache-and-effective-context.html"),
+    ("“有效上下文”", "cache-and-effective-context.html"),
+    ("字符流", "cache-and-effective-context.html"),
+    ("GQA", "kv-bytes.html"),
+    ("MQA", "kv-bytes.html"),
+    ("当前状态", "rc-v1.html"),
+    ("旧参数", "rc-v1.html"),
+    ("新请求", "rc-v1.html"),
+    ("阅读笔记", "index.html"),
+]
+NOWHERE = ["猫狗鹅", "缓存猫狗", "“RoPE 双向”", "zzqxjwvk"]
+"""A made-up word, a real word next to a made-up one, and two words that occur but never side by side."""
+
+
+def test_relevance_set_puts_the_expected_page_first(site, open_tab):
+    if site.kind != "real":
+        pytest.skip("the relevance set is about the real course")
+    tab = open_tab(site.url(False, "index.html"))
+    misses = []
+    for term, expected in RELEVANCE:
+        word = term.strip("“”")
+        source = (site.public_dir / expected.replace(".html", ".md")).read_text(encoding="utf-8")
+        assert word in source, f"{expected} no longer contains {word!r}: update the relevance set"
+        hrefs = _search(tab.page, term)
+        if not hrefs or hrefs[0].split("#")[0].rsplit("/", 1)[-1] != expected:
+            misses.append((term, expected, hrefs[:3]))
+    assert misses == [], misses
+    assert tab.errors == []
+
+
+def test_words_that_occur_nowhere_find_nothing(site, open_tab):
+    if site.kind != "real":
+        pytest.skip("checked on the real course")
+    tab = open_tab(site.url(False, "index.html"))
+    assert _search(tab.page, "RoPE 双向"), "both words occur (unquoted: on the same page is enough)"
+    for term in NOWHERE:
+        assert _search(tab.page, term) == [], term
+        expect(tab.page.locator("[data-search-status]")).to_contain_text("没有找到")
+
+
+def test_quoted_word_and_results_read_as_text(site, open_tab):
+    """“缓存” in quotes finds pages; titles and excerpts show the text, not the indexed pairs."""
+    if site.kind != "real":
+        pytest.skip("checked on the real course")
+    tab = open_tab(site.url(False, "index.html"))
+    assert _search(tab.page, "“缓存”")
+    titles = tab.page.locator("[data-search-list] a").all_inner_texts()
+    assert any(t.split(" · ")[0] == "缓存与有效上下文" for t in titles), titles
+    assert any(t.startswith("缓存旧 K/V，新的查询仍要读它们") for t in titles), titles  # no space before ，
+    _search(tab.page, "缓存")
+    excerpts = tab.page.locator("[data-search-list] .search-excerpt").all_inner_texts()
+    marks = tab.page.locator("[data-search-list] .search-excerpt mark").all_inner_texts()
+    assert excerpts and marks and all("缓存" in m for m in marks), marks
+    for excerpt in excerpts:
+        # Chained pairs would read 缓存 存与 与有; joined back they read 缓存与有.
+        assert not re.search(r"([\u4e00-\u9fff])([\u4e00-\u9fff]) \2", excerpt), excerpt
+
+
+def test_a_sharded_index_is_searched_as_one(monkeypatch, tmp_path, open_tab):
+    """Large sites are indexed by two Pagefind processes at once; the browser merges the shards."""
+    from conftest import build_fixture_sites, serve
+
+    monkeypatch.setattr(search, "SHARD_MIN_PAGES", 2)
+    public, _ = build_fixture_sites(tmp_path)
+    assert (public / "pagefind" / "shard-1" / "pagefind-entry.json").is_file()
+    url, server = serve(public)
+    try:
+        tab = open_tab(f"{url}/index.html")
+        first_half = _search(tab.page, "缓存")  # alpha.html: in the first shard
+        second_half = _search(tab.page, "继续")  # beta.html's second state: in the second shard
+        assert any(h.split("#")[0].endswith("alpha.html") for h in first_half), first_half
+        assert any(h.split("#")[0].endswith("beta.html") for h in second_half), second_half
+        assert _search(tab.page, "猫狗鹅") == []
+        assert tab.errors == []
+    finally:
+        server.shutdown()
