@@ -39,7 +39,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     for name, experiment in results["experiments"].items():
         for key, entry in experiment["values"].items():
             values[f"{name}.{key}"] = Value(
-                name=f"{name}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="measured",
+                name=f"{name}.{key}", value=entry["value"], unit=entry.get("unit", ""),
+                provenance=experiment.get("provenance", "measured"),
                 producer=name, description=entry.get("description", ""), command=experiment["command"],
                 source_file=experiment["source"], conditions=_config_line(experiment["config"]))
     for record_id, record in records.items():
@@ -52,7 +53,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     values = _with_tolerances(values, records)
     figures = {fid: FigureInfo(id=fid, file=info["file"], alt=info["alt"], description=info["description"],
                                provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
-                               inputs=tuple(info.get("inputs", ()))) for fid, info in figure_info.items()}
+                               inputs=tuple(info.get("inputs", ())), label=info.get("label", ""))
+               for fid, info in figure_info.items()}
     sources = {e["source"] for e in results["experiments"].values()}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
                     experiment_files={s: str(ROOT / s) for s in sorted(sources) if (ROOT / s).is_file()})
@@ -157,7 +159,8 @@ def check() -> int:
         print(problem, file=sys.stderr)
     values = prepared.evidence.values
     print(f"check: {len(prepared.pages)} pages, {len(values)} values "
-          f"({sum(v.provenance == 'measured' for v in values.values())} measured today), "
+          f"({sum(v.provenance == 'measured' for v in values.values())} measured, "
+          f"{sum(v.provenance == 'computed' for v in values.values())} computed today), "
           f"{len(drawn)} figures, record comparisons hold, {len(problems)} problems")
     return 1 if problems else 0
 

@@ -39,7 +39,7 @@ def draw_formula(fig: Any, _data: Mapping[str, Any]) -> None:
 
 
 def _models(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return list(series(data, "kv_bytes", "models"))
+    return list(series(data, "kv_models", "models"))
 
 
 def draw_measured(fig: Any, data: Mapping[str, Any]) -> None:
@@ -188,15 +188,15 @@ FIGURES = (
     Figure("kv-bytes-models", "真实模型每个 token 的 K/V 字节数（fp16）",
            "横向条形图：按各模型公开配置（层数、K/V 头数、头维度）用同一公式算出的每 token K/V 字节数，fp16、batch 1。"
            "条形按注意力类型着色并在标签中注明：MHA、GQA 或 MQA 以及 n_kv。",
-           "measured", ("kv_bytes",), draw_models, s.SIZE_SQUARE, tag="公式 · 公开配置"),
+           "computed", ("kv_models",), draw_models, s.SIZE_SQUARE),
     Figure("kv-bytes-growth", "K/V 缓存随 T 和 batch 线性增长",
            "折线图：Llama-2-7B 在 fp16 下，K/V 缓存字节数随已存 token 数 T 线性增长，batch 为 1、4、16 时斜率成倍增加；"
            "每 token 字节数来自 kv_bytes 实验按公开配置的计算。",
-           "measured", ("kv_bytes",), draw_growth, s.SIZE_4_3, tag="公式 · 公开配置"),
+           "computed", ("kv_models",), draw_growth, s.SIZE_4_3),
     Figure("kv-bytes-gqa", "GQA 与 MQA 减少 K/V 头数，每 token 缓存随之缩小",
            "成对条形图：对采用 GQA 或 MQA 的模型，灰色虚线条是假如每个 Q 头各有一组 K/V（MHA）时的每 token 字节数，"
            "彩色条是实际配置的字节数，旁边标出缩小的倍数（Q 头数 ÷ K/V 头数）。",
-           "measured", ("kv_bytes",), draw_gqa, s.SIZE_SQUARE, tag="公式 · 公开配置"),
+           "computed", ("kv_models",), draw_gqa, s.SIZE_SQUARE),
     Figure("kv-bytes-timing", "记录：decode 每步耗时，缓存与完整重算对比",
            "两幅对数坐标折线图，来自一次记录下来的计时：横轴是提示长度，纵轴是平均每生成一个 token 的毫秒数（含 prefill）。"
            "上图生成多个 token，比较每步完整重算、预分配的 K/V 缓存、靠拼接增长的缓存，以及逐 token 喂入提示的缓存；"

@@ -89,7 +89,7 @@ def figure_data(figure: Figure, results: Mapping[str, Any],
     data: dict[str, Any] = {}
     experiments = results.get("experiments", {})
     for name in figure.inputs:
-        if figure.provenance == "measured":
+        if figure.provenance in ("measured", "computed"):
             if name not in experiments:
                 return None, f"figure {figure.id} skipped: the lessonmodel results have no experiment '{name}'"
             exp = experiments[name]
@@ -135,7 +135,7 @@ def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
         try:
             style.card(fig)
             figure.draw(fig, data)
-            style.tag(fig, figure.provenance, figure.tag or None)
+            style.tag(fig, figure.provenance)
             buf = io.BytesIO()
             fig.savefig(buf, format="svg", metadata=SVG_METADATA)
         finally:
@@ -164,8 +164,10 @@ def _cached(cache_dir: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:
 
 
 def _entry(figure: Figure, svg_sha: str, data_sha: str, width: int, height: int) -> dict[str, Any]:
+    from figures.style import TAG_TEXT
+
     return {"file": f"{figure.id}.svg", "alt": figure.alt, "description": figure.description,
-            "provenance": figure.provenance, "inputs": list(figure.inputs),
+            "provenance": figure.provenance, "label": TAG_TEXT[figure.provenance], "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": width, "height": height}
 
 

@@ -28,6 +28,7 @@ EXPERIMENTS: dict[str, Callable[[ModelConfig], Result]] = {
     "other_request": experiments.other_request,
     "bidirectional": experiments.bidirectional,
     "kv_bytes": memory.kv_bytes,
+    "kv_models": memory.kv_models,
     "training_state": memory.training_state,
     "lesson_data": lesson_data.lesson_data,
     "char_stream": experiments.char_stream,

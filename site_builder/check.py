@@ -6,7 +6,7 @@ import operator
 import re
 from collections.abc import Iterable
 
-from .content import PROVENANCES, Content, Evidence, Value
+from .content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, Value
 from .numbers import format_number
 from .parse import ParsedPage, RoleUse, StateSource
 from .problems import Problem, suggest
@@ -114,11 +114,19 @@ def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence)
                 used.append((value.provenance, f"{value.provenance} value {use.target}"))
             elif use.name == "fig" and use.target in evidence.figures:
                 used.append((evidence.figures[use.target].provenance, f"figure {use.target}"))
-    for provenance in ("measured", "record"):
+    for provenance in ("measured", "record", "computed"):  # the strongest claim the state makes wins
         for kind, what in used:
             if kind == provenance:
                 return provenance, what
     return "teaching", ""
+
+
+def figure_label_problem(figure: FigureInfo) -> str:
+    """A figure's corner label must say what its badge says (both come from its provenance)."""
+    badge = BADGE_TEXT.get(figure.provenance, "")
+    if figure.label and figure.label != badge:
+        return f"figure {figure.id}: its corner label '{figure.label}' disagrees with its badge '{badge}'"
+    return ""
 
 
 def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> list[Problem]:
@@ -126,10 +134,12 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> li
     if state.figure and state.figure not in evidence.figures:
         problems.append(Problem(path, state.figure_line, f"unknown figure '{state.figure}'"
                                 + suggest(state.figure, evidence.figures)))
+    elif state.figure and figure_label_problem(evidence.figures[state.figure]):
+        problems.append(Problem(path, state.figure_line, figure_label_problem(evidence.figures[state.figure])))
     if state.provenance in PROVENANCES:
         derived, what = derived_provenance(state, page, evidence)
         if derived != state.provenance:
-            reason = f"uses {what}" if what else "uses no measured value, measured figure or record"
+            reason = f"uses {what}" if what else "uses no computed or measured value or figure, and no record"
             problems.append(Problem(path, state.provenance_line, f"state {state.id} declares {state.provenance} "
                                                                  f"but {reason}: declare {derived}"))
     return problems

@@ -10,15 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-PROVENANCES = ("teaching", "measured", "record")
-"""Where something a reader sees comes from, weakest claim first."""
+PROVENANCES = ("teaching", "computed", "measured", "record")
+"""Where something a reader sees comes from, weakest claim first: a sketch; a formula applied to
+declared inputs (published configs); this build's model run; a result recorded earlier."""
 
 BADGE_TEXT = {
-    "teaching": "教学示意，非模型实测",
+    "teaching": "教学示意",
+    "computed": "公式计算",
     "measured": "模型实测",
     "record": "历史记录",
 }
-"""The text of the provenance badge; provenance is text, never colour alone."""
+"""The text of the provenance badge; provenance is text, never colour alone. A figure's corner
+label is drawn from the same provenance, and the build checks that the two texts agree."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,8 @@ class Value:
     unit: str
     """Unit: ``''``, ``B`` (bytes), ``ms``, ``x`` (a ratio) …"""
     provenance: str
-    """``measured`` (this build's model run) or ``record`` (recorded earlier)."""
+    """``measured`` (this build's model run), ``computed`` (a formula on declared inputs, evaluated
+    by this build) or ``record`` (recorded earlier)."""
     producer: str
     """Experiment name (measured) or record id (record)."""
     description: str = ""
@@ -110,13 +114,15 @@ class FigureInfo:
     description: str
     """Longer text description of what the figure shows."""
     provenance: str
-    """``teaching``, ``measured`` or ``record``."""
+    """One of ``PROVENANCES``."""
     width: int = 640
     """Intrinsic width in CSS pixels."""
     height: int = 480
     """Intrinsic height in CSS pixels."""
     inputs: tuple[str, ...] = ()
     """Experiments or records the figure was drawn from."""
+    label: str = ""
+    """The provenance label drawn in the figure's corner (must equal its badge text)."""
 
 
 @dataclass(frozen=True)

@@ -28,18 +28,23 @@ def write_site(root: Path, pages: dict[str, str], *, site_yml: str | None = None
 
 
 def fake_evidence(figure_dir: Path) -> Evidence:
-    """Three values (measured and record) and two figures (teaching and measured)."""
+    """Four values (measured, computed and record) and four figures (teaching, measured, computed,
+    and one whose corner label disagrees with its badge)."""
     figure_dir.mkdir(parents=True, exist_ok=True)
-    for name in ("sketch", "plot"):
+    for name in ("sketch", "plot", "table", "mislabelled"):
         (figure_dir / f"{name}.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", encoding="utf-8")
     values = {
         "exp.diff": Value("exp.diff", 1.1e-15, "", "measured", "exp", command="python -m lessonmodel run exp"),
         "exp.bytes": Value("exp.bytes", 819200, "B", "measured", "exp"),
+        "formula.per_token": Value("formula.per_token", 524288, "B", "computed", "formula"),
         "old_check.max_abs_diff": Value("old_check.max_abs_diff", 2.22e-15, "", "record", "old_check",
                                         date="2025-01-01"),
     }
     figures = {"sketch": FigureInfo("sketch", "sketch.svg", "草图", "长描述", "teaching"),
-               "plot": FigureInfo("plot", "plot.svg", "曲线", "长描述", "measured")}
+               "plot": FigureInfo("plot", "plot.svg", "曲线", "长描述", "measured", label="模型实测"),
+               "table": FigureInfo("table", "table.svg", "表", "长描述", "computed", label="公式计算"),
+               "mislabelled": FigureInfo("mislabelled", "mislabelled.svg", "表", "长描述", "computed",
+                                         label="模型实测")}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir))
 
 

@@ -36,7 +36,7 @@ def test_every_state_has_figure_provenance_and_teacher_notes(prepared, page_id):
     assert set(EXPECTED_STATES[page_id]) <= set(states)
     for state in states.values():
         assert state.figure in prepared.evidence.figures, f"{page_id} {state.id} has no figure"
-        assert state.provenance in ("teaching", "measured", "record")
+        assert state.provenance in ("teaching", "computed", "measured", "record")
         teacher_text = " ".join(t.content for t in state.teacher if t.type == "inline")
         assert "不朗读" in teacher_text and "问" in teacher_text, f"{page_id} {state.id} lacks both teacher notes"
 

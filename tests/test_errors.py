@@ -34,7 +34,7 @@ CASES = [
     ("state without title", lesson(":::{state} b0\n:provenance: teaching\n\n正文。\n:::\n"),
      f"{P}:4: state b0 needs ':title: …'"),
     ("bad provenance", lesson(STATE.replace("teaching", "teached")),
-     f"{P}:6: state b0 needs ':provenance:' set to one of teaching, measured, record, not 'teached' "
+     f"{P}:6: state b0 needs ':provenance:' set to one of teaching, computed, measured, record, not 'teached' "
      "(did you mean 'teaching'?)"),
     ("unknown option", lesson(STATE.replace(":title: 一", ":title: 一\n:figur: plot")),
      f"{P}:6: unknown state option ':figur:' (did you mean 'figure'?)"),
@@ -68,9 +68,17 @@ CASES = [
     ("provenance teaching but measured value", lesson(STATE.replace("正文。", "差值 {num}`exp.diff`。")),
      f"{P}:6: state b0 declares teaching but uses measured value exp.diff: declare measured"),
     ("provenance measured but nothing measured", lesson(STATE.replace("teaching", "measured")),
-     f"{P}:6: state b0 declares measured but uses no measured value, measured figure or record: declare teaching"),
+     f"{P}:6: state b0 declares measured but uses no computed or measured value or figure, and no record: declare teaching"),
     ("provenance teaching but measured figure", lesson(STATE.replace(":title: 一", ":title: 一\n:figure: plot")),
      f"{P}:7: state b0 declares teaching but uses figure plot: declare measured"),
+    ("provenance measured but computed value", lesson(STATE.replace("teaching", "measured")
+                                                      .replace("正文。", "每 token {num}`formula.per_token`。")),
+     f"{P}:6: state b0 declares measured but uses computed value formula.per_token: declare computed"),
+    ("provenance teaching but computed figure", lesson(STATE.replace(":title: 一", ":title: 一\n:figure: table")),
+     f"{P}:7: state b0 declares teaching but uses figure table: declare computed"),
+    ("figure label disagrees with badge", lesson(STATE.replace(":title: 一", ":title: 一\n:figure: mislabelled")
+                                                  .replace("teaching", "computed")),
+     f"{P}:6: figure mislabelled: its corner label '模型实测' disagrees with its badge '公式计算'"),
     ("bad math", lesson(STATE.replace("正文。", "公式 $\\frac{a}{b$。")),
      f"{P}:8: cannot render math '\\frac{{a}}{{b': unbalanced braces: 1 '{{' never closed"),
     ("duplicate anchor", lesson("## 一 {#a}\n\n## 二 {#a}\n\n" + STATE), f"{P}:6: duplicate anchor '#a' on this page"),

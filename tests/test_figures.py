@@ -65,7 +65,7 @@ def test_teaching_figures_take_no_data_and_measured_ones_name_experiments() -> N
     for fig in figures.FIGURES:
         if fig.provenance == "teaching":
             assert fig.inputs == (), fig.id
-        elif fig.provenance == "measured":
+        elif fig.provenance in ("measured", "computed"):
             assert fig.inputs and set(fig.inputs) <= set(lessonmodel.EXPERIMENTS), fig.id
         else:
             assert fig.provenance == "record" and not set(fig.inputs) & set(lessonmodel.EXPERIMENTS)
@@ -96,7 +96,7 @@ def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> N
         assert len(svg) < 150_000, (fid, len(svg))
         assert b"<metadata" not in svg  # no RDF block
         assert entry["svg_sha256"] == figures.runner.sha256(svg)
-        assert set(entry) == {"file", "alt", "description", "provenance", "inputs", "svg_sha256",
+        assert set(entry) == {"file", "alt", "description", "provenance", "label", "inputs", "svg_sha256",
                               "data_sha256", "width", "height"}
 
 
@@ -237,3 +237,14 @@ def test_committed_manifest_matches_the_real_render(rendered: tuple[Path, Any]) 
     problems = figures.check_manifest(result.figures, figures.MANIFEST_PATH)
     # kv-bytes-timing depends on a record that may not exist yet in content/records/.
     assert [p for p in problems if "kv-bytes-timing" not in p] == []
+
+
+def test_corner_labels_say_what_the_site_badges_say() -> None:
+    """A figure's corner label and its badge on the page both come from its provenance."""
+    from figures.spec import PROVENANCES as FIGURE_PROVENANCES
+    from figures.style import TAG_TEXT
+    from site_builder.content import BADGE_TEXT, PROVENANCES
+
+    assert FIGURE_PROVENANCES == PROVENANCES
+    assert TAG_TEXT == BADGE_TEXT
+    assert all(TAG_TEXT[f.provenance] for f in figures.FIGURES)

@@ -23,7 +23,9 @@ CONTRACT_KEYS = {
     "other_request": {"max_abs_diff"},
     "bidirectional": {f"{kind}_layer{i}_old_kv_change"
                       for kind in ("causal", "bidir") for i in (1, 2, 3)},
-    "kv_bytes": {"lessonmodel_bytes_per_token", "formula_equals_nbytes", "n_checked"}
+    "kv_bytes": {"lessonmodel_bytes_per_token", "formula_equals_nbytes", "n_checked"},
+    "kv_models": {"opt_13b_weights_bytes", "opt_13b_decode_read_bytes", "opt_13b_kv_share_pct",
+                  "opt_13b_decode_flops_per_byte"}
     | {f"{m}_{suffix}" for m in ("gpt2_small", "opt_13b", "llama2_7b", "llama2_70b",
                                  "llama3_8b", "mistral_7b", "qwen25_7b", "falcon_7b")
        for suffix in ("per_token", "per_4096")},
@@ -47,14 +49,17 @@ def test_document_shape_and_contract_names(doc):
     assert doc["source_hash"] == source_hash() and len(doc["source_hash"]) == 64
     assert list(doc["experiments"]) == list(CONTRACT_KEYS)
     for name, entry in doc["experiments"].items():
-        assert set(entry) == {"title", "command", "source", "config", "values", "data"}
+        assert set(entry) == {"title", "command", "source", "provenance", "config", "values", "data"}
         assert entry["command"] == f"python -m lessonmodel run {name}"
         assert entry["source"].startswith("lessonmodel/") and entry["source"].endswith(".py")
         assert CONTRACT_KEYS[name] <= set(entry["values"])
         for v in entry["values"].values():
             assert set(v) == {"value", "unit", "description"} and v["description"]
             assert isinstance(v["value"], int | float | bool)
-        assert entry["config"]["d_model"] == ModelConfig().d_model
+        if entry["provenance"] == "measured":
+            assert entry["config"]["d_model"] == ModelConfig().d_model
+        else:
+            assert entry["provenance"] == "computed" and "d_model" not in entry["config"]
     json.dumps(doc, allow_nan=False)  # JSON-able, no NaN
 
 
@@ -97,6 +102,14 @@ def test_kv_bytes_formula_exact_and_real_models(doc):
         assert row["formula"] == row["nbytes"]
     cfg = ModelConfig()
     assert v["lessonmodel_bytes_per_token"] == 2 * cfg.n_layers * cfg.n_kv_heads * cfg.d_head * 8
+    assert doc["experiments"]["kv_bytes"]["provenance"] == "measured"
+
+
+def test_kv_models_are_computed_from_published_configs(doc):
+    v = values(doc, "kv_models")
+    assert doc["experiments"]["kv_models"]["provenance"] == "computed"
+    assert doc["experiments"]["kv_models"]["config"]["formula"]  # its own inputs, not the lesson model's
+    assert "d_model" not in doc["experiments"]["kv_models"]["config"]
     # FACTS.md table (fp16, batch 1)
     assert v["gpt2_small_per_token"] == 36 * KIB and v["gpt2_small_per_4096"] == 144 * MIB
     assert v["opt_13b_per_token"] == 800 * KIB
@@ -105,7 +118,12 @@ def test_kv_bytes_formula_exact_and_real_models(doc):
     assert v["llama3_8b_per_token"] == v["mistral_7b_per_token"] == 128 * KIB
     assert v["qwen25_7b_per_token"] == 56 * KIB and v["qwen25_7b_per_4096"] == 224 * MIB
     assert v["falcon_7b_per_token"] == 8 * KIB and v["falcon_7b_per_4096"] == 32 * MIB
-    assert all(row["source"] for row in doc["experiments"]["kv_bytes"]["data"]["models"])
+    assert all(row["source"] for row in doc["experiments"]["kv_models"]["data"]["models"])
+    # A decode step of OPT-13B (13B parameters, Kwon et al. §3) at 2048 tokens reads the fp16
+    # weights once plus the whole cache: 26e9 B + 2048 · 800 KiB.
+    assert v["opt_13b_weights_bytes"] == 26e9
+    assert v["opt_13b_decode_read_bytes"] == 26e9 + 2048 * 800 * KIB
+    assert 0.9 < v["opt_13b_decode_flops_per_byte"] < 1.0
 
 
 def test_training_state_bytes(doc):

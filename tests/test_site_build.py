@@ -37,7 +37,7 @@ def test_states_are_sections_with_ids_badges_and_figures(sites):
     html = read(public, "alpha.html")
     sections = re.findall(r'<section class="state" id="([^"]+)"[^>]*data-provenance="([^"]+)"', html)
     assert sections == [("alpha-b0", "teaching"), ("alpha-b1", "measured")]
-    assert '<span class="badge" data-provenance="teaching">教学示意，非模型实测</span>' in html
+    assert '<span class="badge" data-provenance="teaching">教学示意</span>' in html
     assert '<span class="badge" data-provenance="measured">模型实测</span>' in html
     assert 'src="figures/plot.svg" alt="曲线"' in html and (public / "figures" / "plot.svg").is_file()
     assert 'aria-describedby="alpha-b1-fig-desc"' in html and 'id="alpha-b1-fig-desc"' in html
