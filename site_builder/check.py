@@ -7,12 +7,13 @@ import re
 from collections.abc import Iterable
 
 from .content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, Value
+from .glossary import find_term, forbidden_uses
 from .numbers import format_number
 from .parse import ParsedPage, RoleUse, StateSource
 from .problems import Problem, suggest
 from .mathrender import MathError, render_math
 
-ROLES = ("num", "fig", "src", "ref", "example")
+ROLES = ("num", "fig", "src", "ref", "example", "term")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 # Numbers that look measured: they must come from {num} (or be marked {example}).
@@ -34,6 +35,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     for page in pages:
         problems += _duplicate_anchors(page)
         problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
+        problems += _term_problems(page, content)
         problems += [p for block in page.blocks if isinstance(block, StateSource)
                      for p in _check_state(block, page, evidence)]
         if page.meta.kind in ("lesson", "article"):
@@ -80,6 +82,20 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
     if use.name == "ref":
         return _check_ref(use, page, anchors)
     return []
+
+
+def _term_problems(page: ParsedPage, content: Content) -> list[Problem]:
+    """``{term}`` must name a glossary wording; prose must not use a forbidden one."""
+    terms, path, problems = content.glossary, page.meta.path, []
+    wordings = [w for t in terms for w in t.words]
+    for use in page.roles:
+        if use.name == "term" and find_term(terms, use.target) is None:
+            problems.append(Problem(path, use.line, f"unknown term '{use.target}'" + suggest(use.target, wordings)
+                                    + " (terms are listed in content/glossary.yml)"))
+    for text, line, _ in page.texts:
+        for word, term in forbidden_uses(terms, text):
+            problems.append(Problem(path, line, f"'{word}' is a forbidden variant in the glossary: write '{term.term}'"))
+    return problems
 
 
 def resolve_ref(target: str, page_id: str) -> tuple[str, str]:

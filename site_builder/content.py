@@ -8,7 +8,10 @@ package never needs to know how they were produced.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .glossary import Term
 
 PROVENANCES = ("teaching", "computed", "measured", "record")
 """Where something a reader sees comes from, weakest claim first: a sketch; a formula applied to
@@ -149,6 +152,8 @@ class Content:
     """The source registry."""
     records: tuple[Record, ...]
     """Historical records."""
+    glossary: tuple[Term, ...] = ()
+    """``content/glossary.yml``: preferred terms, variants and definitions (optional file)."""
 
 
 @dataclass(frozen=True)

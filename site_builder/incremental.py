@@ -150,7 +150,7 @@ class IncrementalSite:
         looks = tree_digest(TEMPLATES, STATIC)
         kit = make_kit(site, self._environment(looks))
         config = content.config
-        base = digest(looks, self._evidence_digest(evidence), repr(config), str(self.teacher))
+        base = digest(looks, self._evidence_digest(evidence), repr(config), repr(content.glossary), str(self.teacher))
         facts = {page_id: self._facts(page) for page_id, page in site.pages.items()}
         nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
         files: SiteFiles = {}
@@ -239,7 +239,7 @@ def _urls_to_reload(changed: set[str], site: SiteView) -> tuple[str, ...]:
     """Changed HTML pages, pages showing a redrawn figure, and every page when CSS or JS changed."""
     html = {rel for rel in changed if rel.endswith(".html")}
     if any(rel.startswith("static/") for rel in changed):
-        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html"}
+        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html", "glossary.html"}
     files = {f.file: f.id for f in site.evidence.figures.values()}
     redrawn = {files[rel.removeprefix("figures/")] for rel in changed
                if rel.startswith("figures/") and rel.removeprefix("figures/") in files}

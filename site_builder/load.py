@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from .content import Content, Record, SiteConfig, Source, SourceFile
+from .glossary import load_glossary
 from .problems import Problem, suggest
 from .yamlnodes import Located, load_located
 
@@ -27,10 +28,13 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     sources = _load_sources(_read_or_none(root, base / "sources.yml", problems), problems)
     records = tuple(_load_record(_read(root, p, problems), problems)
                     for p in sorted((base / "records").glob("*.json")))
+    glossary_file = _read_or_none(root, base / "glossary.yml", problems)
+    glossary, glossary_problems = load_glossary(glossary_file.text, glossary_file.path) if glossary_file else ((), [])
+    problems += glossary_problems
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
-    return Content(config, pages, sources, tuple(r for r in records if r)), problems
+    return Content(config, pages, sources, tuple(r for r in records if r), glossary), problems
 
 
 def _read(root: Path, path: Path, problems: list[Problem]) -> SourceFile:

@@ -12,13 +12,15 @@ SOURCES_YML = "- id: M34\n  title: 内部记录\n- id: Vaswani2017\n  title: Att
 
 
 def write_site(root: Path, pages: dict[str, str], *, site_yml: str | None = None, sources: str = SOURCES_YML,
-               records: dict[str, dict] | None = None) -> Path:
+               records: dict[str, dict] | None = None, glossary: str | None = None) -> Path:
     """Write ``root/content`` with the given pages (id → text); returns ``root``."""
     content = root / "content"
     (content / "pages").mkdir(parents=True, exist_ok=True)
     (content / "records").mkdir(exist_ok=True)
     (content / "site.yml").write_text(site_yml or SITE_YML.format(pages=", ".join(pages)), encoding="utf-8")
     (content / "sources.yml").write_text(sources, encoding="utf-8")
+    if glossary is not None:
+        (content / "glossary.yml").write_text(glossary, encoding="utf-8")
     for page_id, text in pages.items():
         (content / "pages" / f"{page_id}.md").write_text(text, encoding="utf-8")
     for record_id, record in (records or {}).items():

@@ -147,3 +147,14 @@ def test_write_replaces_the_whole_site(tmp_path):
     write_site({"a.html": b"1", "sub/b.html": b"2"}, out)
     write_site({"c.html": b"3"}, out)
     assert sorted(p.name for p in out.rglob("*")) == ["c.html"]
+
+
+def test_glossary_terms_link_to_their_definition_with_a_hover_card(sites):
+    _, public, _ = sites
+    html = read(public, "alpha.html")
+    link = re.search(r'<a class="term" href="glossary.html#term-kv-cache" data-definition="([^"]*)"[^>]*>KV 缓存</a>', html)
+    assert link and link.group(1) == "每层为已处理位置保存的 K 和 V &lt;em&gt;不是标签&lt;/em&gt;。"
+    glossary = read(public, "glossary.html")
+    assert '<section class="term-entry" id="term-kv-cache"' in glossary
+    assert "<dt>不要写作</dt><dd>K/V 缓存</dd>" in glossary and '<a href="alpha.html">A1</a>' in glossary
+    assert "KV 缓存 是每层一份" in read(public, "alpha.md")  # plain Markdown keeps the word, not the card
