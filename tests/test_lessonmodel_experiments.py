@@ -33,6 +33,8 @@ CONTRACT_KEYS = {
                        "n_params"},
     "lesson_data": set(),
     "char_stream": {"cached_max_abs_diff", "stale_max_abs_diff", "n_chars"},
+    "attention_example": {"score_her", "weight_her", "out0", "max_diff_vs_model"},
+    "first_token_choice": {"top1_prob", "top1_prob_t0_5", "top1_prob_t2_0", "top_p_kept"},
 }
 
 
@@ -188,3 +190,20 @@ def test_cli_run_and_json(capsys):
     assert set(json.loads(capsys.readouterr().out)["experiments"]) == set(EXPERIMENTS)
     with pytest.raises(SystemExit):
         main(["run", "no_such_experiment"])
+
+
+def test_worked_attention_example_is_the_models_own_arithmetic(doc):
+    v = values(doc, "attention_example")
+    names = ("bos", "i", "gave", "her")
+    weights = [v[f"weight_{n}"] for n in names]
+    assert v["max_diff_vs_model"] < 1e-12 and abs(sum(weights) - 1) < 1e-12
+    exp = [np.exp(v[f"score_{n}"]) for n in names]
+    np.testing.assert_allclose(weights, [e / sum(exp) for e in exp], rtol=1e-12)
+    assert abs(v["out0"] - sum(v[f"weight_{n}"] * v[f"v0_{n}"] for n in names)) < 1e-12
+
+
+def test_first_token_choice_temperature_and_top_p(doc):
+    v = values(doc, "first_token_choice")
+    assert v["top1_prob"] >= v["top2_prob"] > 0
+    assert v["top1_prob_t0_5"] > v["top1_prob"] > v["top1_prob_t2_0"] > v["uniform_prob"]  # sharper / flatter
+    assert 1 <= v["top_p_kept"] <= v["vocab_size"] and v["top_p_top1_prob"] >= v["top1_prob"]
