@@ -82,4 +82,6 @@ def first_token_choice(cfg: ModelConfig) -> Result:
                      "largest probability after top-p renormalises the kept tokens")]
     return Result("first_token_choice", "Choosing the first token: greedy, temperature, top-p", cfg,
                   {"prompt": FIRST_PROMPT, "temperatures": list(TEMPERATURES), "top_p_threshold": TOP_P},
-                  tuple(values), {"tokens": first["tokens"], "probs": probs})
+                  tuple(values),
+                  {"tokens": first["tokens"], "probs": probs, "top_p_kept": kept,
+                   "tempered": {str(tau): softmax(logits / tau) for tau in TEMPERATURES}})

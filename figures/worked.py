@@ -1,0 +1,80 @@
+"""Figures of two worked examples: one attention read by hand (r55 b3) and the bytes one
+decode step reads (kv-bytes). Both draw numbers lessonmodel produced; none is typed in."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from figures import style as s
+from figures.inputs import series, value
+from figures.spec import Figure
+
+_GIB = 1024**3
+
+
+def draw_attention(fig: Any, data: Mapping[str, Any]) -> None:
+    """Three aligned panels, one row per cached position: score → softmax weight → weight · v[0]."""
+    tokens = series(data, "attention_example", "tokens")
+    scores = series(data, "attention_example", "scores")
+    weights = series(data, "attention_example", "weights")
+    v0 = [row[0] for row in series(data, "attention_example", "v")]
+    ys = list(range(len(tokens)))[::-1]
+    panels = (("① q·k / √d", scores, s.BLUE), ("② softmax 权重", weights, s.ORANGE),
+              ("③ 权重 × v 的第 1 维", [w * v for w, v in zip(weights, v0, strict=True)], s.GREEN))
+    for i, (title, vals, color) in enumerate(panels):
+        ax = fig.add_axes((0.14 + i * 0.29, 0.2, 0.23, 0.6))
+        ax.barh(ys, vals, height=0.6, color=color, edgecolor=s.INK, lw=s.LW_THIN)
+        ax.axvline(0, color=s.INK, lw=s.LW_THIN)
+        lim = max(abs(v) for v in vals) * 2.1
+        for y, val in zip(ys, vals, strict=True):
+            ax.text(val + (0.04 if val >= 0 else -0.04) * lim, y, f"{val:+.2f}", ha="left" if val >= 0 else "right",
+                    va="center", fontsize=s.FS_SMALL)
+        ax.set_xlim(-lim * 1.3 if min(vals) < 0 else 0, lim)
+        ax.set_ylim(-0.6, len(tokens) - 0.4)
+        ax.set_yticks(ys, tokens if i == 0 else [""] * len(tokens))
+        ax.tick_params(axis="y", length=0)
+        ax.set_xticks([])
+        ax.set_title(title, fontsize=s.FS_SMALL, loc="left")
+    out = value(data, "attention_example.out0")
+    fig.text(0.03, 0.955, "第 1 层第 1 个头：新 token her 的 q 读 4 个位置", fontsize=s.FS_TEXT, weight="bold", va="top")
+    fig.text(0.03, 0.07, f"③ 这一列加起来 = 输出的第 1 维 {out:+.3f}；权重之和为 1", fontsize=s.FS_SMALL, va="bottom")
+    fig.text(0.03, 0.02, "权重为随机初始化：数字只演示计算步骤", fontsize=s.FS_SMALL, color=s.VERMILION_TEXT,
+             va="bottom")
+
+
+def draw_decode_read(fig: Any, data: Mapping[str, Any]) -> None:
+    """Stacked bars: weights and cache that one batch-1 decode step of OPT-13B reads."""
+    weights = value(data, "kv_models.opt_13b_weights_bytes") / _GIB
+    per_token = value(data, "kv_models.opt_13b_per_token") / _GIB
+    native = value(data, "kv_models.opt_13b_native_context")
+    lengths = [native // 8, native // 2, native]
+    ax = fig.add_axes((0.14, 0.15, 0.74, 0.66))
+    caches = [per_token * t for t in lengths]
+    ax.bar(range(3), [weights] * 3, color=s.FADED, edgecolor=s.INK, lw=s.LW_THIN, label="全部权重（fp16）")
+    ax.bar(range(3), caches, bottom=[weights] * 3, color=s.ORANGE, edgecolor=s.INK, lw=s.LW_THIN,
+           label="这条请求的 KV 缓存")
+    for x, c in enumerate(caches):
+        ax.text(x, weights + c, f"{weights + c:.1f} GiB", ha="center", va="bottom", fontsize=s.FS_SMALL)
+    ax.set_xticks(range(3), [f"T = {t}" for t in lengths])
+    ax.set_ylabel("decode 一步要读的字节（GiB）")
+    ax.set_ylim(0, (weights + caches[-1]) * 1.55)
+    ax.legend(loc="upper left", fontsize=s.FS_SMALL)
+    flops = value(data, "kv_models.opt_13b_decode_flops_per_byte")
+    fig.text(0.03, 0.955, "OPT-13B，batch 1：每生成一个 token", fontsize=s.FS_TEXT, weight="bold", va="top")
+    fig.text(0.03, 0.895, f"每读一个字节只做约 {flops:.2f} 次浮点运算（T = {native}）", fontsize=s.FS_SMALL,
+             color=s.MUTED, va="top")
+
+
+FIGURES = (
+    Figure("r55-b3", "手算一次注意力：q·k/√d，softmax，按权重加 V",
+           "三栏横条图，每行是一个位置（BOS、I、gave、her）：第一栏是新 token her 的 q 与各位置 k 的点积除以 √d_head；"
+           "第二栏是对这些分数做 softmax 得到的权重，合计为 1；第三栏是权重乘以各位置 v 的第 1 维，"
+           "这一栏相加就是输出的第 1 维。数字来自 lessonmodel 第 1 层第 1 个头，并与模型自己的注意力权重核对过。",
+           "measured", ("attention_example",), draw_attention, s.SIZE_4_3),
+    Figure("kv-bytes-decode-read", "decode 一步要读的字节：OPT-13B 的权重加上 KV 缓存",
+           "堆叠柱状图：OPT-13B（按论文的 130 亿参数、fp16 计）batch 为 1 时，每生成一个 token 要读完全部权重（灰色），"
+           "再加上这条请求已存的 KV 缓存（橙色）；三根柱分别对应已存 256、1024、2048 个 token。"
+           "图中注明每读一个字节只做约一次浮点运算。数值由公式和公开配置算出，不是测量。",
+           "computed", ("kv_models",), draw_decode_read, s.SIZE_4_3),
+)
