@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT.parent / "shared" / "seeds"
 # (page, states) as CONTENT.md lists them; kv-bytes has one state per topic of its brief.
 EXPECTED_STATES = {
-    "rc-v1": ("b0", "b1", "b2", "b3"),
+    "rc-v1": ("b0", "b1", "b2", "b3", "b4"),
     "r55": ("b0", "b1", "b2"),
     "kv-bytes": ("b0", "b1", "b2", "b3", "b4"),
 }
