@@ -66,6 +66,26 @@ def draw_decode_read(fig: Any, data: Mapping[str, Any]) -> None:
              color=s.MUTED, va="top")
 
 
+def draw_vs_weights(fig: Any, data: Mapping[str, Any]) -> None:
+    """Total KV cache of B full-context OPT-13B requests against its weights, both fp16."""
+    weights = value(data, "kv_models.opt_13b_weights_bytes") / _GIB
+    cache = value(data, "kv_models.opt_13b_kv_native") / _GIB
+    native = value(data, "kv_models.opt_13b_native_context")
+    equal = value(data, "kv_models.opt_13b_requests_equal_weights")
+    batches = list(range(1, 33))
+    ax = fig.add_axes((0.14, 0.15, 0.74, 0.66))
+    ax.plot(batches, [cache * b for b in batches], color=s.ORANGE, lw=2.2, label=f"KV 缓存：B 条 {native} token 的请求")
+    ax.axhline(weights, color=s.INK, ls="--", lw=s.LW, label="权重（fp16，一份）")
+    ax.axvline(equal, color=s.MUTED, lw=s.LW_THIN)
+    ax.text(equal + 0.4, weights * 0.35, f"B ≈ {equal:.1f}：\n缓存追上权重", fontsize=s.FS_SMALL, va="center")
+    ax.set_xlim(0, batches[-1])
+    ax.set_ylim(0, cache * batches[-1] * 1.1)
+    ax.set_xlabel("同时服务的请求数 B")
+    ax.set_ylabel("GiB")
+    ax.legend(loc="upper left", fontsize=s.FS_SMALL)
+    fig.text(0.03, 0.955, "OPT-13B：权重是一份，缓存按请求叠加", fontsize=s.FS_TEXT, weight="bold", va="top")
+
+
 FIGURES = (
     Figure("r55-b3", "手算一次注意力：q·k/√d，softmax，按权重加 V",
            "三栏横条图，每行是一个位置（BOS、I、gave、her）：第一栏是新 token her 的 q 与各位置 k 的点积除以 √d_head；"
@@ -77,4 +97,8 @@ FIGURES = (
            "再加上这条请求已存的 KV 缓存（橙色）；三根柱分别对应已存 256、1024、2048 个 token。"
            "图中注明每读一个字节只做约一次浮点运算。数值由公式和公开配置算出，不是测量。",
            "computed", ("kv_models",), draw_decode_read, s.SIZE_4_3),
+    Figure("kv-bytes-vs-weights", "OPT-13B：多少条满上下文请求的缓存能抵得上权重",
+           "折线图：横轴是同时服务的请求数 B，橙线是 B 条满上下文（2048 个 token）请求的 KV 缓存总量，随 B 线性上升；"
+           "黑色虚线是 fp16 权重的大小（按论文的 130 亿参数计），只有一份；竖线标出两者相等处。数值由公式和公开配置算出。",
+           "computed", ("kv_models",), draw_vs_weights, s.SIZE_4_3),
 )

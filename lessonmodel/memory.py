@@ -94,6 +94,10 @@ def _decode_read(m: PublishedConfig) -> list[Value]:
         Value(f"{m.key}_decode_read_bytes", read, "B",
               f"{m.name}: bytes one decode step reads at full native context, batch 1 (weights + cache)"),
         Value(f"{m.key}_kv_share_pct", 100 * cache / read, "%", f"{m.name}: the cache's share of those bytes"),
+        Value(f"{m.key}_tokens_equal_weights", weights / per_token_bytes(m), "",
+              f"{m.name}: cached tokens (batch total) whose KV bytes equal the fp16 weights"),
+        Value(f"{m.key}_requests_equal_weights", weights / cache, "",
+              f"{m.name}: full native-context requests whose caches together equal the weights"),
         Value(f"{m.key}_decode_flops_per_byte", flops / read, "",
               f"{m.name}: FLOPs per byte read in that decode step (2 per weight)"),
     ]

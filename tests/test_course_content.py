@@ -17,7 +17,7 @@ SEEDS = ROOT.parent / "shared" / "seeds"
 EXPECTED_STATES = {
     "rc-v1": ("b0", "b1", "b2", "b3", "b4"),
     "r55": ("b0", "b1", "b2", "b3"),
-    "kv-bytes": ("b0", "b1", "b2", "b3", "b4"),
+    "kv-bytes": ("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7"),
 }
 RUN = 12
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff，、；：（）“”]{%d,}" % RUN)
