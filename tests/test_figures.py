@@ -17,18 +17,26 @@ from figures.spec import Figure
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_IDS = (
-    "rc-v1-b0", "rc-v1-b1", "rc-v1-b2", "rc-v1-b3", "rc-v1-n21", "r55-b0", "r55-b1", "r55-b2",
+    "rc-v1-b0", "rc-v1-b1", "rc-v1-b2", "rc-v1-b3", "rc-v1-n21", "rc-v1-choice", "r55-b0", "r55-b1", "r55-b2",
     "kv-bytes-formula", "kv-bytes-measured", "kv-bytes-models", "kv-bytes-growth", "kv-bytes-gqa",
-    "kv-bytes-timing", "bidirectional", "ledger-s01", "char-stream",
+    "kv-bytes-timing", "bidirectional", "ledger-s01", "char-stream", "r55-b3", "kv-bytes-decode-read",
+    "kv-bytes-vs-weights",
 )
+def _stats(ms: float) -> dict[str, Any]:
+    return {"median": ms, "min": ms * 0.9, "max": ms * 1.2, "repeats": [ms * 0.9, ms, ms * 1.2]}
+
+
 TIMING_RECORD = {
     "id": "decode_timing", "title": "test record", "date": "2025-01-01", "machine": "test machine",
     "conditions": "", "command": "python -m lessonmodel bench", "source": None, "values": {},
-    "data": {"rows": [{"prompt": prompt, "generated": generated, "method": method, "median_ms": ms,
-                       "min_ms": ms * 0.9, "max_ms": ms * 1.2}
+    "data": {"rows": [{"prompt": prompt, "generated": generated, "method": method,
+                       "ttft_ms": _stats(ttft), "total_ms": _stats(ttft + step * (generated - 1)),
+                       "decode_ms": _stats(step) if generated > 1 else None}
                       for prompt in (8, 64, 512) for generated in (1, 32)
-                      for method, ms in (("cached", 1.0 + prompt / 100), ("recompute", 1.0 + prompt / 10),
-                                         ("naive", 1.5 + prompt / 50), ("tokenwise", 5.0 + prompt))]},
+                      for method, ttft, step in (("cached", 1.0 + prompt / 100, 1.0),
+                                                 ("recompute", 1.0 + prompt / 10, 1.0 + prompt / 10),
+                                                 ("naive", 1.0 + prompt / 100, 1.5),
+                                                 ("tokenwise", 5.0 + prompt, 1.0))]},
 }
 
 
