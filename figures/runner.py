@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from figures.spec import Figure
+from figures.style import TAG_TEXT
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
 # invalid inline HTML and says nothing a reader needs.
@@ -164,8 +165,6 @@ def _cached(cache_dir: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:
 
 
 def _entry(figure: Figure, svg_sha: str, data_sha: str, width: int, height: int) -> dict[str, Any]:
-    from figures.style import TAG_TEXT
-
     return {"file": f"{figure.id}.svg", "alt": figure.alt, "description": figure.description,
             "provenance": figure.provenance, "label": TAG_TEXT[figure.provenance], "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": width, "height": height}
