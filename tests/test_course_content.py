@@ -111,3 +111,20 @@ def test_no_sentence_is_a_close_paraphrase_of_a_seed_sentence():
     pages = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
              for p in sorted((ROOT / "content").rglob("*.md"))}
     assert close_paraphrases(pages, seed_text) == []
+
+
+def test_timing_prose_claims_hold_in_the_record():
+    """kv-bytes b7 says one generated token is a draw at prompt 32 (the repeats' ranges overlap) and that
+    the cache wins per decode step at prompt 1024 (no overlap): a new record must keep both true."""
+    import json
+
+    values = json.loads((ROOT / "content" / "records" / "decode_timing.json").read_text(encoding="utf-8"))["values"]
+
+    def spread(key: str) -> tuple[float, float]:
+        return values[f"{key}_min"]["value"], values[f"{key}_max"]["value"]
+
+    cached, recompute = spread("cached_ms_p32_n1"), spread("recompute_ms_p32_n1")
+    assert cached[0] <= recompute[1] and recompute[0] <= cached[1]
+    assert spread("cached_decode_ms_p1024")[1] < spread("recompute_decode_ms_p1024")[0]
+    text = (ROOT / "content" / "pages" / "kv-bytes.md").read_text(encoding="utf-8")
+    assert "decode_timing.cached_ms_p32_n1_min" in text and "decode_timing.cached_decode_ms_p1024" in text
