@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from lessonmodel.config import ModelConfig, encode_words
+from lessonmodel.kernels import BY_NAME
 from lessonmodel.lesson_data import FIRST_PROMPT, R55_CACHED, R55_NEW, first_distribution, softmax
 from lessonmodel.model import forward_trace, project_qkv, rms_norm
 from lessonmodel.params import init_params
@@ -33,7 +34,8 @@ def attention_example(cfg: ModelConfig) -> Result:
     ids = encode_words(cfg, " ".join(words))[None, :]  # (1, T)
     layer = params.layers[0]
     x = params.embedding[ids]  # (1, T, D)
-    q, k, v = project_qkv(layer, rms_norm(x, layer.attn_norm), np.arange(len(words)), cfg)  # (1, T, H, Dh)
+    h = rms_norm(x, layer.attn_norm, BY_NAME[cfg.kernels])  # (1, T, D)
+    q, k, v = project_qkv(layer, h, np.arange(len(words)), cfg)  # (1, T, H, Dh)
     kv_head = HEAD // (cfg.n_heads // cfg.n_kv_heads)
     q_new = q[0, -1, HEAD]  # (Dh,)
     keys, vals = k[0, :, kv_head], v[0, :, kv_head]  # (T, Dh) each

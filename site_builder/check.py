@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from .content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, Value
 from .glossary import find_term, forbidden_uses
-from .numbers import format_number
+from .numbers import agrees, format_number
 from .parse import ParsedPage, RoleUse, StateSource
 from .problems import Problem, suggest
 from .mathrender import MathError, render_math
@@ -200,6 +200,15 @@ def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[
         return [Problem(path, 0, f"comparison with '{name}' needs 'rule' (one of {' '.join(_RULES)}) "
                                  "and a numeric 'bound'")]
     today = values[name]
+    if today.value_class == "timing":
+        return [Problem(path, 0, f"comparison with '{name}': a timing value depends on the machine and its "
+                                 "load; it is recorded, never compared")]
+    if rule == "==" and today.value_class == "rounding":
+        if not agrees(today.value, bound, "rounding", today.rtol, today.atol):
+            return [Problem(path, 0, f"today's {name} = {format_number(today.value, today.unit)} breaks the "
+                                     f"record's comparison == {format_number(bound, today.unit)} (a rounding "
+                                     f"value: within rtol {today.rtol:g}, atol {today.atol:g})")]
+        return []
     if not _RULES[rule](today.value, bound):
         return [Problem(path, 0, f"today's {name} = {format_number(today.value, today.unit)} breaks the "
                                  f"record's comparison {rule} {format_number(bound, today.unit)}")]

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .content import SourceFile
-from .problems import Problem, suggest
+from .problems import Problem, invisible_characters, suggest
 from .yamlnodes import load_located
 
 PAGE_KINDS = ("lesson", "article", "index")
@@ -74,6 +74,8 @@ def _check_meta(located, path: str) -> tuple[PageMeta | None, list[Problem]]:
                                        or f" (allowed: {', '.join(FRONT_MATTER_KEYS)})")))
         elif not isinstance(item.value, str) or not item.value.strip():
             problems.append(Problem(path, item.line, f"front matter key '{key}' must be non-empty text"))
+        elif hidden := invisible_characters(item.value, f"front matter '{key}'"):
+            problems.append(Problem(path, item.line, hidden))
     values = {k: v.strip() for k, v in located.value.items() if isinstance(v, str)}
     if "title" not in located.value:
         problems.append(Problem(path, 1, "front matter has no 'title'"))

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 from .content import Content, Record, SiteConfig, Source, SourceFile
 from .glossary import load_glossary
-from .problems import Problem, suggest
+from .numbers import VALUE_CLASSES
+from .problems import Problem, invisible_characters, suggest
 from .yamlnodes import Located, load_located
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
@@ -20,15 +23,24 @@ _WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
 
 
 def load_content(root: Path, content_dir: str = "content") -> tuple[Content | None, list[Problem]]:
-    """Read everything under ``content_dir`` (relative to ``root``); check its shape."""
+    """Read everything under ``content_dir`` (relative to ``root``); check its shape.
+
+    A file that may not be read (a link out of the folder, a FIFO, a device) is
+    reported once and then left out, so nothing else complains about it.
+    """
     base = root / content_dir
     problems: list[Problem] = []
-    files = {p.stem: _read(root, p, problems) for p in sorted((base / "pages").glob("*.md"))}
-    config = _load_config(_read_or_none(root, base / "site.yml", problems), files, problems, content_dir)
-    sources = _load_sources(_read_or_none(root, base / "sources.yml", problems), problems)
-    records = tuple(_load_record(_read(root, p, problems), problems)
-                    for p in sorted((base / "records").glob("*.json")))
-    glossary_file = _read_or_none(root, base / "glossary.yml", problems)
+    read = {p.stem: _read(root, base, p, problems) for p in sorted((base / "pages").glob("*.md"))}
+    files = {stem: file for stem, file in read.items() if file is not None}
+    config_path = base / "site.yml"
+    config_file = _read_or_none(root, base, config_path, problems)
+    if config_file is None and (config_path.exists() or config_path.is_symlink()):
+        return None, problems  # refused: already reported
+    config = _load_config(config_file, files, set(read) - set(files), problems, content_dir)
+    sources = _load_sources(_read_or_none(root, base, base / "sources.yml", problems), problems)
+    records = tuple(_load_record(source, problems) for p in sorted((base / "records").glob("*.json"))
+                    if (source := _read(root, base, p, problems)) is not None)
+    glossary_file = _read_or_none(root, base, base / "glossary.yml", problems)
     glossary, glossary_problems = load_glossary(glossary_file.text, glossary_file.path) if glossary_file else ((), [])
     problems += glossary_problems
     if config is None:
@@ -37,17 +49,41 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     return Content(config, pages, sources, tuple(r for r in records if r), glossary), problems
 
 
-def _read(root: Path, path: Path, problems: list[Problem]) -> SourceFile:
-    """The file's text; a link out of the content folder or a file that is not UTF-8 is a problem."""
-    relative = path.relative_to(root).as_posix()
-    if path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve()):
+def read_content_file(base: Path, path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file inside the folder ``base``; ``ValueError`` saying why not.
+
+    Checked before opening and again on the open file: a link is followed only
+    within ``base``, and a FIFO or device is never opened for reading (that
+    could block forever or have side effects).
+    """
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):  # a dangling link, or a loop of links
+        raise ValueError("is a link to nothing: remove it or copy the file here") from None
+    if not target.is_relative_to(base.resolve()):
         # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
-        problems.append(Problem(relative, 0, "is a link to a file outside its folder: copy the file here instead"))
-        return SourceFile(relative, "")
-    if not path.is_file():
-        problems.append(Problem(relative, 0, "is not a regular file"))
-        return SourceFile(relative, "")
-    data = path.read_bytes()
+        raise ValueError(f"is a link to a file outside {base.name}/: copy the file here instead")
+    if not stat.S_ISREG(target.stat().st_mode):
+        raise ValueError("is not a regular file: save the text in an ordinary file")
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(target, flags)
+    except OSError as error:
+        raise ValueError(f"cannot be read ({error.strerror})") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else after the check
+            raise ValueError("is not a regular file: save the text in an ordinary file")
+        return file.read()
+
+
+def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
+    """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too."""
+    relative = path.relative_to(root).as_posix()
+    try:
+        data = read_content_file(base, path)
+    except ValueError as refused:
+        problems.append(Problem(relative, 0, str(refused)))
+        return None
     try:
         return SourceFile(relative, data.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -56,8 +92,8 @@ def _read(root: Path, path: Path, problems: list[Problem]) -> SourceFile:
         return SourceFile(relative, data.decode("utf-8", errors="replace"))
 
 
-def _read_or_none(root: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
-    return _read(root, path, problems) if path.exists() or path.is_symlink() else None
+def _read_or_none(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
+    return _read(root, base, path, problems) if path.exists() or path.is_symlink() else None
 
 
 def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: str) -> list[Problem]:
@@ -66,8 +102,8 @@ def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: s
             for key, item in located.children.items() if key not in allowed]
 
 
-def _load_config(source: SourceFile | None, files: dict[str, SourceFile], problems: list[Problem],
-                 content_dir: str) -> SiteConfig | None:
+def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refused: set[str],
+                 problems: list[Problem], content_dir: str) -> SiteConfig | None:
     if source is None:
         problems.append(Problem(f"{content_dir}/site.yml", 0, "missing: create it with title, language, "
                                                              "base_url and pages"))
@@ -91,7 +127,7 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], proble
             problems.append(Problem(source.path, item.line, "a page id must be text, e.g. 'r55'"))
             return None
     for item in pages.children:
-        if item.value not in files:
+        if item.value not in files and item.value not in refused:
             problems.append(Problem(source.path, item.line, f"no page '{item.value}' in {content_dir}/pages/"
                                     + suggest(str(item.value), files)))
     listed = set(pages.value)
@@ -104,7 +140,14 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], proble
     problems += [Problem(source.path, located.children[k].line, f"site.yml '{k}' must be text") for k in scalars]
     if scalars:
         return None
+    title = located.children["title"]
+    if hidden := invisible_characters(str(title.value), "site.yml 'title'"):
+        problems.append(Problem(source.path, title.line, hidden))
     base_url = str(located.value["base_url"])
+    if not _WEB_URL.match(base_url):  # llms.txt links every page under it: no javascript: or data: there either
+        problems.append(Problem(source.path, located.children["base_url"].line,
+                                "site.yml 'base_url' must start with https:// or http://"))
+        return None
     return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
                       base_url=base_url if base_url.endswith("/") else base_url + "/",
                       pages=tuple(str(p) for p in pages.value), path=source.path)
@@ -185,6 +228,10 @@ def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
         if not isinstance(entry, dict) or "value" not in entry:
             problems.append(Problem(source.path, _json_line(source.text, name),
                                     f"record value '{name}' must be an object with 'value' and 'unit'"))
+        elif entry.get("class", "exact") not in VALUE_CLASSES:
+            problems.append(Problem(source.path, _json_line(source.text, name),
+                                    f"record value '{name}': unknown class '{entry['class']}' "
+                                    f"(one of {', '.join(VALUE_CLASSES)})" + suggest(str(entry["class"]), VALUE_CLASSES)))
     return Record(stem, source.path, data) if len(problems) == before else None
 
 

@@ -59,3 +59,25 @@ def _plain(number: Any) -> str:
 def display(value: Value) -> str:
     """The text a reader sees for a named value."""
     return format_number(value.value, value.unit)
+
+
+VALUE_CLASSES = ("exact", "rounding", "timing")
+
+
+def class_text(value_class: str, rtol: float = 0.0, atol: float = 0.0) -> str:
+    """What the numbers page says about how a value is compared."""
+    if value_class == "exact":
+        return "精确：任何机器上都须逐位相同"
+    if value_class == "rounding":
+        return (f"舍入：不同 CPU 的最后几位可能不同，相对差 {format_number(rtol)}、"
+                f"绝对差 {format_number(atol)} 以内视为相同")
+    if value_class == "timing":
+        return "计时：随机器与负载而变，只作记录，从不比较"
+    return ""
+
+
+def agrees(a: float, b: float, value_class: str, rtol: float, atol: float) -> bool:
+    """Whether two values are the same as their class allows (never called for timing values)."""
+    if value_class == "rounding":
+        return abs(a - b) <= atol + rtol * abs(b)
+    return a == b

@@ -14,7 +14,8 @@ from markdown_it.token import Token
 
 from .content import PROVENANCES
 from .frontmatter import PageMeta, SplitPage
-from .problems import Problem, suggest
+from .problems import Problem, invisible_characters, suggest
+from .urls import allowed_url
 
 DIRECTIVES = ("state", "more", "teacher")
 STATE_OPTIONS = ("title", "figure", "caption", "provenance")
@@ -92,7 +93,10 @@ class ParsedPage:
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
     """Parse one page body and check its structure (directives, options, raw HTML)."""
     meta, problems = page.meta, []
-    tokens = md.parse(page.body, {})
+    env: dict = {}
+    tokens = md.parse(page.body, env)
+    if "nesting_limit" in env:
+        problems.append(Problem(meta.path, env["nesting_limit"], _TOO_DEEP))
     _check_tokens(tokens, meta.path, problems)
     blocks, run, state_ids = [], [], []
     i = 0
@@ -112,7 +116,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
         i += 1
     if run:
         blocks.append(tuple(run))
-    if meta.kind == "lesson" and not state_ids:
+    if meta.kind == "lesson" and not state_ids and "nesting_limit" not in env:  # else the states were lost
         problems.append(Problem(meta.path, 1, "a lesson needs at least one ':::{state} b0' block"))
     walker = _Walker(meta.id)
     for block in blocks:
@@ -134,8 +138,10 @@ def _matching_close(tokens: list[Token], start: int) -> int:
 
 def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> None:
     depth_states = 0
-    for token in tokens:
+    for i, token in enumerate(tokens):
         line = token.map[0] + 1 if token.map else 0
+        if token.type == "heading_open" and (hidden := invisible_characters(tokens[i + 1].content, "heading")):
+            problems.append(Problem(path, line, hidden))  # its text is also the anchor's title and id
         if token.type == "directive_open":
             name = token.meta["name"]
             if name not in DIRECTIVES:
@@ -156,13 +162,18 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             for child in token.children or ():
                 if child.type == "html_inline":
                     problems.append(Problem(path, child.meta["line"], _RAW_HTML))
+                elif child.type == "math_stray":
+                    problems.append(Problem(path, child.meta["line"], _STRAY_DISPLAY))
                 elif child.type == "image":
                     problems.append(Problem(path, child.meta["line"], _IMAGE))
-                elif child.type == "link_open" and _leaves_site(str(child.attrGet("href") or "")):
-                    problems.append(Problem(path, child.meta["line"], f"link '{child.attrGet('href')}' leaves the "
-                                            "site: link to a page with {ref}`id`, or give a full https:// URL"))
+                elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
+                    problems.append(Problem(path, child.meta["line"], _link_problem(str(child.attrGet("href")))))
 
 
+_TOO_DEEP = ("nesting too deep here (lists, quotes and directives more than 20 levels inside each other): "
+             "everything from this line to the end of the enclosing block would be lost; flatten the structure")
+_STRAY_DISPLAY = ("'$$' in running text: put display math on lines of its own ('$$', the formula, '$$'); "
+                  "for a dollar sign write \\$")
 _RAW_HTML = ("raw HTML is not allowed in lessons; write Markdown, or a directive "
              "(state, more, teacher); to show a tag as text, put it in `backticks`")
 # Pictures come only from figures/ (drawn by the build, with provenance, alt text and a description);
@@ -171,12 +182,12 @@ _IMAGE = ("Markdown images are not allowed: show a figure the build draws with '
           "or {fig}`id` on a line of its own")
 
 
-def _leaves_site(href: str) -> bool:
-    """A relative link that climbs out of the site (``../x``) or an absolute path on the host (``/etc``)."""
-    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", href) or href.startswith("#"):
-        return False
-    path = href.split("#", 1)[0].split("?", 1)[0].replace("\\", "/")
-    return path.startswith("/") or ".." in path.split("/")
+def _link_problem(href: str) -> str:
+    if re.match(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:", href):
+        return (f"link '{href}' uses a scheme the site does not allow: give a full https:// URL, "
+                "or link to a page with {ref}`id`")
+    # A relative link that climbs out of the site (../x) or an absolute path on the host (/etc).
+    return f"link '{href}' leaves the site: link to a page with {{ref}}`id`, or give a full https:// URL"
 
 
 def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt,
@@ -196,6 +207,8 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
     title, title_line = options.get("title", ("", line))
     if not title:
         problems.append(Problem(path, title_line, f"state {state_id} needs ':title: …'"))
+    elif hidden := invisible_characters(title, f"state {state_id} title"):
+        problems.append(Problem(path, title_line, hidden))
     provenance, provenance_line = options.get("provenance", ("", line))
     if provenance not in PROVENANCES:
         problems.append(Problem(path, provenance_line, f"state {state_id} needs ':provenance:' set to one of "
