@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figures import style as s
-from figures.inputs import series
+from figures.inputs import series, value
 from figures.spec import Figure
 
 TOP = 8
@@ -36,7 +36,8 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> None:
     ax.set_ylim(0, max(max(tempered["0.5"][:TOP]), probs[0]) * 1.6)
     ax.legend(loc="upper right", fontsize=s.FS_SMALL)
     fig.text(0.03, 0.955, f"首个输出位置：概率最高的 {TOP} 个 token", fontsize=s.FS_TEXT, weight="bold", va="top")
-    fig.text(0.03, 0.07, f"top-p = 0.9：从最高的一根往下累加到 90%，保留前 {kept} 个，归一化后再抽样",
+    top_p = value(data, "first_token_choice.top_p")
+    fig.text(0.03, 0.07, f"top-p = {top_p:g}：从最高的往下累加到 {top_p:.0%}，留下前 {kept} 个再抽样",
              fontsize=s.FS_SMALL, color=s.INK, va="bottom")
     fig.text(0.03, 0.02, "权重为随机初始化：分布只是计算结果，不代表语言能力", fontsize=s.FS_SMALL,
              color=s.VERMILION_TEXT, va="bottom")
