@@ -106,6 +106,7 @@ def measure_all(clean: bool = False, progress=None) -> Measured:
 
     from site_builder import ContentError
     from site_builder.load import load_content
+    from site_builder.urls import check_html
 
     step = progress or (lambda label: nullcontext())
     content, problems = load_content(ROOT)
@@ -119,6 +120,8 @@ def measure_all(clean: bool = False, progress=None) -> Measured:
     figure_dir = CACHE / "figures-out"
     with step("drawing figures"):
         drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
+    for info in drawn.values():  # the figures go into the site as they are: same URL allowlist as the pages
+        check_html(f"figures/{info['file']}", (figure_dir / info["file"]).read_bytes(), images=True)
     return Measured(evidence_from(results, records, drawn, figure_dir), drawn, results, records)
 
 

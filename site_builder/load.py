@@ -58,15 +58,17 @@ def read_content_file(base: Path, path: Path) -> bytes:
     """
     try:
         target = path.resolve(strict=True)
-    except (OSError, RuntimeError):  # a dangling link, or a loop of links
+    except (FileNotFoundError, RuntimeError):  # a dangling link, or a loop of links
         raise ValueError("is a link to nothing: remove it or copy the file here") from None
+    except OSError as error:
+        raise ValueError(f"cannot be read ({error.strerror})") from None
     if not target.is_relative_to(base.resolve()):
         # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
         raise ValueError(f"is a link to a file outside {base.name}/: copy the file here instead")
-    if not stat.S_ISREG(target.stat().st_mode):
-        raise ValueError("is not a regular file: save the text in an ordinary file")
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
+        if not stat.S_ISREG(target.stat().st_mode):
+            raise ValueError("is not a regular file: save the text in an ordinary file")
         fd = os.open(target, flags)
     except OSError as error:
         raise ValueError(f"cannot be read ({error.strerror})") from None

@@ -27,9 +27,12 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _BROWSER_IGNORED = re.compile(r"[\t\n\r]")
 _C0_OR_SPACE = "".join(map(chr, range(0x21)))
 _TAG = re.compile(r"<([A-Za-z][^\s/>]*)((?:[^>\"']+|\"[^\"]*\"|'[^']*')*)>")
-_ALTTEXT = re.compile(rb' alttext="[^"<>]*"')
-"""MathML's TeX source: an attribute no browser follows, and the bulk of a math page's values."""
+_NOT_URLS = re.compile(rb' (?:alttext|style)="[^"<>]*"')
+"""MathML's TeX source and SVG's inline styles: no browser follows them, and they are most of the
+values of a math page or a figure (``fill: #fff`` would look like a scheme)."""
 _VALUES = re.compile(rb"=\s*(\"[^\"<>]*\"|'[^'<>]*'|[^\s\"'=<>`]+|[\"'])")
+_SVG_URL_VALUES = re.compile(rb"(?<![\w:.-])(?:" + b"|".join(re.escape(n.encode()) for n in sorted(URL_ATTRIBUTES,
+                             key=len, reverse=True)) + rb")\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+)")
 _ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?")
 # Case-insensitive by character classes: re.IGNORECASE makes a search many times slower on CJK text.
 _RAW_TEXT = re.compile(r"<([sS][cC][rR][iI][pP][tT]|[sS][tT][yY][lL][eE])\b[^>]*>.*?</\1\s*>", re.DOTALL)
@@ -84,7 +87,7 @@ def _surely_allowed(markup: bytes) -> bool:
     """
     if b"srcdoc" in markup.lower():  # holds a page, not a URL: never allowed
         return False
-    unseen = set(_VALUES.findall(_ALTTEXT.sub(b"", markup))) - _ALLOWED_VALUES
+    unseen = set(_VALUES.findall(_NOT_URLS.sub(b"", markup))) - _ALLOWED_VALUES
     if not all(map(_value_allowed, unseen)):
         return False
     if len(_ALLOWED_VALUES) > 100_000:  # a long dev-server session: start afresh rather than grow
@@ -97,13 +100,16 @@ _ALLOWED_VALUES: set[bytes] = set()
 """Values already judged allowed: a set difference (in C) skips them on the next page."""
 
 
-def _value_allowed(value: bytes) -> bool:
+def _value_allowed(value: bytes, images: bool = False) -> bool:
     if value[:1] in (b'"', b"'"):
         if len(value) < 2 or value[-1:] != value[:1]:
             return False  # a quote that does not close before < or >: not our serializers' output
         value = value[1:-1]
     text = html.unescape(value.decode("utf-8", errors="replace"))
-    return allowed_url(text) and all(allowed_url(word) for word in re.split(r"[\s,]+", text) if word)
+    if images and RASTER_DATA.match(text):
+        return True
+    return allowed_url(text, images=images) and all(allowed_url(word, images=images)
+                                                     for word in re.split(r"[\s,]+", text) if word)
 
 
 def _keep_opening_tag(match: re.Match[str]) -> str:
@@ -115,10 +121,17 @@ class UnsafeOutputError(RuntimeError):
     """A produced file holds a URL outside the allowlist: a check let it through (a bug, not a typo)."""
 
 
-def check_html(name: str, markup: bytes) -> None:
-    """Raise ``UnsafeOutputError`` if page ``name`` holds a URL the allowlist refuses."""
-    if _surely_allowed(markup):
+def _svg_surely_allowed(svg: bytes) -> bool:
+    """The fast check for SVG figures: XML attribute names are case-sensitive, so the URL attributes
+    can be found by name (a figure's thousands of coordinates and styles are no URLs)."""
+    return all(_value_allowed(value, images=True) for value in set(_SVG_URL_VALUES.findall(svg)))
+
+
+def check_html(name: str, markup: bytes, *, images: bool = False) -> None:
+    """Raise ``UnsafeOutputError`` if page (or, with ``images``, SVG figure) ``name`` holds a URL
+    the allowlist refuses."""
+    if _svg_surely_allowed(markup) if images else _surely_allowed(markup):
         return
-    problems = url_problems(markup.decode("utf-8"))
+    problems = url_problems(markup.decode("utf-8"), images=images)
     if problems:
         raise UnsafeOutputError(f"{name}: URL outside the allowlist: " + "; ".join(problems[:5]))
