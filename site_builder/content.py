@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .value_text import ValueText
+
 if TYPE_CHECKING:
     from .glossary import Term
 
@@ -147,6 +149,8 @@ class FigureInfo:
     """The provenance label drawn in the figure's corner (must equal its badge text)."""
     marks: tuple[FigureMark, ...] = ()
     """Regions a teacher may point at, by name."""
+    dark_file: str = ""
+    """The dark-mode variant's file name in ``figures/`` (empty: the light figure serves both)."""
 
     def mark(self, name: str) -> FigureMark | None:
         return next((m for m in self.marks if m.name == name), None)
@@ -178,6 +182,8 @@ class Content:
     """Historical records."""
     glossary: tuple[Term, ...] = ()
     """``content/glossary.yml``: preferred terms, variants and definitions (optional file)."""
+    value_text: ValueText = ValueText()
+    """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
 
 
 @dataclass(frozen=True)

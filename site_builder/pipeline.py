@@ -25,10 +25,12 @@ from .glossary import find_term
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
+from .mathfont import FONT_PATH, math_characters, math_font
 from .numbers import class_text, display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
-from .render import SiteView, make_environment, render_page_blocks
+from .render import SiteView, figure_anchor, figure_context, make_environment, render_page_blocks
+from .toc import has_evidence_heading, page_toc
 from .urls import check_html
 
 STATIC = Path(__file__).parent / "static"
@@ -103,7 +105,16 @@ def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> Site
         files = _render_pages(site, pages, kit)
     files.update(render_generated(site, kit))
     files.update(copied_files(site))
+    files.update(math_font_file(files))
     return files
+
+
+def math_font_file(files: SiteFiles) -> SiteFiles:
+    """The math font cut to the characters this site's formulas use (mathfont.py); nothing when
+    no page has maths (the committed full subset is copied but never linked)."""
+    chars = math_characters([data.decode() for name, data in files.items()
+                             if name.endswith(".html") and isinstance(data, bytes)])
+    return {FONT_PATH: math_font(chars)} if chars else {}
 
 
 def _render_pages(site: SiteView, page_ids: list[str], kit: RenderKit) -> SiteFiles:
@@ -165,28 +176,38 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
     jinja, common = kit.jinja, kit.common
     context = _page_context(site, page, list(kit.lessons), kit.md, jinja)
     template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
-    files: SiteFiles = {f"{page.meta.id}.html": jinja.get_template(template).render(site=common, page=context).encode()}
+    html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
+    files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
     markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher)
     files[f"{page.meta.id}.md"] = markdown.encode()
     if page.meta.kind == "lesson":
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
-            site=common, page=context, markdown=markdown).encode()
+            site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
     return guarded(files)
 
 
+def _eager_first_figure(html: str) -> str:
+    """The page's first figure is usually in the first screen (the largest thing painted there):
+    load it at once; every later one stays ``loading="lazy"``."""
+    return html.replace('loading="lazy"', 'loading="eager" fetchpriority="high"', 1)
+
+
 def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
-    """The pages made from the whole site: sources, numbers, 404 and ``llms.txt``."""
+    """The pages made from the whole site: sources, numbers, figures, 404 and ``llms.txt``."""
     jinja, common = kit.jinja, kit.common
+    # GitHub Pages serves 404.html for a missing path at any depth: its links are absolute, from base_url.
+    not_found = {**_generated("404", "找不到这一页"), "root": common["base_url"]}
     return guarded({
+        "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
+            site=common, page=_generated("figures", "全部图"), figures=_figures_context(site))).encode(),
         "sources.html": jinja.get_template("sources.html.j2").render(
             site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode(),
         "numbers.html": jinja.get_template("numbers.html.j2").render(
-            site=common, page=_generated("numbers", "数值与出处"), values=_numbers_context(site)).encode(),
+            site=common, page=_generated("numbers", "数值与出处"), groups=_numbers_context(site)).encode(),
         "glossary.html": jinja.get_template("glossary.html.j2").render(
             site=common, page=_generated("glossary", "术语表"), terms=_glossary_context(site)).encode(),
-        "404.html": jinja.get_template("404.html.j2").render(
-            site=common, page=_generated("404", "找不到这一页")).encode(),
+        "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
     })
 
@@ -217,7 +238,7 @@ def _site_context(site: SiteView) -> dict[str, Any]:
 
 
 def _generated(page_id: str, title: str) -> dict[str, Any]:
-    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": ""}
+    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": "", "toc": []}
 
 
 def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], md: MarkdownIt,
@@ -232,7 +253,8 @@ def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], m
             "sections": _sections(page.meta.id, render_page_blocks(site, page, md, jinja)),
             "prev": neighbour(index - 1) if index is not None else None,
             "next": neighbour(index + 1) if index is not None else None,
-            "evidence": _evidence_summary(site, page)}
+            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page),
+            "toc": page_toc(page, site.teacher)}
 
 
 def _sections(page_id: str, blocks: list[dict]) -> list[dict[str, Any]]:
@@ -298,6 +320,20 @@ def _uses(site: SiteView, name: str, target: str) -> list[dict[str, str]]:
     return uses
 
 
+def _figures_context(site: SiteView) -> list[dict[str, Any]]:
+    """Every figure with its home anchor and the pages that show or cite it."""
+    shown: dict[str, list[dict[str, str]]] = {}
+    for page in site.pages.values():
+        label = page.meta.label or page.meta.title
+        for block in page.blocks:
+            if isinstance(block, StateSource) and block.figure:
+                shown.setdefault(block.figure, []).append(
+                    {"url": f"{page.meta.id}.html#{page.meta.id}-{block.id}-fig", "text": f"{label} · {block.title}"})
+    return [{"figure": figure_context(f), "anchor": figure_anchor(f.id),
+             "uses": shown.get(f.id, []) + _uses(site, "fig", f.id)}
+            for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
+
+
 def _sources_context(site: SiteView) -> list[dict[str, Any]]:
     return [{"id": s.id, "title": s.title, "authors": s.authors, "year": s.year, "url": s.url,
              "checked": s.checked, "where": s.where, "uses": _uses(site, "src", s.id)}
@@ -319,26 +355,40 @@ def _glossary_context(site: SiteView) -> list[dict[str, Any]]:
 
 
 def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
-    return [{"name": v.name, "display": display(v), "provenance": v.provenance, "badge": BADGE_TEXT[v.provenance],
-             "producer": v.producer, "description": v.description, "command": v.command,
-             "source_file": v.source_file, "published_source": v.source_file in site.evidence.experiment_files,
-             "conditions": v.conditions, "date": v.date, "tolerance": v.tolerance,
-             "value_class": v.value_class, "class_text": class_text(v.value_class, v.rtol, v.atol),
-             "uses": _uses(site, "num", v.name)}
-            for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
+    """Values grouped by the experiment or record that produced them, described in the reader's
+    language where ``content/values.yml`` says how (else the producer's own English line)."""
+    text = site.content.value_text
+    groups: dict[str, dict[str, Any]] = {}
+    for v in sorted(site.evidence.values.values(), key=lambda v: v.name):
+        group = groups.setdefault(v.producer, {
+            "name": v.producer, "title": text.group_title(v.producer) or v.producer, "provenance": v.provenance,
+            "badge": BADGE_TEXT[v.provenance], "conditions": "", "command": "", "date": "", "entries": []})
+        for key in ("conditions", "command", "date"):  # one producer, one run: said once for the group
+            group[key] = group[key] or getattr(v, key)
+        description = text.describe(v.name)
+        group["entries"].append({
+            "name": v.name, "display": display(v), "provenance": v.provenance, "badge": BADGE_TEXT[v.provenance],
+            "producer": v.producer, "description": description or v.description,
+            "description_lang": "" if description else "en", "command": v.command, "source_file": v.source_file,
+            "published_source": v.source_file in site.evidence.experiment_files, "conditions": v.conditions,
+            "date": v.date, "tolerance": v.tolerance, "value_class": v.value_class,
+            "class_text": class_text(v.value_class, v.rtol, v.atol), "uses": _uses(site, "num", v.name)})
+    return list(groups.values())
 
 
 def copied_files(site: SiteView) -> SiteFiles:
-    """Files copied as they are: static assets (scripts without their comments), figures and the
+    """Files copied as they are: static assets (scripts and the stylesheet without their comments), figures and the
     published experiment sources."""
     files: SiteFiles = {}
     for path in sorted(STATIC.rglob("*")):
         if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY):
             rel = f"static/{path.relative_to(STATIC).as_posix()}"
-            files[rel] = compact_js(path.read_text(encoding="utf-8")).encode() if path.suffix == ".js" else path
+            compact = {".js": compact_js, ".css": compact_css}.get(path.suffix)
+            files[rel] = compact(path.read_text(encoding="utf-8")).encode() if compact else path
     if site.evidence.figure_dir:
         for figure in site.evidence.figures.values():
-            files[f"figures/{figure.file}"] = Path(site.evidence.figure_dir) / figure.file
+            for name in filter(None, (figure.file, figure.dark_file)):
+                files[f"figures/{name}"] = Path(site.evidence.figure_dir) / name
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
     return files
@@ -347,6 +397,16 @@ def copied_files(site: SiteView) -> SiteFiles:
 
 _TRAILING_COMMENT = re.compile(r"\s{2,}// .*$")
 """A comment after code, by the house convention: two spaces, then ``// ``."""
+
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def compact_css(source: str) -> str:
+    """The stylesheet as published: comments, blank lines and indentation dropped, for the per-page CSS
+    budget (the comments stay in the repository). Our CSS has no string holding ``/*``."""
+    lines = (line.strip() for line in _CSS_COMMENT.sub("", source).split("\n"))
+    return "\n".join(line for line in lines if line) + "\n"
 
 
 def compact_js(source: str) -> str:
