@@ -41,7 +41,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     for name, experiment in results["experiments"].items():
         for key, entry in experiment["values"].items():
             values[f"{name}.{key}"] = Value(
-                name=f"{name}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="measured",
+                name=f"{name}.{key}", value=entry["value"], unit=entry.get("unit", ""),
+                provenance=experiment.get("provenance", "measured"),
                 producer=name, description=entry.get("description", ""), command=experiment["command"],
                 source_file=experiment["source"], conditions=_config_line(experiment["config"]),
                 value_class=entry.get("class", ""), rtol=entry.get("rtol", 0.0), atol=entry.get("atol", 0.0))
@@ -60,7 +61,7 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     figures = {fid: FigureInfo(id=fid, file=info["file"], dark_file=info.get("dark_file", ""), alt=info["alt"],
                                description=info["description"],
                                provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
-                               inputs=tuple(info.get("inputs", ())), marks=_marks(info))
+                               inputs=tuple(info.get("inputs", ())), label=info.get("label", ""), marks=_marks(info))
                for fid, info in figure_info.items()}
     sources = {e["source"] for e in results["experiments"].values()}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
@@ -285,7 +286,8 @@ def check(report_dir: Path | None = None) -> int:
         print(f"report: {write_report(checks, problems, report_dir)}", file=sys.stderr)
     values = prepared.evidence.values
     print(f"check: {len(prepared.pages)} pages, {len(values)} values "
-          f"({sum(v.provenance == 'measured' for v in values.values())} measured today), "
+          f"({sum(v.provenance == 'measured' for v in values.values())} measured, "
+          f"{sum(v.provenance == 'computed' for v in values.values())} computed today), "
           f"{len(drawn)} figures compared with their baselines, record comparisons hold, {len(problems)} problems, "
           f"{len(prepared.warnings)} warnings")
     return 1 if problems else 0

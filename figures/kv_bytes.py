@@ -45,7 +45,7 @@ def draw_formula(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _models(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return list(series(data, "kv_bytes", "models"))
+    return list(series(data, "kv_models", "models"))
 
 
 def draw_measured(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -170,51 +170,55 @@ def draw_gqa(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     return marks
 
 
-_METHODS = (("recompute", "每步完整重算", s.VERMILION, "s"), ("cached", "K/V 缓存（预分配）", s.BLUE, "o"),
-            ("naive", "K/V 缓存（拼接增长）", s.GREEN, "^"), ("tokenwise", "缓存，但逐 token 喂提示", s.PURPLE, "D"))
+_METHODS = (("recompute", "每步完整重算", s.VERMILION, "s"), ("cached", "KV 缓存（预分配）", s.BLUE, "o"),
+            ("naive", "KV 缓存（拼接增长）", s.GREEN, "^"), ("tokenwise", "缓存，但逐 token 喂提示", s.PURPLE, "D"))
 
 
-def _timing_panel(ax: Any, rows: list[Mapping[str, Any]], generated: int, title: str) -> dict[str, Any]:
+def _timing_panel(ax: Any, rows: list[Mapping[str, Any]], generated: int, field: str, title: str) -> dict[str, Any]:
+    """Median per method against prompt length; the bar spans the fastest to the slowest repeat."""
     lines: dict[str, Any] = {}
     for method, label, color, marker in _METHODS:
-        points = sorted((r["prompt"], r["median_ms"], r["min_ms"], r["max_ms"]) for r in rows
-                        if r["method"] == method and r["generated"] == generated)
+        points = sorted((r["prompt"], r[field]) for r in rows
+                        if r["method"] == method and r["generated"] == generated and r[field])
         if not points:
             continue
-        x, median, low, high = (list(col) for col in zip(*points, strict=True))
-        lines[method] = ax.errorbar(x, median, yerr=[[m - lo for m, lo in zip(median, low, strict=True)],
-                                     [hi - m for m, hi in zip(median, high, strict=True)]],
-                    color=color, marker=marker, ms=5, lw=s.LW, capsize=2, label=label)
+        x = [p for p, _ in points]
+        median = [st["median"] for _, st in points]
+        low = [st["median"] - st["min"] for _, st in points]
+        high = [st["max"] - st["median"] for _, st in points]
+        lines[method] = ax.errorbar(x, median, yerr=[low, high], color=color, marker=marker, ms=5, lw=s.LW,
+                                    capsize=2, label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_title(title, fontsize=s.FS_SMALL, loc="left")
-    ax.set_ylabel("ms / 生成的 token")
+    ax.set_ylabel("毫秒")
     return lines
 
 
 def draw_timing(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
-    """Two panels of the same record: many generated tokens (the cache pays off) and one (it may not)."""
+    """Two panels of the same record: time to first token (prefill included), then each further token."""
     rec = data["decode_timing"]
     rows = rec["data"]["rows"]
     longest = max(r["generated"] for r in rows)
     top = fig.add_axes((0.15, 0.5, 0.8, 0.29))
     bottom = fig.add_axes((0.15, 0.1, 0.8, 0.29), sharex=top)
-    many = _timing_panel(top, rows, longest, f"生成 {longest} 个 token")
-    one = _timing_panel(bottom, rows, 1, "只生成 1 个 token")
+    first = _timing_panel(top, rows, longest, "ttft_ms", "首 token 时间（含 prefill）")
+    after = _timing_panel(bottom, rows, longest, "decode_ms", f"之后每个 token 的时间（共生成 {longest} 个）")
     bottom.set_xlabel("提示长度（token，对数坐标）")
     top.tick_params(labelbottom=False)
     handles, labels = top.get_legend_handles_labels()
     legend = fig.legend(handles, labels, loc="upper left", fontsize=s.FS_TAG, ncols=2, frameon=False,
                         bbox_to_anchor=(0.02, 0.93))
-    date = fig.text(0.03, 0.975, f"记录于 {rec['date']}：中位数，误差棒为最小–最大", fontsize=s.FS_SMALL,
+    date = fig.text(0.03, 0.975, f"记录于 {rec['date']}：中位数，误差棒为最快–最慢一次", fontsize=s.FS_SMALL,
                     weight="bold", va="top")
     return {"date": mark("记录日期", date), "legend": mark("四种做法的图例", legend),
-            "many-panel": mark(f"生成 {longest} 个 token 的上图", top),
-            "one-panel": mark("只生成 1 个 token 的下图", bottom),
-            "many-cached": mark("上图：预分配缓存的折线", _lines(many["cached"])),
-            "many-recompute": mark("上图：完整重算的折线", _lines(many["recompute"])),
-            "one-pair": mark("下图：几乎重合的缓存与重算两条线", _lines(one["cached"]), _lines(one["recompute"])),
-            "one-tokenwise": mark("下图：逐 token 喂提示的折线", _lines(one["tokenwise"]))}
+            "ttft-panel": mark("首 token 时间的上图", top),
+            "decode-panel": mark("之后每个 token 时间的下图", bottom),
+            "ttft-pair": mark("上图：缓存与完整重算的首 token 时间", _lines(first["cached"]),
+                              _lines(first["recompute"])),
+            "ttft-tokenwise": mark("上图：逐 token 喂提示的折线", _lines(first["tokenwise"])),
+            "decode-cached": mark("下图：预分配缓存的折线", _lines(after["cached"])),
+            "decode-recompute": mark("下图：完整重算的折线", _lines(after["recompute"]))}
 
 
 def _lines(errorbar: Any) -> list[Any]:
@@ -236,18 +240,19 @@ FIGURES = (
     Figure("kv-bytes-models", "真实模型每个 token 的 K/V 字节数（fp16）",
            "横向条形图：按各模型公开配置（层数、K/V 头数、头维度）用同一公式算出的每 token K/V 字节数，fp16、batch 1。"
            "条形按注意力类型着色并在标签中注明：MHA、GQA 或 MQA 以及 n_kv。",
-           "measured", ("kv_bytes",), draw_models, s.SIZE_SQUARE, tag="公式 · 公开配置"),
+           "computed", ("kv_models",), draw_models, s.SIZE_SQUARE),
     Figure("kv-bytes-growth", "K/V 缓存随 T 和 batch 线性增长",
            "折线图：Llama-2-7B 在 fp16 下，K/V 缓存字节数随已存 token 数 T 线性增长，batch 为 1、4、16 时斜率成倍增加；"
            "每 token 字节数来自 kv_bytes 实验按公开配置的计算。",
-           "measured", ("kv_bytes",), draw_growth, s.SIZE_4_3, tag="公式 · 公开配置"),
+           "computed", ("kv_models",), draw_growth, s.SIZE_4_3),
     Figure("kv-bytes-gqa", "GQA 与 MQA 减少 K/V 头数，每 token 缓存随之缩小",
            "成对条形图：对采用 GQA 或 MQA 的模型，灰色虚线条是假如每个 Q 头各有一组 K/V（MHA）时的每 token 字节数，"
            "彩色条是实际配置的字节数，旁边标出缩小的倍数（Q 头数 ÷ K/V 头数）。",
-           "measured", ("kv_bytes",), draw_gqa, s.SIZE_SQUARE, tag="公式 · 公开配置"),
-    Figure("kv-bytes-timing", "记录：decode 每步耗时，缓存与完整重算对比",
-           "两幅对数坐标折线图，来自一次记录下来的计时：横轴是提示长度，纵轴是平均每生成一个 token 的毫秒数（含 prefill）。"
-           "上图生成多个 token，比较每步完整重算、预分配的 K/V 缓存、靠拼接增长的缓存，以及逐 token 喂入提示的缓存；"
-           "下图只生成 1 个 token。图中标出记录日期；这是历史记录，不是本次构建的测量。",
+           "computed", ("kv_models",), draw_gqa, s.SIZE_SQUARE),
+    Figure("kv-bytes-timing", "记录：首 token 时间与之后每个 token 的时间，缓存与完整重算对比",
+           "两幅对数坐标折线图，来自一次记录下来的计时，横轴是提示长度。上图是首 token 时间（从开始到选出第一个 token，"
+           "含 prefill）；下图是之后每生成一个 token 的时间（只算 decode 步）。比较每步完整重算、预分配的 KV 缓存、"
+           "靠拼接增长的缓存，以及逐 token 喂入提示的缓存；点是中位数，误差棒从最快到最慢的一次。"
+           "图中标出记录日期；这是历史记录，不是本次构建的测量。",
            "record", ("decode_timing",), draw_timing, s.SIZE_TALL),
 )

@@ -6,7 +6,7 @@ this module imports those modules, but never matplotlib.
 
 from __future__ import annotations
 
-from figures import kv_bytes, misc, r55, rc_v1
+from figures import choice, kv_bytes, misc, r55, rc_v1, worked
 from figures.spec import PROVENANCES, Figure
 
 
@@ -27,7 +27,7 @@ def check_registry(figures: tuple[Figure, ...]) -> list[str]:
     return problems
 
 
-FIGURES: tuple[Figure, ...] = (*rc_v1.FIGURES, *r55.FIGURES, *kv_bytes.FIGURES, *misc.FIGURES)
+FIGURES: tuple[Figure, ...] = (*rc_v1.FIGURES, *choice.FIGURES, *r55.FIGURES, *kv_bytes.FIGURES, *misc.FIGURES, *worked.FIGURES)
 FIGURE_IDS: tuple[str, ...] = tuple(f.id for f in FIGURES)
 BY_ID: dict[str, Figure] = {f.id: f for f in FIGURES}
 

@@ -30,6 +30,7 @@ from typing import Any
 from figures import dark as _dark  # noqa: F401  (imported so its source is part of the shared hash)
 from figures.marks import mark_boxes
 from figures.spec import Figure
+from figures.style import TAG_TEXT
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
 # invalid inline HTML and says nothing a reader needs.
@@ -93,7 +94,7 @@ def figure_data(figure: Figure, results: Mapping[str, Any],
     data: dict[str, Any] = {}
     experiments = results.get("experiments", {})
     for name in figure.inputs:
-        if figure.provenance == "measured":
+        if figure.provenance in ("measured", "computed"):
             if name not in experiments:
                 return None, f"figure {figure.id} skipped: the lessonmodel results have no experiment '{name}'"
             exp = experiments[name]
@@ -144,7 +145,7 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | 
         try:
             style.card(fig)
             marks = figure.draw(fig, data)
-            style.tag(fig, figure.provenance, figure.tag or None)
+            style.tag(fig, figure.provenance)
             if returned is not None:
                 returned.append(marks)
             yield fig
@@ -193,7 +194,7 @@ def _cached(cache_dir: Path, key: str) -> tuple[bytes, bytes, dict[str, Any]] | 
 def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": f"{figure.id}.svg", "dark_file": f"{figure.id}.dark.svg", "alt": figure.alt,
             "description": figure.description,
-            "provenance": figure.provenance, "inputs": list(figure.inputs),
+            "provenance": figure.provenance, "label": TAG_TEXT[figure.provenance], "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
             "marks": meta.get("marks", {})}
 

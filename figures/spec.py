@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-PROVENANCES = ("teaching", "measured", "record")
+PROVENANCES = ("teaching", "computed", "measured", "record")
 
 
 @dataclass(frozen=True)
@@ -20,16 +20,15 @@ class Figure:
     description: str
     """Longer description (Simplified Chinese) for readers who cannot see the figure."""
     provenance: str
-    """``teaching`` (a sketch, no measured data), ``measured`` (lessonmodel results)
-    or ``record`` (content/records/)."""
+    """``teaching`` (a sketch, no data), ``computed`` (a formula on declared inputs such as
+    published configs, evaluated by lessonmodel), ``measured`` (lessonmodel's model runs) or
+    ``record`` (content/records/). The corner label is drawn from it (``style.TAG_TEXT``)."""
     inputs: tuple[str, ...]
-    """Experiment names (measured) or record ids (record) whose data ``draw`` receives."""
+    """Experiment names (computed, measured) or record ids (record) whose data ``draw`` receives."""
     draw: Callable[[Any, Mapping[str, Any]], None]
     """Pure ``draw(fig, data)``: adds axes to ``fig``; never shows, saves or closes it."""
     size: tuple[float, float]
     """Figure size in inches (72 pt each); the SVG is this size exactly."""
-    tag: str = ""
-    """Corner label if the provenance's default (示意 / 模型实测 / 历史记录) would mislead."""
 
     @property
     def module(self) -> str:

@@ -63,8 +63,9 @@ SIZE_4_3 = (WIDTH_IN, 480 / 96)
 SIZE_SQUARE = (WIDTH_IN, 640 / 96)
 SIZE_TALL = (WIDTH_IN, 720 / 96)
 
-# What the corner tag says for each provenance: text, never colour alone.
-TAG_TEXT = {"teaching": "示意", "measured": "模型实测", "record": "历史记录"}
+# What the corner tag says for each provenance: text, never colour alone. The site's badge says the
+# same words (site_builder.content.BADGE_TEXT; the build checks they agree).
+TAG_TEXT = {"teaching": "教学示意", "computed": "公式计算", "measured": "模型实测", "record": "历史记录"}
 
 RC: dict[str, Any] = {
     "font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
@@ -117,9 +118,9 @@ def card(fig: Any) -> None:
     fig.patch.set_linewidth(1.5)
 
 
-def tag(fig: Any, provenance: str, text: str | None = None) -> None:
-    """The small corner label that says what kind of figure this is."""
-    label = text or TAG_TEXT[provenance]
+def tag(fig: Any, provenance: str) -> None:
+    """The small corner label that says what kind of figure this is (from its provenance only)."""
+    label = TAG_TEXT[provenance]
     fig.text(
         0.985, 0.985, label, ha="right", va="top", fontsize=FS_TAG, color=MUTED,
         fontweight="bold",

@@ -45,6 +45,8 @@ class PublishedConfig:
     """Context length the model was released with."""
     source: str
     """Where the numbers come from (research/facts.md §3)."""
+    n_params: float = 0
+    """Parameter count where a cited source states it (0: not used)."""
 
 
 REAL_MODELS: tuple[PublishedConfig, ...] = (
@@ -54,7 +56,9 @@ REAL_MODELS: tuple[PublishedConfig, ...] = (
     ),
     PublishedConfig(
         "opt_13b", "OPT-13B", 40, 40, 40, 5120 // 40, 2048,
-        "Kwon et al. 2023 (vLLM), §3: 2 × 5120 × 40 × 2 bytes per token; hidden 5120, 40 layers",
+        "Kwon et al. 2023 (vLLM), §3: 2 × 5120 × 40 × 2 bytes per token; hidden 5120, 40 layers; "
+        "§3 and §1: 'the 13B parameter OPT model' (a nominal count)",
+        13e9,
     ),
     PublishedConfig(
         "llama2_7b", "Llama-2-7B", 32, 32, 32, 4096 // 32, 4096,

@@ -13,7 +13,7 @@ import numpy as np
 from lessonmodel.cache import make_cache
 from lessonmodel.config import ModelConfig
 from lessonmodel.kv_bytes import (
-    FP16_BYTES, REAL_MODELS, context_bytes, kv_cache_bytes, per_token_bytes,
+    FP16_BYTES, REAL_MODELS, PublishedConfig, context_bytes, kv_cache_bytes, per_token_bytes,
 )
 from lessonmodel.model import prefill
 from lessonmodel.params import init_params
@@ -60,29 +60,66 @@ def _model_rows() -> list[dict[str, object]]:
 
 
 def kv_bytes(cfg: ModelConfig) -> Result:
-    """2·L·B·T·n_kv·d_head·s against real cache arrays, then applied to real models."""
+    """2·L·B·T·n_kv·d_head·s against the nbytes of real cache arrays of the lesson model."""
     rows = _check_rows(cfg)
-    models = _model_rows()
     one_token = make_cache(cfg, 1)  # a real cache with room for exactly one token
-    values = [
+    values = (
         Value("lessonmodel_bytes_per_token", one_token.nbytes, "B",
               f"KV bytes per token of the lesson model ({cfg.dtype}, batch 1), measured"),
         Value("formula_equals_nbytes",
               all(r["formula"] == r["nbytes"] == r["used_nbytes"] for r in rows), "",
               "the formula equals the nbytes of the real cache arrays in every case"),
         Value("n_checked", len(rows), "", "number of (T, B, n_kv, dtype) cases checked"),
+    )
+    return Result(
+        "kv_bytes", "KV cache bytes: formula vs real arrays of the lesson model", cfg,
+        {"check_tokens": list(CHECK_TOKENS), "check_batches": list(CHECK_BATCHES),
+         "check_dtypes": list(CHECK_DTYPES)},
+        values, {"check": rows},
+    )
+
+
+def _decode_read(m: PublishedConfig) -> list[Value]:
+    """What one decode step of a batch-1 request must read at its native context: all weights
+    (fp16) plus the whole KV cache. Each weight read does one multiply-add (2 FLOPs), so the
+    step does about 1 FLOP per byte read: memory bandwidth, not arithmetic, sets its pace."""
+    weights = m.n_params * FP16_BYTES
+    cache = context_bytes(m, m.native_context)
+    read = weights + cache
+    flops = 2 * m.n_params  # one multiply-add per weight; attention's 4·L·T·d adds < 1% here
+    return [
+        Value(f"{m.key}_weights_bytes", weights, "B", f"{m.name}: fp16 weights ({m.n_params:.3g} parameters)"),
+        Value(f"{m.key}_native_context", m.native_context, "", f"{m.name}: native context length"),
+        Value(f"{m.key}_kv_native", cache, "B", f"{m.name}: KV cache of one full native-context sequence, fp16"),
+        Value(f"{m.key}_decode_read_bytes", read, "B",
+              f"{m.name}: bytes one decode step reads at full native context, batch 1 (weights + cache)"),
+        Value(f"{m.key}_kv_share_pct", 100 * cache / read, "%", f"{m.name}: the cache's share of those bytes"),
+        Value(f"{m.key}_tokens_equal_weights", weights / per_token_bytes(m), "",
+              f"{m.name}: cached tokens (batch total) whose KV bytes equal the fp16 weights"),
+        Value(f"{m.key}_requests_equal_weights", weights / cache, "",
+              f"{m.name}: full native-context requests whose caches together equal the weights"),
+        Value(f"{m.key}_decode_flops_per_byte", flops / read, "",
+              f"{m.name}: FLOPs per byte read in that decode step (2 per weight)"),
     ]
+
+
+def kv_models(_cfg: ModelConfig) -> Result:
+    """The same formula applied to published configurations (computed, not measured)."""
+    models = _model_rows()
+    values = []
     for m in models:
         values.append(Value(f"{m['key']}_per_token", m["per_token"], "B",
                             f"{m['name']}: KV bytes per token, fp16, batch 1"))
         values.append(Value(f"{m['key']}_per_4096", m["per_4096"], "B",
                             f"{m['name']}: KV bytes of a {CONTEXT}-token sequence, fp16"))
+    for m in REAL_MODELS:
+        if m.n_params:
+            values += _decode_read(m)
     return Result(
-        "kv_bytes", "KV cache bytes: formula vs real arrays, and real models", cfg,
-        {"check_tokens": list(CHECK_TOKENS), "check_batches": list(CHECK_BATCHES),
-         "check_dtypes": list(CHECK_DTYPES), "context": CONTEXT},
-        tuple(values),
-        {"check": rows, "models": models},
+        "kv_models", "KV cache bytes of published model configurations (formula)", _cfg,
+        {"formula": "2 * L * B * T * n_kv * d_head * s", "batch": 1, "bytes_per_element": FP16_BYTES,
+         "context": CONTEXT, "configs": "published config.json or paper of each model"},
+        tuple(values), {"models": models}, provenance="computed",
     )
 
 

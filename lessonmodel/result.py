@@ -73,6 +73,9 @@ class Result:
     """Citable numbers."""
     data: Mapping[str, Any] = field(default_factory=dict)
     """JSON-able arrays and tables for figures."""
+    provenance: str = "measured"
+    """``measured`` (the values come from running the model) or ``computed`` (a formula applied to
+    declared inputs such as published configs; no model run)."""
 
     def value(self, key: str) -> float | int | bool:
         """The value called `key` (KeyError if absent)."""
@@ -112,13 +115,15 @@ def _value_entry(v: Value) -> dict[str, Any]:
 
 def result_document(result: Result, source: str) -> dict[str, Any]:
     """The contract §1 entry of one experiment."""
-    config = result.model.to_dict()
+    # A computed result does not depend on the lesson model, so its conditions are its own inputs only.
+    config = result.model.to_dict() if result.provenance == "measured" else {}
     clash = set(config) & set(result.parameters)
     assert not clash, f"experiment parameters shadow model fields: {clash}"
     return {
         "title": result.title,
         "command": f"python -m lessonmodel run {result.name}",
         "source": source,
+        "provenance": result.provenance,
         "config": to_jsonable({**config, **result.parameters}),
         "values": {v.key: _value_entry(v) for v in result.values},
         "data": to_jsonable(result.data),

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lessonmodel import experiments, lesson_data, memory
+from lessonmodel import experiments, lesson_data, memory, worked
 from lessonmodel.config import ModelConfig
 from lessonmodel.result import ROUNDING, ROUNDING_ATOL, ROUNDING_RTOL, VALUE_CLASSES, Result, result_document
 
@@ -28,9 +28,12 @@ EXPERIMENTS: dict[str, Callable[[ModelConfig], Result]] = {
     "other_request": experiments.other_request,
     "bidirectional": experiments.bidirectional,
     "kv_bytes": memory.kv_bytes,
+    "kv_models": memory.kv_models,
     "training_state": memory.training_state,
     "lesson_data": lesson_data.lesson_data,
     "char_stream": experiments.char_stream,
+    "attention_example": worked.attention_example,
+    "first_token_choice": worked.first_token_choice,
 }
 """Experiment name -> function; the order is the order of the document."""
 

@@ -6,7 +6,8 @@ import operator
 import re
 from collections.abc import Iterable
 
-from .content import PROVENANCES, Content, Evidence, FigureInfo, FigureMark, Value
+from .content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, FigureMark, Value
+from .glossary import find_term, forbidden_uses
 from .numbers import agrees, format_number
 from .parse import ParsedPage, RoleUse, StateSource
 from .problems import Problem, suggest
@@ -14,7 +15,7 @@ from .mathrender import MathError, render_math
 from .positions import describe, position_words, word_holds
 from .value_text import check_value_text
 
-ROLES = ("num", "fig", "src", "ref", "example", "mark")
+ROLES = ("num", "fig", "src", "ref", "example", "term", "mark")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 # Numbers that look measured: they must come from {num} (or be marked {example}).
@@ -36,6 +37,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     for page in pages:
         problems += _duplicate_anchors(page)
         problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
+        problems += _term_problems(page, content)
         problems += [p for block in page.blocks if isinstance(block, StateSource)
                      for p in _check_state(block, page, evidence)]
         if page.meta.kind in ("lesson", "article"):
@@ -86,6 +88,20 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
     if use.name == "mark":
         return _check_mark(use, page, evidence)
     return []
+
+
+def _term_problems(page: ParsedPage, content: Content) -> list[Problem]:
+    """``{term}`` must name a glossary wording; prose must not use a forbidden one."""
+    terms, path, problems = content.glossary, page.meta.path, []
+    wordings = [w for t in terms for w in t.words]
+    for use in page.roles:
+        if use.name == "term" and find_term(terms, use.target) is None:
+            problems.append(Problem(path, use.line, f"unknown term '{use.target}'" + suggest(use.target, wordings)
+                                    + " (terms are listed in content/glossary.yml)"))
+    for text, line, _ in page.texts:
+        for word, term in forbidden_uses(terms, text):
+            problems.append(Problem(path, line, f"'{word}' is a forbidden variant in the glossary: write '{term.term}'"))
+    return problems
 
 
 def state_figure(page: ParsedPage, state_id: str) -> str:
@@ -184,11 +200,19 @@ def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence)
                 used.append((value.provenance, f"{value.provenance} value {use.target}"))
             elif use.name == "fig" and use.target in evidence.figures:
                 used.append((evidence.figures[use.target].provenance, f"figure {use.target}"))
-    for provenance in ("measured", "record"):
+    for provenance in ("measured", "record", "computed"):  # the strongest claim the state makes wins
         for kind, what in used:
             if kind == provenance:
                 return provenance, what
     return "teaching", ""
+
+
+def figure_label_problem(figure: FigureInfo) -> str:
+    """A figure's corner label must say what its badge says (both come from its provenance)."""
+    badge = BADGE_TEXT.get(figure.provenance, "")
+    if figure.label and figure.label != badge:
+        return f"figure {figure.id}: its corner label '{figure.label}' disagrees with its badge '{badge}'"
+    return ""
 
 
 def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> list[Problem]:
@@ -196,10 +220,12 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> li
     if state.figure and state.figure not in evidence.figures:
         problems.append(Problem(path, state.figure_line, f"unknown figure '{state.figure}'"
                                 + suggest(state.figure, evidence.figures)))
+    elif state.figure and figure_label_problem(evidence.figures[state.figure]):
+        problems.append(Problem(path, state.figure_line, figure_label_problem(evidence.figures[state.figure])))
     if state.provenance in PROVENANCES:
         derived, what = derived_provenance(state, page, evidence)
         if derived != state.provenance:
-            reason = f"uses {what}" if what else "uses no measured value, measured figure or record"
+            reason = f"uses {what}" if what else "uses no computed or measured value or figure, and no record"
             problems.append(Problem(path, state.provenance_line, f"state {state.id} declares {state.provenance} "
                                                                  f"but {reason}: declare {derived}"))
     return problems

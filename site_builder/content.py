@@ -8,19 +8,25 @@ package never needs to know how they were produced.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .value_text import ValueText
 
-PROVENANCES = ("teaching", "measured", "record")
-"""Where something a reader sees comes from, weakest claim first."""
+if TYPE_CHECKING:
+    from .glossary import Term
+
+PROVENANCES = ("teaching", "computed", "measured", "record")
+"""Where something a reader sees comes from, weakest claim first: a sketch; a formula applied to
+declared inputs (published configs); this build's model run; a result recorded earlier."""
 
 BADGE_TEXT = {
-    "teaching": "教学示意，非模型实测",
+    "teaching": "教学示意",
+    "computed": "公式计算",
     "measured": "模型实测",
     "record": "历史记录",
 }
-"""The text of the provenance badge; provenance is text, never colour alone."""
+"""The text of the provenance badge; provenance is text, never colour alone. A figure's corner
+label is drawn from the same provenance, and the build checks that the two texts agree."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +88,8 @@ class Value:
     unit: str
     """Unit: ``''``, ``B`` (bytes), ``ms``, ``x`` (a ratio) …"""
     provenance: str
-    """``measured`` (this build's model run) or ``record`` (recorded earlier)."""
+    """``measured`` (this build's model run), ``computed`` (a formula on declared inputs, evaluated
+    by this build) or ``record`` (recorded earlier)."""
     producer: str
     """Experiment name (measured) or record id (record)."""
     description: str = ""
@@ -131,13 +138,15 @@ class FigureInfo:
     description: str
     """Longer text description of what the figure shows."""
     provenance: str
-    """``teaching``, ``measured`` or ``record``."""
+    """One of ``PROVENANCES``."""
     width: int = 640
     """Intrinsic width in CSS pixels."""
     height: int = 480
     """Intrinsic height in CSS pixels."""
     inputs: tuple[str, ...] = ()
     """Experiments or records the figure was drawn from."""
+    label: str = ""
+    """The provenance label drawn in the figure's corner (must equal its badge text)."""
     marks: tuple[FigureMark, ...] = ()
     """Regions a teacher may point at, by name."""
     dark_file: str = ""
@@ -171,6 +180,8 @@ class Content:
     """The source registry."""
     records: tuple[Record, ...]
     """Historical records."""
+    glossary: tuple[Term, ...] = ()
+    """``content/glossary.yml``: preferred terms, variants and definitions (optional file)."""
     value_text: ValueText = ValueText()
     """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
 

@@ -127,9 +127,10 @@ def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Ca
 
     A page's files depend on its source, the navigation (every page's id, title, label and kind,
     which also fixes prev/next), the outlines of the pages its ``{ref}`` links show, the
-    templates and static files (``looks``), the evidence, the site config and the teacher flag.
+    templates and static files (``looks``), the evidence, the site config, the glossary (its terms'
+    hover cards) and the teacher flag.
     """
-    base = digest(looks, evidence_key, repr(site.content.config), str(site.teacher))
+    base = digest(looks, evidence_key, repr(site.content.config), repr(site.content.glossary), str(site.teacher))
     facts = {page_id: facts_of(page) for page_id, page in site.pages.items()}
     nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
     keys = {page_id: digest(base, nav, source_key_of(page), *(facts[t].outline for t in facts[page_id].links
@@ -271,7 +272,8 @@ def _urls_to_reload(changed: set[str], site: SiteView) -> tuple[str, ...]:
     """Changed HTML pages, pages showing a redrawn figure, and every page when CSS or JS changed."""
     html = {rel for rel in changed if rel.endswith(".html")}
     if any(rel.startswith("static/") for rel in changed):
-        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html", "figures.html"}
+        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html", "glossary.html",
+                                                                  "figures.html"}
     files = {name: f.id for f in site.evidence.figures.values() for name in (f.file, f.dark_file) if name}
     redrawn = {files[rel.removeprefix("figures/")] for rel in changed
                if rel.startswith("figures/") and rel.removeprefix("figures/") in files}

@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 from .content import Content, Record, SiteConfig, Source, SourceFile
+from .glossary import load_glossary
 from .numbers import VALUE_CLASSES
 from .problems import Problem, invisible_characters, suggest
 from .value_text import parse_value_text
@@ -40,12 +41,15 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     sources = _load_sources(_read_or_none(root, base, base / "sources.yml", problems), problems)
     records = tuple(_load_record(source, problems) for p in sorted((base / "records").glob("*.json"))
                     if (source := _read(root, base, p, problems)) is not None)
+    glossary_file = _read_or_none(root, base, base / "glossary.yml", problems)
+    glossary, glossary_problems = load_glossary(glossary_file.text, glossary_file.path) if glossary_file else ((), [])
+    problems += glossary_problems
     value_text, errors = parse_value_text(_read_or_none(root, base, base / "values.yml", problems))
     problems += errors
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
-    return Content(config, pages, sources, tuple(r for r in records if r), value_text), problems
+    return Content(config, pages, sources, tuple(r for r in records if r), glossary, value_text), problems
 
 
 def read_content_file(base: Path, path: Path) -> bytes:

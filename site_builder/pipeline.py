@@ -24,6 +24,7 @@ from markupsafe import Markup
 from .check import check_site, pointing_warnings
 from .content import BADGE_TEXT, Content, Evidence, SourceFile
 from .frontmatter import split_page
+from .glossary import find_term
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
@@ -234,6 +235,8 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
             site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode(),
         "numbers.html": jinja.get_template("numbers.html.j2").render(
             site=common, page=_generated("numbers", "数值与出处"), groups=_numbers_context(site)).encode(),
+        "glossary.html": jinja.get_template("glossary.html.j2").render(
+            site=common, page=_generated("glossary", "术语表"), terms=_glossary_context(site)).encode(),
         "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
     })
@@ -371,6 +374,20 @@ def _sources_context(site: SiteView) -> list[dict[str, Any]]:
             for s in site.content.sources]
 
 
+def _glossary_context(site: SiteView) -> list[dict[str, Any]]:
+    terms = site.content.glossary
+    context = []
+    for term in terms:
+        cited = dict.fromkeys(page_id for page_id, page in site.pages.items() for r in page.roles
+                              if r.name == "term" and find_term(terms, r.target) is term
+                              and (site.teacher or not r.teacher))  # each page once, in site order
+        pages = [site.pages[page_id] for page_id in cited]
+        context.append({"anchor": term.anchor, "term": term.term, "allowed": term.allowed,
+                        "forbidden": term.forbidden, "definition": term.definition,
+                        "uses": [{"url": f"{p.meta.id}.html", "text": p.meta.label or p.meta.title} for p in pages]})
+    return context
+
+
 def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
     """Values grouped by the experiment or record that produced them, described in the reader's
     language where ``content/values.yml`` says how (else the producer's own English line)."""
@@ -395,7 +412,7 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
 
 
 def copied_files(site: SiteView) -> SiteFiles:
-    """Files copied as they are: static assets (scripts without their comments), figures and the
+    """Files copied as they are: static assets (scripts and the stylesheet without their comments), figures and the
     published experiment sources."""
     files: SiteFiles = {}
     for path in sorted(STATIC.rglob("*")):
@@ -410,7 +427,6 @@ def copied_files(site: SiteView) -> SiteFiles:
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
     return files
-
 
 
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)

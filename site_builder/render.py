@@ -18,6 +18,7 @@ from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
 from .check import derived_provenance, resolve_mark, resolve_ref
+from .glossary import find_term
 from .content import BADGE_TEXT, Content, Evidence, FigureInfo
 from .numbers import display
 from .parse import ParsedPage, StateSource
@@ -69,6 +70,12 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment,
         if name == "ref":
             href, text = ref_link(site, target, page_id)
             return f'<a class="ref" href="{escapeHtml(href)}">{escapeHtml(text)}</a>'
+        if name == "term" and find_term(site.content.glossary, target):
+            term = find_term(site.content.glossary, target)
+            # The definition rides in an attribute: a CSS hover/focus card shows it, the link works without
+            # CSS or JS, and the page's text (search, copy, Markdown) keeps only the word itself.
+            return (f'<a class="term" href="glossary.html#{term.anchor}" data-definition="{escapeHtml(term.definition)}"'
+                    f' aria-label="{escapeHtml(target)}：{escapeHtml(term.definition)}">{escapeHtml(target)}</a>')
         if name == "example":
             return f'<span class="example" title="示意数字，不是测量结果">{escapeHtml(target)}</span>'
         if name == "mark":

@@ -15,13 +15,15 @@ SOURCES_YML = "- id: M34\n  title: 内部记录\n- id: Vaswani2017\n  title: Att
 
 
 def write_site(root: Path, pages: dict[str, str], *, site_yml: str | None = None, sources: str = SOURCES_YML,
-               records: dict[str, dict] | None = None) -> Path:
+               records: dict[str, dict] | None = None, glossary: str | None = None) -> Path:
     """Write ``root/content`` with the given pages (id → text); returns ``root``."""
     content = root / "content"
     (content / "pages").mkdir(parents=True, exist_ok=True)
     (content / "records").mkdir(exist_ok=True)
     (content / "site.yml").write_text(site_yml or SITE_YML.format(pages=", ".join(pages)), encoding="utf-8")
     (content / "sources.yml").write_text(sources, encoding="utf-8")
+    if glossary is not None:
+        (content / "glossary.yml").write_text(glossary, encoding="utf-8")
     for page_id, text in pages.items():
         (content / "pages" / f"{page_id}.md").write_text(text, encoding="utf-8")
     for record_id, record in (records or {}).items():
@@ -31,20 +33,25 @@ def write_site(root: Path, pages: dict[str, str], *, site_yml: str | None = None
 
 
 def fake_evidence(figure_dir: Path) -> Evidence:
-    """Four values (measured, of each value class, and record) and two figures (teaching and measured)."""
+    """Five values (measured, of each value class, computed, and record) and four figures (teaching,
+    measured, computed, and one whose corner label disagrees with its badge)."""
     figure_dir.mkdir(parents=True, exist_ok=True)
-    for name in ("sketch", "plot"):
+    for name in ("sketch", "plot", "table", "mislabelled"):
         (figure_dir / f"{name}.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", encoding="utf-8")
     values = {
         "exp.diff": Value("exp.diff", 1.1e-15, "", "measured", "exp", command="python -m lessonmodel run exp",
                           value_class="rounding", rtol=1e-9, atol=1e-12),
         "exp.bytes": Value("exp.bytes", 819200, "B", "measured", "exp", value_class="exact"),
         "bench.decode_ms": Value("bench.decode_ms", 1.5, "ms", "measured", "bench", value_class="timing"),
+        "formula.per_token": Value("formula.per_token", 524288, "B", "computed", "formula", value_class="exact"),
         "old_check.max_abs_diff": Value("old_check.max_abs_diff", 2.22e-15, "", "record", "old_check",
                                         date="2025-01-01"),
     }
     figures = {"sketch": FigureInfo("sketch", "sketch.svg", "草图", "长描述", "teaching"),
-               "plot": FigureInfo("plot", "plot.svg", "曲线", "长描述", "measured")}
+               "plot": FigureInfo("plot", "plot.svg", "曲线", "长描述", "measured", label="模型实测"),
+               "table": FigureInfo("table", "table.svg", "表", "长描述", "computed", label="公式计算"),
+               "mislabelled": FigureInfo("mislabelled", "mislabelled.svg", "表", "长描述", "computed",
+                                         label="模型实测")}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir))
 
 

@@ -103,11 +103,11 @@ FIXED = [
     ("rc-v1", "b0", "顶部的{mark}`params`", "左侧"),
     ("rc-v1", "b0", "底部的{mark}`request`", "右下角"),
     ("rc-v1", "b1", "底部的{mark}`distribution`", "最右侧"),
-    ("rc-v1", "b3", "{mark}`output`：箭头朝右", "向上的箭头"),
+    ("rc-v1", "b4", "{mark}`output`：箭头朝右", "向上的箭头"),
     ("r55", "b1", "图里没有画 Q", "这一列新算出的 Q"),
     ("kv-bytes", "b1", "两根轴都是字节数", "横轴上的几个 T"),
-    ("kv-bytes", "b4", "{mark}`mha-bars`", "连着自己的一组"),
-    ("kv-bytes", "b4", "灰色虚线条", "query 头与 KV 头的对应关系"),
+    ("kv-bytes", "b6", "{mark}`mha-bars`", "连着自己的一组"),
+    ("kv-bytes", "b6", "灰色虚线条", "query 头与 KV 头的对应关系"),
 ]
 
 

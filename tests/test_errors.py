@@ -34,7 +34,7 @@ CASES = [
     ("state without title", lesson(":::{state} b0\n:provenance: teaching\n\n正文。\n:::\n"),
      f"{P}:4: state b0 needs ':title: …'"),
     ("bad provenance", lesson(STATE.replace("teaching", "teached")),
-     f"{P}:6: state b0 needs ':provenance:' set to one of teaching, measured, record, not 'teached' "
+     f"{P}:6: state b0 needs ':provenance:' set to one of teaching, computed, measured, record, not 'teached' "
      "(did you mean 'teaching'?)"),
     ("unknown option", lesson(STATE.replace(":title: 一", ":title: 一\n:figur: plot")),
      f"{P}:6: unknown state option ':figur:' (did you mean 'figure'?)"),
@@ -68,9 +68,17 @@ CASES = [
     ("provenance teaching but measured value", lesson(STATE.replace("正文。", "差值 {num}`exp.diff`。")),
      f"{P}:6: state b0 declares teaching but uses measured value exp.diff: declare measured"),
     ("provenance measured but nothing measured", lesson(STATE.replace("teaching", "measured")),
-     f"{P}:6: state b0 declares measured but uses no measured value, measured figure or record: declare teaching"),
+     f"{P}:6: state b0 declares measured but uses no computed or measured value or figure, and no record: declare teaching"),
     ("provenance teaching but measured figure", lesson(STATE.replace(":title: 一", ":title: 一\n:figure: plot")),
      f"{P}:7: state b0 declares teaching but uses figure plot: declare measured"),
+    ("provenance measured but computed value", lesson(STATE.replace("teaching", "measured")
+                                                      .replace("正文。", "每 token {num}`formula.per_token`。")),
+     f"{P}:6: state b0 declares measured but uses computed value formula.per_token: declare computed"),
+    ("provenance teaching but computed figure", lesson(STATE.replace(":title: 一", ":title: 一\n:figure: table")),
+     f"{P}:7: state b0 declares teaching but uses figure table: declare computed"),
+    ("figure label disagrees with badge", lesson(STATE.replace(":title: 一", ":title: 一\n:figure: mislabelled")
+                                                  .replace("teaching", "computed")),
+     f"{P}:6: figure mislabelled: its corner label '模型实测' disagrees with its badge '公式计算'"),
     ("bad math", lesson(STATE.replace("正文。", "公式 $\\frac{a}{b$。")),
      f"{P}:8: cannot render math '\\frac{{a}}{{b': unbalanced braces: 1 '{{' never closed"),
     ("duplicate anchor", lesson("## 一 {#a}\n\n## 二 {#a}\n\n" + STATE), f"{P}:6: duplicate anchor '#a' on this page"),
@@ -151,3 +159,31 @@ def test_record_shape_mistakes(tmp_path):
                      "content/records/old.json:2: record id must equal the file name 'old' and use [a-z0-9_]",
                      "content/records/old.json:5: record value 'd' must be an object with 'value' and 'unit'",
                      "content/records/old.json:7: unknown record key 'colour'"]
+
+
+GLOSSARY = ("- id: head-dim\n  term: 头维度\n  forbidden: [头维, 每个头的维度]\n  definition: 一个头的向量长度。\n"
+            "- id: kv-cache\n  term: KV 缓存\n  allowed: [键值缓存]\n  forbidden: [K/V 缓存]\n  definition: 每层的 K 和 V。\n")
+
+
+def test_glossary_terms_and_forbidden_variants(tmp_path):
+    body = STATE.replace("正文。", "{term}`KV 缓存` 与 {term}`键值缓存` 都认得；{term}`KV缓存` 不认得。\n\n"
+                                  "头维度没问题，头维不行；K/V 缓存也不行。")
+    found = problems(tmp_path, {"x": lesson("每个头的维度。\n\n" + body)}, glossary=GLOSSARY)
+    assert found == [
+        f"{P}:4: '每个头的维度' is a forbidden variant in the glossary: write '头维度'",
+        f"{P}:10: unknown term 'KV缓存' (did you mean 'KV 缓存'?) (terms are listed in content/glossary.yml)",
+        f"{P}:12: 'K/V 缓存' is a forbidden variant in the glossary: write 'KV 缓存'",
+        f"{P}:12: '头维' is a forbidden variant in the glossary: write '头维度'",
+    ]
+
+
+def test_glossary_file_mistakes(tmp_path):
+    glossary = ("- id: a\n  term: 甲\n  definition: 一。\n  defintion: 二。\n"
+                "- id: b\n  term: 甲\n  definition: 重复。\n"
+                "- id: C D\n  term: 丙\n  definition: 三。\n"
+                "- id: d\n  term: 丁\n")
+    found = problems(tmp_path, {"x": lesson(STATE)}, glossary=glossary)
+    assert found == ["content/glossary.yml:4: unknown glossary key 'defintion' (did you mean 'definition'?)",
+                     "content/glossary.yml:5: term '甲' repeats the id or a wording of '甲' (line 1)",
+                     "content/glossary.yml:8: term id 'C D' must be lower-case letters, digits and '-'",
+                     "content/glossary.yml:11: glossary entry needs definition (text)"]

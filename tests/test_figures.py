@@ -20,18 +20,26 @@ from figures.spec import Figure
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT_IDS = (
-    "rc-v1-b0", "rc-v1-b1", "rc-v1-b2", "rc-v1-b3", "rc-v1-n21", "r55-b0", "r55-b1", "r55-b2",
+    "rc-v1-b0", "rc-v1-b1", "rc-v1-b2", "rc-v1-b3", "rc-v1-n21", "rc-v1-choice", "r55-b0", "r55-b1", "r55-b2",
     "kv-bytes-formula", "kv-bytes-measured", "kv-bytes-models", "kv-bytes-growth", "kv-bytes-gqa",
-    "kv-bytes-timing", "bidirectional", "ledger-s01", "char-stream",
+    "kv-bytes-timing", "bidirectional", "ledger-s01", "char-stream", "r55-b3", "kv-bytes-decode-read",
+    "kv-bytes-vs-weights",
 )
+def _stats(ms: float) -> dict[str, Any]:
+    return {"median": ms, "min": ms * 0.9, "max": ms * 1.2, "repeats": [ms * 0.9, ms, ms * 1.2]}
+
+
 TIMING_RECORD = {
     "id": "decode_timing", "title": "test record", "date": "2025-01-01", "machine": "test machine",
     "conditions": "", "command": "python -m lessonmodel bench", "source": None, "values": {},
-    "data": {"rows": [{"prompt": prompt, "generated": generated, "method": method, "median_ms": ms,
-                       "min_ms": ms * 0.9, "max_ms": ms * 1.2}
+    "data": {"rows": [{"prompt": prompt, "generated": generated, "method": method,
+                       "ttft_ms": _stats(ttft), "total_ms": _stats(ttft + step * (generated - 1)),
+                       "decode_ms": _stats(step) if generated > 1 else None}
                       for prompt in (8, 64, 512) for generated in (1, 32)
-                      for method, ms in (("cached", 1.0 + prompt / 100), ("recompute", 1.0 + prompt / 10),
-                                         ("naive", 1.5 + prompt / 50), ("tokenwise", 5.0 + prompt))]},
+                      for method, ttft, step in (("cached", 1.0 + prompt / 100, 1.0),
+                                                 ("recompute", 1.0 + prompt / 10, 1.0 + prompt / 10),
+                                                 ("naive", 1.0 + prompt / 100, 1.5),
+                                                 ("tokenwise", 5.0 + prompt, 1.0))]},
 }
 
 
@@ -68,7 +76,7 @@ def test_teaching_figures_take_no_data_and_measured_ones_name_experiments() -> N
     for fig in figures.FIGURES:
         if fig.provenance == "teaching":
             assert fig.inputs == (), fig.id
-        elif fig.provenance == "measured":
+        elif fig.provenance in ("measured", "computed"):
             assert fig.inputs and set(fig.inputs) <= set(lessonmodel.EXPERIMENTS), fig.id
         else:
             assert fig.provenance == "record" and not set(fig.inputs) & set(lessonmodel.EXPERIMENTS)
@@ -99,7 +107,7 @@ def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> N
         assert len(svg) < 150_000, (fid, len(svg))
         assert b"<metadata" not in svg  # no RDF block
         assert entry["svg_sha256"] == figures.runner.sha256(svg)
-        assert set(entry) == {"file", "dark_file", "alt", "description", "provenance", "inputs", "svg_sha256",
+        assert set(entry) == {"file", "dark_file", "alt", "description", "provenance", "label", "inputs", "svg_sha256",
                               "data_sha256", "width", "height", "marks"}
 
 
@@ -221,3 +229,14 @@ def test_torn_cache_entry_is_redrawn(tmp_path: Path) -> None:
 
 
 # --- manifest and baselines: tests/test_figure_baseline.py -------------------------------
+
+
+def test_corner_labels_say_what_the_site_badges_say() -> None:
+    """A figure's corner label and its badge on the page both come from its provenance."""
+    from figures.spec import PROVENANCES as FIGURE_PROVENANCES
+    from figures.style import TAG_TEXT
+    from site_builder.content import BADGE_TEXT, PROVENANCES
+
+    assert FIGURE_PROVENANCES == PROVENANCES
+    assert TAG_TEXT == BADGE_TEXT
+    assert all(TAG_TEXT[f.provenance] for f in figures.FIGURES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import numpy as np
 import pytest
@@ -24,17 +25,40 @@ def test_bench_quick_writes_a_valid_record(tmp_path):
     assert "NumPy" in record["machine"] and record["source"] is None
     plan = bench.QUICK
     for p in plan.prompts:
-        for suffix in ("", "_n1"):
-            for name in ("cached", "recompute", "naive", "tokenwise"):
-                v = record["values"][f"{name}_ms_p{p}{suffix}"]
-                assert v["unit"] == "ms" and v["value"] > 0 and v["description"]
-            assert record["values"][f"speedup_p{p}{suffix}"]["value"] > 0
+        for name in bench.METHODS:
+            for kind in ("ttft_ms", "decode_ms", "ms"):
+                key = f"{name}_{kind}_p{p}" + ("_n1" if kind == "ms" else "")
+                v = record["values"][key]
+                assert v["unit"] == "ms" and v["value"] > 0 and v["description"], key
+                if name in ("cached", "recompute"):
+                    assert record["values"][f"{key}_min"]["value"] <= v["value"] <= record["values"][f"{key}_max"]["value"]
+        assert record["values"][f"decode_speedup_p{p}"]["value"] > 0
+        assert record["values"][f"speedup_p{p}_n1"]["value"] > 0
     assert record["values"]["all_methods_same_tokens"]["value"] is True
     rows = record["data"]["rows"]
     expected = len(plan.prompts) * len(plan.generated) * len(bench.METHODS)
     assert len(rows) == expected
-    assert all(len(r["repeats_ms"]) == plan.repeats and r["min_ms"] <= r["median_ms"] <= r["max_ms"]
-               for r in rows)
+    for r in rows:
+        timed = [r["ttft_ms"], r["total_ms"]] + ([r["decode_ms"]] if r["generated"] > 1 else [])
+        assert (r["decode_ms"] is None) == (r["generated"] == 1)
+        for stats in timed:
+            assert len(stats["repeats"]) == plan.repeats
+            assert stats["min"] <= stats["median"] <= stats["max"]
+        assert r["ttft_ms"]["median"] <= r["total_ms"]["median"]
+
+
+def test_time_run_separates_first_token_from_decode_steps():
+    def slow_first():
+        time.sleep(0.05)
+        yield 1
+        for tok in (2, 3):
+            time.sleep(0.005)
+            yield tok
+
+    run = bench.time_run(slow_first())
+    assert run.tokens == (1, 2, 3)
+    assert run.ttft_ms >= 50 and run.decode_ms < run.ttft_ms / 2
+    assert run.total_ms >= run.ttft_ms + 2 * run.decode_ms * 0.99
 
 
 def test_bench_quick_refuses_to_overwrite_the_real_record():
@@ -45,6 +69,6 @@ def test_bench_quick_refuses_to_overwrite_the_real_record():
 def test_generators_agree():
     params = init_params(bench.QUICK.model)
     prompt = np.arange(6)
-    reference = bench.generate_recompute(params, prompt, 5)
+    reference = list(bench.generate_recompute(params, prompt, 5))
     for name, method in bench.METHODS.items():
-        assert method(params, prompt, 5) == reference, name
+        assert list(method(params, prompt, 5)) == reference, name

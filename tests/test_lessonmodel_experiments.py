@@ -23,7 +23,9 @@ CONTRACT_KEYS = {
     "other_request": {"max_abs_diff"},
     "bidirectional": {f"{kind}_layer{i}_old_kv_change"
                       for kind in ("causal", "bidir") for i in (1, 2, 3)},
-    "kv_bytes": {"lessonmodel_bytes_per_token", "formula_equals_nbytes", "n_checked"}
+    "kv_bytes": {"lessonmodel_bytes_per_token", "formula_equals_nbytes", "n_checked"},
+    "kv_models": {"opt_13b_weights_bytes", "opt_13b_decode_read_bytes", "opt_13b_kv_share_pct",
+                  "opt_13b_decode_flops_per_byte"}
     | {f"{m}_{suffix}" for m in ("gpt2_small", "opt_13b", "llama2_7b", "llama2_70b",
                                  "llama3_8b", "mistral_7b", "qwen25_7b", "falcon_7b")
        for suffix in ("per_token", "per_4096")},
@@ -31,6 +33,8 @@ CONTRACT_KEYS = {
                        "n_params"},
     "lesson_data": set(),
     "char_stream": {"cached_max_abs_diff", "stale_max_abs_diff", "n_chars"},
+    "attention_example": {"score_her", "weight_her", "out0", "max_diff_vs_model"},
+    "first_token_choice": {"top1_prob", "top1_prob_t0_5", "top1_prob_t2_0", "top_p_kept"},
 }
 
 
@@ -56,7 +60,7 @@ def test_document_shape_and_contract_names(doc):
     assert doc["source_hash"] == source_hash() and len(doc["source_hash"]) == 64
     assert list(doc["experiments"]) == list(CONTRACT_KEYS)
     for name, entry in doc["experiments"].items():
-        assert set(entry) == {"title", "command", "source", "config", "values", "data"}
+        assert set(entry) == {"title", "command", "source", "provenance", "config", "values", "data"}
         assert entry["command"] == f"python -m lessonmodel run {name}"
         assert entry["source"].startswith("lessonmodel/") and entry["source"].endswith(".py")
         assert CONTRACT_KEYS[name] <= set(entry["values"])
@@ -68,7 +72,10 @@ def test_document_shape_and_contract_names(doc):
                 assert v["rtol"] > 0 and v["atol"] > 0
             else:
                 assert set(v) == {"value", "unit", "description", "class"}
-        assert entry["config"]["d_model"] == ModelConfig().d_model
+        if entry["provenance"] == "measured":
+            assert entry["config"]["d_model"] == ModelConfig().d_model
+        else:
+            assert entry["provenance"] == "computed" and "d_model" not in entry["config"]
     json.dumps(doc, allow_nan=False)  # JSON-able, no NaN
 
 
@@ -136,6 +143,14 @@ def test_kv_bytes_formula_exact_and_real_models(doc):
         assert row["formula"] == row["nbytes"]
     cfg = ModelConfig()
     assert v["lessonmodel_bytes_per_token"] == 2 * cfg.n_layers * cfg.n_kv_heads * cfg.d_head * 8
+    assert doc["experiments"]["kv_bytes"]["provenance"] == "measured"
+
+
+def test_kv_models_are_computed_from_published_configs(doc):
+    v = values(doc, "kv_models")
+    assert doc["experiments"]["kv_models"]["provenance"] == "computed"
+    assert doc["experiments"]["kv_models"]["config"]["formula"]  # its own inputs, not the lesson model's
+    assert "d_model" not in doc["experiments"]["kv_models"]["config"]
     # FACTS.md table (fp16, batch 1)
     assert v["gpt2_small_per_token"] == 36 * KIB and v["gpt2_small_per_4096"] == 144 * MIB
     assert v["opt_13b_per_token"] == 800 * KIB
@@ -144,7 +159,12 @@ def test_kv_bytes_formula_exact_and_real_models(doc):
     assert v["llama3_8b_per_token"] == v["mistral_7b_per_token"] == 128 * KIB
     assert v["qwen25_7b_per_token"] == 56 * KIB and v["qwen25_7b_per_4096"] == 224 * MIB
     assert v["falcon_7b_per_token"] == 8 * KIB and v["falcon_7b_per_4096"] == 32 * MIB
-    assert all(row["source"] for row in doc["experiments"]["kv_bytes"]["data"]["models"])
+    assert all(row["source"] for row in doc["experiments"]["kv_models"]["data"]["models"])
+    # A decode step of OPT-13B (13B parameters, Kwon et al. §3) at 2048 tokens reads the fp16
+    # weights once plus the whole cache: 26e9 B + 2048 · 800 KiB.
+    assert v["opt_13b_weights_bytes"] == 26e9
+    assert v["opt_13b_decode_read_bytes"] == 26e9 + 2048 * 800 * KIB
+    assert 0.9 < v["opt_13b_decode_flops_per_byte"] < 1.0
 
 
 def test_training_state_bytes(doc):
@@ -208,3 +228,20 @@ def test_cli_run_and_json(capsys):
     assert set(json.loads(capsys.readouterr().out)["experiments"]) == set(EXPERIMENTS)
     with pytest.raises(SystemExit):
         main(["run", "no_such_experiment"])
+
+
+def test_worked_attention_example_is_the_models_own_arithmetic(doc):
+    v = values(doc, "attention_example")
+    names = ("bos", "i", "gave", "her")
+    weights = [v[f"weight_{n}"] for n in names]
+    assert v["max_diff_vs_model"] < 1e-12 and abs(sum(weights) - 1) < 1e-12
+    exp = [np.exp(v[f"score_{n}"]) for n in names]
+    np.testing.assert_allclose(weights, [e / sum(exp) for e in exp], rtol=1e-12)
+    assert abs(v["out0"] - sum(v[f"weight_{n}"] * v[f"v0_{n}"] for n in names)) < 1e-12
+
+
+def test_first_token_choice_temperature_and_top_p(doc):
+    v = values(doc, "first_token_choice")
+    assert v["top1_prob"] >= v["top2_prob"] > 0
+    assert v["top1_prob_t0_5"] > v["top1_prob"] > v["top1_prob_t2_0"] > v["uniform_prob"]  # sharper / flatter
+    assert 1 <= v["top_p_kept"] <= v["vocab_size"] and v["top_p_top1_prob"] >= v["top1_prob"]

@@ -37,7 +37,7 @@ def test_states_are_sections_with_ids_badges_and_figures(sites):
     html = read(public, "alpha.html")
     sections = re.findall(r'<section class="state" id="([^"]+)"[^>]*data-provenance="([^"]+)"', html)
     assert sections == [("alpha-b0", "teaching"), ("alpha-b1", "measured")]
-    assert '<span class="badge" data-provenance="teaching">教学示意，非模型实测</span>' in html
+    assert '<span class="badge" data-provenance="teaching">教学示意</span>' in html
     assert '<span class="badge" data-provenance="measured">模型实测</span>' in html
     assert 'src="figures/plot.svg" alt="曲线"' in html and (public / "figures" / "plot.svg").is_file()
     assert 'aria-describedby="alpha-b1-fig-desc"' in html and 'id="alpha-b1-fig-desc"' in html
@@ -164,3 +164,12 @@ def test_verify_follows_the_404_pages_absolute_links(sites, tmp_path):
                                      encoding="utf-8")
     found = [str(p) for p in verify_output(prepared, broken, teacher)]
     assert any(f.startswith("_site/404.html:") and "missing file 'static/gone.css'" in f for f in found), found
+def test_glossary_terms_link_to_their_definition_with_a_hover_card(sites):
+    _, public, _ = sites
+    html = read(public, "alpha.html")
+    link = re.search(r'<a class="term" href="glossary.html#term-kv-cache" data-definition="([^"]*)"[^>]*>KV 缓存</a>', html)
+    assert link and link.group(1) == "每层为已处理位置保存的 K 和 V &lt;em&gt;不是标签&lt;/em&gt;。"
+    glossary = read(public, "glossary.html")
+    assert '<section class="term-entry" id="term-kv-cache"' in glossary
+    assert "<dt>不要写作</dt><dd>K/V 缓存</dd>" in glossary and '<a href="alpha.html">A1</a>' in glossary
+    assert "KV 缓存 是每层一份" in read(public, "alpha.md")  # plain Markdown keeps the word, not the card

@@ -1,0 +1,120 @@
+"""The course glossary (``content/glossary.yml``): one preferred word per idea.
+
+Each entry names a preferred term, the variants a page may also write, the
+variants it must not write, and a one-line definition. Prose cites a term with
+``{term}`KV 缓存``` (the preferred term or an allowed variant); the site links it
+to the glossary page, where the definition also shows as a hover card. The
+check flags every forbidden variant in prose with ``path:line`` and the
+preferred term.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .problems import Problem, suggest
+from .yamlnodes import Located, load_located
+
+TERM_KEYS = ("id", "term", "allowed", "forbidden", "definition")
+_TERM_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One glossary entry."""
+
+    id: str
+    """Stable anchor on the glossary page (``glossary.html#term-<id>``)."""
+    term: str
+    """The preferred wording."""
+    allowed: tuple[str, ...]
+    """Other wordings a page may use (``{term}`` accepts them too)."""
+    forbidden: tuple[str, ...]
+    """Wordings prose must not use; the check names the preferred term instead."""
+    definition: str
+    """One line, shown on the glossary page and in the hover card."""
+    line: int
+    """Line of the entry in glossary.yml."""
+
+    @property
+    def anchor(self) -> str:
+        return f"term-{self.id}"
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The wordings prose may use: the preferred term first."""
+        return (self.term, *self.allowed)
+
+
+def load_glossary(text: str, path: str) -> tuple[tuple[Term, ...], list[Problem]]:
+    """Parse glossary.yml: a list of entries with id, term, definition and optional variant lists."""
+    located, problems = load_located(text, path)
+    if located is None:
+        return (), problems
+    if not isinstance(located.value, list):
+        return (), problems + [Problem(path, located.line, "glossary.yml must be a list of terms")]
+    terms: list[Term] = []
+    for item in located.children:
+        term = _load_term(item, path, problems)
+        if term is None:
+            continue
+        clash = next((t for t in terms if t.id == term.id or set(t.words) & set(term.words)), None)
+        if clash is not None:
+            problems.append(Problem(path, item.line, f"term '{term.term}' repeats the id or a wording of "
+                                                     f"'{clash.term}' (line {clash.line})"))
+            continue
+        terms.append(term)
+    return tuple(terms), problems
+
+
+def _load_term(item: Located, path: str, problems: list[Problem]) -> Term | None:
+    if not isinstance(item.value, dict):
+        problems.append(Problem(path, item.line, "each glossary entry must be a mapping with id, term and definition"))
+        return None
+    problems += [Problem(path, child.line, f"unknown glossary key '{key}'"
+                         + (suggest(str(key), TERM_KEYS) or f" (allowed: {', '.join(TERM_KEYS)})"))
+                 for key, child in item.children.items() if key not in TERM_KEYS]
+    value = item.value
+    missing = [k for k in ("id", "term", "definition") if not isinstance(value.get(k), str) or not value[k].strip()]
+    if missing:
+        problems.append(Problem(path, item.line, f"glossary entry needs {', '.join(missing)} (text)"))
+        return None
+    if not _TERM_ID.match(value["id"]):
+        problems.append(Problem(path, item.children["id"].line, f"term id '{value['id']}' must be lower-case "
+                                                                "letters, digits and '-'"))
+        return None
+    lists = {}
+    for key in ("allowed", "forbidden"):
+        words = value.get(key, [])
+        if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+            problems.append(Problem(path, item.children[key].line, f"'{key}' must be a list of wordings"))
+            return None
+        lists[key] = tuple(w.strip() for w in words)
+    return Term(value["id"], value["term"].strip(), lists["allowed"], lists["forbidden"],
+                " ".join(value["definition"].split()), item.line)
+
+
+def find_term(terms: tuple[Term, ...], wording: str) -> Term | None:
+    """The entry whose preferred term or allowed variant is ``wording``."""
+    return next((t for t in terms if wording in t.words), None)
+
+
+def forbidden_uses(terms: tuple[Term, ...], text: str) -> list[tuple[str, Term]]:
+    """Forbidden wordings in ``text``, each with its entry, in order.
+
+    A forbidden wording inside an accepted one is fine (``头维`` inside ``头维度``):
+    matches are taken at each position longest first, over every wording.
+    """
+    words = sorted(((w, t, w in t.forbidden) for t in terms for w in (*t.words, *t.forbidden)),
+                   key=lambda x: -len(x[0]))
+    found, i = [], 0
+    while i < len(text):
+        hit = next(((w, t, bad) for w, t, bad in words if text.startswith(w, i)), None)
+        if hit is None:
+            i += 1
+            continue
+        if hit[2]:
+            found.append((hit[0], hit[1]))
+        i += len(hit[0])
+    return found
