@@ -77,7 +77,7 @@ def _with_tolerances(values: dict, records: dict[str, dict]) -> dict:
     return values
 
 
-def measure_and_draw(clean: bool = False, progress=None):
+def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
     """Run the model and draw the figures (both cached); returns the site's evidence and the figure results."""
     from contextlib import nullcontext
 
@@ -93,7 +93,7 @@ def measure_and_draw(clean: bool = False, progress=None):
         results = measure(None if clean else CACHE / "lessonmodel")
     import figures
 
-    figure_dir = CACHE / "figures-out"
+    figure_dir = figure_dir or CACHE / "figures-out"
     with step("drawing figures"):
         drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
     return evidence_from(results, records, drawn, figure_dir), drawn
@@ -171,7 +171,7 @@ def accept_figures() -> int:
     return 0
 
 
-def print_evidence() -> None:
+def print_evidence(figure_dir: str | None = None) -> None:
     """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
     import json
 
@@ -179,7 +179,7 @@ def print_evidence() -> None:
     from site_builder.serve import evidence_to_json, progress
 
     try:
-        evidence, _ = measure_and_draw(progress=progress)
+        evidence, _ = measure_and_draw(progress=progress, figure_dir=Path(figure_dir) if figure_dir else None)
     except ContentError as error:
         print(json.dumps({"problems": [[p.path, p.line, p.message] for p in error.problems]}, ensure_ascii=False))
         sys.exit(1)
@@ -191,8 +191,8 @@ def print_evidence() -> None:
     print(json.dumps(evidence_to_json(evidence), ensure_ascii=False))
 
 
-def evidence_in_fresh_process():
-    """The evidence, measured and drawn by a new Python process.
+def evidence_in_fresh_process(figure_dir: Path):
+    """The evidence, measured and drawn by a new Python process, its figures written to ``figure_dir``.
 
     The server process imported lessonmodel and figures once; after a teacher
     edits their code only a fresh interpreter runs the new code. Its progress
@@ -205,7 +205,8 @@ def evidence_in_fresh_process():
     from site_builder import ContentError, Problem
     from site_builder.serve import evidence_from_json
 
-    process = subprocess.Popen([sys.executable, "-c", "import build; build.print_evidence()"], cwd=ROOT,
+    code = f"import build; build.print_evidence({str(figure_dir)!r})"
+    process = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
     said: list[str] = []
 
@@ -228,21 +229,35 @@ def evidence_in_fresh_process():
 
 
 def serve(host: str, port: int, teacher: bool) -> int:
-    """Build one site into .cache/serve/, serve it and rebuild on every save until Ctrl-C."""
+    """Bind the port, then build one site into this server's own folder and rebuild on every save until Ctrl-C.
+
+    Binding comes first: a second server on a busy port says so in one line and
+    exits before it builds or writes anything. The folder is keyed by the bound
+    port (two live servers never share a port), so servers never write into each
+    other's site or figures; the content-hashed model and figure caches are shared.
+    """
+    import signal
+
     from site_builder.incremental import IncrementalSite
     from site_builder.pipeline import STATIC
     from site_builder.render import TEMPLATES
     from site_builder.search import carry_index
-    from site_builder.serve import DevServer, EvidenceSource
+    from site_builder.serve import DevServer, EvidenceSource, PortBusy, listen
 
-    # Its own folder, not _site/: a running server never competes with `python build.py` for the published site.
-    out_dir = CACHE / "serve" / ("teacher" if teacher else "public")
+    try:
+        httpd = listen(host, port)
+    except PortBusy as busy:
+        print(busy, file=sys.stderr)
+        return 1
+    own = CACHE / "serve" / str(httpd.server_address[1])
+    out_dir = own / ("teacher" if teacher else "public")
     site = IncrementalSite(ROOT, out_dir, teacher,
                            finish=None if teacher else (lambda staging: carry_index(staging, out_dir)))
-    evidence = EvidenceSource(load=evidence_in_fresh_process,
+    evidence = EvidenceSource(load=lambda: evidence_in_fresh_process(own / "figures-out"),
                               inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     server = DevServer(site, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",
-                                              ROOT / "lessonmodel"), host=host, port=port)
+                                              ROOT / "lessonmodel"), httpd=httpd)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops it as Ctrl-C does: cleanly
     server.serve_forever()
     return 0
 

@@ -19,12 +19,14 @@ The event stream is named ``build-error`` rather than ``error`` because
 
 from __future__ import annotations
 
+import errno
 import http.client
 import http.server
 import ipaddress
 import json
 import mimetypes
 import queue
+import socket
 import sys
 import threading
 import time
@@ -119,8 +121,12 @@ class DevServer:
     """Builds one site, serves it, and rebuilds it on every save. Mutable: it is the running server."""
 
     def __init__(self, site: IncrementalSite, evidence: EvidenceSource, watch: Collection[Path],
-                 host: str = "127.0.0.1", port: int = 8000, log: Callable[[str], None] | None = None) -> None:
+                 host: str = "127.0.0.1", port: int = 8000, log: Callable[[str], None] | None = None,
+                 httpd: http.server.ThreadingHTTPServer | None = None) -> None:
+        """``httpd``: a socket already bound with ``listen`` (then ``host`` and ``port`` are taken from it)."""
         self.site, self.evidence_source, self.host, self.port = site, evidence, host, port
+        if httpd is not None:
+            self.host, self.port = str(httpd.server_address[0]), int(httpd.server_address[1])
         self.watch_paths = tuple(p for p in watch if p.exists())
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.build_id = 0
@@ -130,7 +136,7 @@ class DevServer:
         self._clients: list[queue.Queue[tuple[str, dict] | None]] = []
         self._stop = threading.Event()
         self._watching = threading.Event()
-        self._httpd: http.server.ThreadingHTTPServer | None = None
+        self._httpd = httpd
         self._threads: list[threading.Thread] = []
 
     @property
@@ -143,11 +149,13 @@ class DevServer:
         return f"http://{host}:{self.port}/"
 
     def start(self) -> None:
-        """First build (a failure is reported, not raised), then serve and watch in background threads."""
-        self.rebuild(())
-        self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), _handler(self))
-        self._httpd.daemon_threads = True
+        """Bind the port (``PortBusy`` before anything is built or written), build once (a failure is
+        reported, not raised), then serve and watch in background threads."""
+        if self._httpd is None:
+            self._httpd = listen(self.host, self.port)
+        self._httpd.RequestHandlerClass = _handler(self)
         self.port = self._httpd.server_address[1]
+        self.rebuild(())
         self._threads = [threading.Thread(target=self._httpd.serve_forever, args=(0.1,), name="devserver-http",
                                           daemon=True),
                          threading.Thread(target=self._watch, name="devserver-watch", daemon=True)]
@@ -161,16 +169,17 @@ class DevServer:
             for client in self._clients:
                 client.put(None)
         if self._httpd is not None:
-            self._httpd.shutdown()
+            if self._threads:  # shutdown() waits for serve_forever, which only runs once started
+                self._httpd.shutdown()
             self._httpd.server_close()
         for thread in self._threads:
             thread.join(timeout=5)
 
     def serve_forever(self) -> None:
-        """Run until Ctrl-C."""
-        self.start()
-        self.log(f"serving {self.site.out_dir} at {self.url} (Ctrl-C to stop)")
+        """Run until Ctrl-C (also during the first build)."""
         try:
+            self.start()
+            self.log(f"serving {self.site.out_dir} at {self.url} (Ctrl-C to stop)")
             self._stop.wait()
         except KeyboardInterrupt:
             pass
@@ -242,6 +251,41 @@ class DevServer:
             self._watching.set()
             if changes:
                 self.rebuild({Path(path) for _, path in changes})
+
+
+class PortBusy(Exception):
+    """The port is taken (another server?); the message is one line for the terminal."""
+
+
+def listen(host: str, port: int) -> http.server.ThreadingHTTPServer:
+    """A bound, listening HTTP server without a handler yet (``DevServer.start`` gives it one).
+
+    Binding comes first so that a second server on a busy port stops before it
+    builds or writes anything. ``port`` 0 picks a free port.
+    """
+    try:
+        httpd = http.server.ThreadingHTTPServer((host, port), http.server.BaseHTTPRequestHandler)
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        raise PortBusy(f"port {port} on {host} is already in use (another server?); "
+                                    f"try --port {free_port(host, port + 1)} or --port 0") from None
+    httpd.daemon_threads = True
+    return httpd
+
+
+def free_port(host: str, start: int, tries: int = 50) -> int:
+    """The first port from ``start`` on that can be bound now (0 if none of ``tries`` is free)."""
+    for port in range(start, min(start + tries, 65536)):
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server itself binds
+            try:
+                probe.bind((host, port))
+            except OSError:
+                continue
+            return port
+    return 0
 
 
 def _under(path: Path, roots: Collection[Path]) -> bool:

@@ -46,3 +46,25 @@ def fake_evidence(figure_dir: Path) -> Evidence:
 def lesson(body: str, *, front: str = "title: 一课\n") -> str:
     """A lesson page with the given body after the front matter (front matter is lines 1–3)."""
     return f"---\n{front}---\n{body}"
+
+
+PROJECT = Path(__file__).resolve().parent.parent
+_PROJECT_PARTS = ("build.py", "content", "figures", "lessonmodel", "site_builder", "README.md", "Makefile",
+                  "requirements.txt", "requirements-test.txt", "pyproject.toml")
+
+
+def project_copy(target: Path) -> Path:
+    """A copy of this project (code, content, and the content-hashed model and figure caches) at ``target``."""
+    import shutil
+
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in _PROJECT_PARTS:
+        source = PROJECT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=ignore)
+        else:
+            shutil.copy2(source, target / name)
+    for cache in ("lessonmodel", "figures"):  # keyed by content hashes: safe to share, and saves redrawing
+        if (PROJECT / ".cache" / cache).is_dir():
+            shutil.copytree(PROJECT / ".cache" / cache, target / ".cache" / cache)
+    return target
