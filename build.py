@@ -107,6 +107,8 @@ def build(clean: bool = False, quiet: bool = False):
     evidence, drawn = measure_and_draw(clean)
     prepared = prepare_site(ROOT, evidence)
     write_sites(prepared)
+    for warning in prepared.warnings:
+        print(warning, file=sys.stderr)
     if not quiet:
         print(f"built {len(prepared.pages)} pages, {len(evidence.figures)} figures, {len(evidence.values)} values "
               f"→ {PUBLIC.name}/ and {TEACHER.name}/ in {time.perf_counter() - started:.2f} s")

@@ -53,6 +53,8 @@ class BuildReport:
     """Number of pages in the site."""
     seconds: float
     """Wall-clock time of the build, writing included."""
+    warnings: tuple[Problem, ...] = ()
+    """Likely mistakes that did not stop the build."""
 
 
 def digest(*parts: str | bytes) -> str:
@@ -174,7 +176,7 @@ class IncrementalSite:
         changed = self._write(files)
         self._pages, self._generated = pages, generated
         return BuildReport(_urls_to_reload(changed, site), tuple(sorted(changed)), tuple(rendered),
-                           len(site.pages), time.perf_counter() - started)
+                           len(site.pages), time.perf_counter() - started, prepared.warnings)
 
     def _parse_all(self, sources: Iterable[SourceFile]) -> list[tuple[ParsedPage | None, list[Problem]]]:
         # Only this build's sources stay cached, so a long editing session does not pile up parses.

@@ -45,11 +45,17 @@ def _read(root: Path, path: Path, problems: list[Problem]) -> SourceFile:
         return SourceFile(relative, "")
     data = path.read_bytes()
     try:
-        return SourceFile(relative, data.decode("utf-8"))
+        return SourceFile(relative, _normalized(data.decode("utf-8")))
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         problems.append(Problem(relative, line, "is not UTF-8 text: save the file as UTF-8"))
         return SourceFile(relative, data.decode("utf-8", errors="replace"))
+
+
+def _normalized(text: str) -> str:
+    """Text as the parsers expect it: without the byte-order mark some editors write (it would hide the
+    front matter's first '---') and with '\n' line ends (Windows editors save '\r\n')."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _read_or_none(root: Path, path: Path, problems: list[Problem]) -> SourceFile | None:

@@ -87,6 +87,8 @@ class ParsedPage:
     """Prose text runs (content, line, state id) for the unbound-number check."""
     math: tuple[tuple[str, int, bool], ...]
     """Math (tex, line, display) for the render check."""
+    warnings: tuple[Problem, ...] = ()
+    """Likely mistakes that still build (a tab-indented list that became a code block)."""
 
 
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
@@ -120,7 +122,24 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
     teacher_spans = tuple((t.map[0], t.map[1]) for t in tokens
                           if t.type == "directive_open" and t.meta["name"] == "teacher" and t.map)
     return ParsedPage(meta, page.body, tuple(blocks), teacher_spans, tuple(walker.anchors),
-                      tuple(walker.roles), tuple(walker.texts), tuple(walker.math)), problems
+                      tuple(walker.roles), tuple(walker.texts), tuple(walker.math),
+                      _tab_lists(tokens, page.body, meta.path)), problems
+
+
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _tab_lists(tokens: list[Token], body: str, path: str) -> tuple[Problem, ...]:
+    """Indented code blocks that look like a list indented with a tab: CommonMark reads a tab as 4 columns,
+    so an editor's tab-indented list silently becomes code."""
+    lines = body.split("\n")
+    found = []
+    for token in tokens:
+        if token.type == "code_block" and token.map and lines[token.map[0]].startswith("\t") \
+                and _LIST_ITEM.match(token.content):
+            found.append(Problem(path, token.map[0] + 1, "warning: this list is indented with a tab, so it is "
+                                 "shown as a code block; start the list at the margin, or indent with spaces"))
+    return tuple(found)
 
 
 def _matching_close(tokens: list[Token], start: int) -> int:

@@ -48,6 +48,11 @@ class PreparedSite:
     evidence: Evidence
     """Values and figures of this build."""
 
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """Likely mistakes that did not stop the build, in page order (``path:line: warning: …``)."""
+        return tuple(w for page in self.pages.values() for w in page.warnings)
+
 
 def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -> PreparedSite:
     """Load, parse and check; raise ``ContentError`` with every problem found."""

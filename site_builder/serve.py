@@ -208,6 +208,8 @@ class DevServer:
             self.build_id += 1
             urls = ["/" + url for url in report.changed_urls]
             self._broadcast("reload", {"build": self.build_id, "urls": urls})
+        for warning in report.warnings if (self.build_id == 1 or report.changed_files) else ():
+            self.log(str(warning))
         if self.build_id == 1 or report.changed_files or was_failing:
             changed = ", ".join(report.changed_urls[:4]) + (" …" if len(report.changed_urls) > 4 else "")
             self.log(f"built {report.pages} pages in {report.seconds * 1000:.0f} ms"

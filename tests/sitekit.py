@@ -57,6 +57,7 @@ def project_copy(target: Path) -> Path:
     """A copy of this project (code, content, and the content-hashed model and figure caches) at ``target``."""
     import shutil
 
+    target.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in _PROJECT_PARTS:
         source = PROJECT / name

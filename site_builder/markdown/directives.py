@@ -2,7 +2,8 @@
 
 A directive opens with three or more colons and ``{name}``, may carry
 ``:key: value`` option lines, and closes with a line of colons. Directives nest
-(``::::{more}`` inside ``:::{state}``); each closer ends the innermost open one.
+(``::::{more}`` inside ``:::{state}``); each closer ends the innermost open one
+whose fence it is at least as long as (see ``_find_close`` for forgotten closers).
 The content between is ordinary Markdown, parsed as blocks.
 """
 
@@ -49,18 +50,31 @@ def _line(state: StateBlock, number: int) -> str:
     return state.src[state.bMarks[number] + state.tShift[number]:state.eMarks[number]]
 
 
-def _find_close(state: StateBlock, start: int, end: int, fence: int) -> int | None:
-    """Line of the closer that matches the opener at ``start``, honouring nesting."""
+def _find_close(state: StateBlock, start: int, end: int, fence: int, name: str) -> tuple[int | None, int]:
+    """(line of the closer that matches the opener at ``start`` or None, line where its content ends).
+
+    One forgotten closer is one problem, reported at its opener: a closer with
+    fewer colons than an inner directive ends that inner one (left unclosed) and
+    closes the next one out it matches, and a state left open ends where the next
+    state begins (states never nest), instead of swallowing the rest of the page.
+    """
     open_fences = [fence]
     for number in range(start + 1, end):
         text = _line(state, number)
         if (opened := _OPEN.match(text)) is not None:
+            if name == "state" and opened.group(2) == "state" and len(open_fences) == 1:
+                return None, number
             open_fences.append(len(opened.group(1)))
-        elif (closed := _CLOSE.match(text)) is not None and len(closed.group(1)) >= open_fences[-1]:
+        elif (closed := _CLOSE.match(text)) is not None:
+            length = len(closed.group(1))
+            while open_fences and open_fences[-1] > length:
+                open_fences.pop()
+            if not open_fences:
+                return None, number
             open_fences.pop()
             if not open_fences:
-                return number
-    return None
+                return number, number
+    return None, end
 
 
 def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -71,8 +85,7 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         return False
     if silent:
         return True
-    close = _find_close(state, start, end, len(opened.group(1)))
-    last = close if close is not None else end
+    close, last = _find_close(state, start, end, len(opened.group(1)), opened.group(2))
     options, body = {}, start + 1
     while body < last and (option := _OPTION.match(_line(state, body))):
         options[option.group(1)] = ((option.group(2) or "").strip(), body + 1)
