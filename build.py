@@ -5,6 +5,8 @@
     python build.py figures --accept  record the current figures in figures/manifest.json
     python build.py serve           build, serve on 127.0.0.1 and rebuild on every save
     python build.py new lesson ID   start a new lesson from a template
+    python build.py new figure ID [--from EXPERIMENT]   a figure module, registered in figures/registry.py
+    python build.py new experiment ID   an experiment module, registered in lessonmodel/runner.py
 
 Every mistake a teacher can make is printed as ``path:line: message``; the
 build then exits with status 1 and leaves the previous site untouched.
@@ -264,17 +266,43 @@ def serve(host: str, port: int, teacher: bool) -> int:
     return 0
 
 
-def new(kind: str, page_id: str) -> int:
-    from site_builder.scaffold import new_lesson
-
+def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
+    """Scaffold a lesson, a figure or an experiment, registered in its one place (see README, extending)."""
     try:
-        page = new_lesson(ROOT, page_id)
+        if kind == "lesson":
+            from site_builder.scaffold import new_lesson
+
+            made = new_lesson(ROOT, new_id)
+            print(f"created {made.relative_to(ROOT)} and listed '{new_id}' in content/site.yml; "
+                  f"see it with: python build.py serve")
+        elif kind == "experiment":
+            from lessonmodel.scaffold import new_experiment
+
+            made = new_experiment(new_id)
+            print(f"created {made.relative_to(ROOT)} and registered '{new_id}' in lessonmodel/runner.py "
+                  f"(EXPERIMENTS); its values: python build.py list values")
+        else:
+            made = _new_figure(new_id, inputs)
+            print(f"created {made.relative_to(ROOT)} and registered it in figures/registry.py (MODULES); "
+                  f"cite it with ':figure: {new_id}', then record it: python build.py figures --accept")
     except ValueError as error:
         print(f"new {kind}: {error}", file=sys.stderr)
         return 1
-    print(f"created {page.relative_to(ROOT)} and listed '{page_id}' in content/site.yml; "
-          f"see it with: python build.py serve")
     return 0
+
+
+def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
+    from site_builder.problems import suggest
+
+    import figures
+    from figures.scaffold import new_figure
+    from lessonmodel.runner import EXPERIMENTS
+
+    for name in inputs:
+        if name not in EXPERIMENTS:
+            raise ValueError(f"unknown experiment '{name}'" + (suggest(name, EXPERIMENTS)
+                                                                or f" (known: {', '.join(EXPERIMENTS)})"))
+    return new_figure(figure_id, inputs, known=figures.FIGURE_IDS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -289,12 +317,16 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--host", default="127.0.0.1",
                               help="address to listen on (default 127.0.0.1: only this machine can connect)")
     serve_parser.add_argument("--teacher", action="store_true", help="serve the teacher site (with teacher notes)")
-    new_parser = commands.add_parser("new", help="start a new page from a template: new lesson ID")
-    new_parser.add_argument("kind", choices=["lesson"], help="what to create")
-    new_parser.add_argument("id", help="page id: lowercase letters, digits and '-', e.g. r56")
+    new_parser = commands.add_parser("new", help="start a lesson, figure or experiment from a skeleton: "
+                                                 "new lesson|figure|experiment ID")
+    new_parser.add_argument("kind", choices=["lesson", "figure", "experiment"], help="what to create")
+    new_parser.add_argument("id", help="lesson and figure ids: lowercase letters, digits and '-' (r56, "
+                                       "attention-span); experiment ids: lowercase letters, digits and '_'")
+    new_parser.add_argument("--from", dest="inputs", action="append", default=[], metavar="EXPERIMENT",
+                            help="figure only: draw from this experiment's results (a measured figure)")
     args = parser.parse_args(argv)
     if args.command == "new":
-        return new(args.kind, args.id)
+        return new(args.kind, args.id, tuple(args.inputs))
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
     from site_builder import ContentError
