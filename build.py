@@ -7,6 +7,7 @@
     python build.py new lesson ID   start a new lesson from a template
     python build.py new figure ID [--from EXPERIMENT]   a figure module, registered in figures/registry.py
     python build.py new experiment ID   an experiment module, registered in lessonmodel/runner.py
+    python build.py list [values|figures|sources|terms]   what pages may cite, one line each
 
 Every mistake a teacher can make is printed as ``path:line: message``; the
 build then exits with status 1 and leaves the previous site untouched.
@@ -305,6 +306,51 @@ def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
     return new_figure(figure_id, inputs, known=figures.FIGURE_IDS)
 
 
+LISTS = ("values", "figures", "sources", "terms")
+
+
+def list_assets(what: str) -> int:
+    """Print what a page may cite, one line each: the ids to copy into a lesson."""
+    from site_builder import ContentError
+    from site_builder.load import load_content
+
+    content, problems = load_content(ROOT)
+    if content is None:
+        raise ContentError(problems)
+    if what == "values":
+        from site_builder.numbers import display
+
+        evidence, _ = measure_and_draw()
+        rows = [(v.name, display(v), f"[{v.provenance}] {v.description}") for v in evidence.values.values()]
+    elif what == "figures":
+        import figures
+
+        rows = [(f.id, f.provenance + (f" ← {', '.join(f.inputs)}" if f.inputs else ""), f.alt)
+                for f in figures.FIGURES]
+    elif what == "sources":
+        rows = [(s.id, str(s.year or ""), s.title) for s in content.sources]
+    else:
+        rows = _glossary_rows(ROOT / "content" / "glossary.yml")
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
+    for row in sorted(rows):
+        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip())
+    print(f"{len(rows)} {what}", file=sys.stderr)
+    return 0
+
+
+def _glossary_rows(path: Path) -> list[tuple[str, str, str]]:
+    """Terms of ``content/glossary.yml`` (a list of entries or a mapping term → entry), if the course has one."""
+    import yaml
+
+    if not path.is_file():
+        return []
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    entries = [{"term": k, **(v if isinstance(v, dict) else {"definition": v})} for k, v in data.items()] \
+        if isinstance(data, dict) else [e for e in data if isinstance(e, dict)]
+    return [(str(e.get("id") or e.get("term", "")), str(e.get("term", "") if e.get("id") else ""),
+             str(e.get("definition") or e.get("description") or "")) for e in entries]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python build.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -324,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
                                        "attention-span); experiment ids: lowercase letters, digits and '_'")
     new_parser.add_argument("--from", dest="inputs", action="append", default=[], metavar="EXPERIMENT",
                             help="figure only: draw from this experiment's results (a measured figure)")
+    list_parser = commands.add_parser("list", help="print what pages may cite: values, figures, sources or terms")
+    list_parser.add_argument("what", nargs="?", choices=LISTS, default="values", help="what to list (default values)")
     args = parser.parse_args(argv)
     if args.command == "new":
         return new(args.kind, args.id, tuple(args.inputs))
@@ -334,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "check":
             return check()
+        if args.command == "list":
+            return list_assets(args.what)
         if args.command == "figures":
             return accept_figures() if args.accept else (build(), 0)[1]
         build()

@@ -104,7 +104,7 @@ class _PageFacts:
     outline: str
     """``page_outline`` of the page."""
     roles: str
-    """Hash of every role the page uses (the generated pages list them as backlinks)."""
+    """Hash of every role and state figure the page uses (the generated pages list them as backlinks)."""
     links: tuple[str, ...]
     """``linked_pages`` of the page."""
 
@@ -192,7 +192,8 @@ class IncrementalSite:
     def _facts(self, page: ParsedPage) -> _PageFacts:
         key = self._source_keys[page.meta.path]
         if key not in self._page_facts:
-            self._page_facts[key] = _PageFacts(page_outline(page), digest(repr(page.roles)), linked_pages(page))
+            self._page_facts[key] = _PageFacts(page_outline(page), digest(repr(page.roles), repr(sorted(figures_shown(page)))),
+                                               linked_pages(page))
         return self._page_facts[key]
 
     def _environment(self, looks: str) -> Environment:

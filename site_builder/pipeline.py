@@ -20,6 +20,7 @@ from markupsafe import Markup
 from .check import check_site
 from .content import BADGE_TEXT, Content, Evidence, SourceFile
 from .frontmatter import split_page
+from .gallery import gallery_context
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
@@ -174,9 +175,12 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
 
 
 def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
-    """The pages made from the whole site: sources, numbers, 404 and ``llms.txt``."""
+    """The pages made from the whole site: sources, numbers, 404, ``llms.txt`` and, for teachers, the gallery."""
     jinja, common = kit.jinja, kit.common
-    return {
+    gallery = {"gallery.html": jinja.get_template("gallery.html.j2").render(
+        site=common, page=_generated("gallery", "图与数值一览"), **gallery_context(site)).encode()
+    } if site.teacher else {}
+    return gallery | {
         "sources.html": jinja.get_template("sources.html.j2").render(
             site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode(),
         "numbers.html": jinja.get_template("numbers.html.j2").render(
