@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 PROVENANCES = ("teaching", "measured", "record")
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+"""Picture files a page may show with ``![alt](path)``."""
 """Where something a reader sees comes from, weakest claim first."""
 
 BADGE_TEXT = {
@@ -132,6 +134,18 @@ class Record:
 
 
 @dataclass(frozen=True)
+class ImageFile:
+    """A picture file under ``content/pages/`` that a page may show with ``![alt](path)``."""
+
+    path: str
+    """Path relative to the project root, e.g. ``content/pages/images/gpu.jpg``."""
+    size: int
+    """Size in bytes."""
+    data: bytes | None = field(repr=False, compare=False)
+    """The file's bytes; ``None`` when it is over the size limit (then it was not read)."""
+
+
+@dataclass(frozen=True)
 class Content:
     """Everything under ``content/``, read but not yet interpreted."""
 
@@ -143,6 +157,8 @@ class Content:
     """The source registry."""
     records: tuple[Record, ...]
     """Historical records."""
+    images: tuple[ImageFile, ...] = ()
+    """Picture files under ``content/pages/`` (read only when under the size limit)."""
 
 
 @dataclass(frozen=True)

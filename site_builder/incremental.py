@@ -148,11 +148,12 @@ class IncrementalSite:
         if content is None:
             raise ContentError(problems)
         prepared = check_parsed(content, self._parse_all(content.pages), problems, evidence)
-        site = SiteView(prepared.content, prepared.pages, evidence, self.teacher)
+        site = SiteView(prepared.content, prepared.pages, evidence, self.teacher, prepared.images)
         looks = tree_digest(TEMPLATES, STATIC)
         kit = make_kit(site, self._environment(looks))
         config = content.config
-        base = digest(looks, self._evidence_digest(evidence), repr(config), str(self.teacher))
+        base = digest(looks, self._evidence_digest(evidence), repr(config), str(self.teacher),
+                      repr(sorted(prepared.images.items())))
         facts = {page_id: self._facts(page) for page_id, page in site.pages.items()}
         nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
         files: SiteFiles = {}

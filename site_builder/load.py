@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from .content import Content, Record, SiteConfig, Source, SourceFile
+from .content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from .problems import Problem, suggest
 from .yamlnodes import Located, load_located
 
@@ -30,7 +30,25 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
-    return Content(config, pages, sources, tuple(r for r in records if r)), problems
+    images = _load_images(root, base / "pages")
+    return Content(config, pages, sources, tuple(r for r in records if r), images), problems
+
+
+MAX_IMAGE_BYTES = 8 * 1024 * 1024
+"""Larger picture files are not read; a page that shows one gets a problem saying how large it is."""
+
+
+def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
+    """Picture files in the pages' folder and below; links that leave the folder are not followed."""
+    images = []
+    top = folder.resolve()
+    for path in sorted(folder.rglob("*")):
+        if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file() or not path.resolve().is_relative_to(top):
+            continue
+        size = path.stat().st_size
+        images.append(ImageFile(path.relative_to(root).as_posix(), size,
+                                path.read_bytes() if size <= MAX_IMAGE_BYTES else None))
+    return tuple(images)
 
 
 def _read(root: Path, path: Path, problems: list[Problem]) -> SourceFile:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .content import PROVENANCES
+from .content import IMAGE_SUFFIXES, PROVENANCES
 from .frontmatter import PageMeta, SplitPage
 from .problems import Problem, suggest
 
@@ -89,6 +89,8 @@ class ParsedPage:
     """Math (tex, line, display) for the render check."""
     warnings: tuple[Problem, ...] = ()
     """Likely mistakes that still build (a tab-indented list that became a code block)."""
+    images: tuple[tuple[str, int], ...] = ()
+    """Pictures the page shows: (``src`` as written, line)."""
 
 
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
@@ -123,7 +125,9 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
                           if t.type == "directive_open" and t.meta["name"] == "teacher" and t.map)
     return ParsedPage(meta, page.body, tuple(blocks), teacher_spans, tuple(walker.anchors),
                       tuple(walker.roles), tuple(walker.texts), tuple(walker.math),
-                      _tab_lists(tokens, page.body, meta.path)), problems
+                      _tab_lists(tokens, page.body, meta.path),
+                      tuple((t.meta["src"], t.meta["line"]) for t in tokens
+                            if t.type == "image_figure" and not _image_src_problem(t.meta["src"]))), problems
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -169,6 +173,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             depth_states += name == "state"
         elif token.type == "directive_close":
             depth_states -= token.meta["name"] == "state"
+        elif token.type == "image_figure":
+            problems += image_problems(token.meta, path)
         elif token.type == "html_block":
             problems.append(Problem(path, line, _RAW_HTML))
         elif token.type == "inline":
@@ -176,7 +182,7 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                 if child.type == "html_inline":
                     problems.append(Problem(path, child.meta["line"], _RAW_HTML))
                 elif child.type == "image":
-                    problems.append(Problem(path, child.meta["line"], _IMAGE))
+                    problems.append(Problem(path, child.meta["line"], _IMAGE_INLINE))
                 elif child.type == "link_open" and _leaves_site(str(child.attrGet("href") or "")):
                     problems.append(Problem(path, child.meta["line"], f"link '{child.attrGet('href')}' leaves the "
                                             "site: link to a page with {ref}`id`, or give a full https:// URL"))
@@ -184,10 +190,36 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
 
 _RAW_HTML = ("raw HTML is not allowed in lessons; write Markdown, or a directive "
              "(state, more, teacher); to show a tag as text, put it in `backticks`")
-# Pictures come only from figures/ (drawn by the build, with provenance, alt text and a description);
-# a Markdown image could point anywhere on the machine or the web.
-_IMAGE = ("Markdown images are not allowed: show a figure the build draws with ':figure: id' in a state, "
-          "or {fig}`id` on a line of its own")
+_IMAGE_INLINE = ("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
+                 "on a line of its own, with blank lines around it")
+
+
+def image_problems(image: dict, path: str) -> list[Problem]:
+    """A picture must say what it shows (alt text) and come from the page's own folder (no URL, no '..')."""
+    src, line, found = image["src"], image["line"], []
+    if not image["alt"]:
+        found.append(Problem(path, line, f"image '{src}' has no alt text: write what it shows for readers who "
+                                         "cannot see it, as in '![GPU 板卡的照片](images/gpu.jpg)'"))
+    if (wrong := _image_src_problem(src)):
+        found.append(Problem(path, line, f"image '{src}' {wrong}"))
+    return found
+
+
+def _image_src_problem(src: str) -> str:
+    """What is wrong with an image's path ('' if nothing)."""
+    parts = src.split("/")
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src) or src.startswith("/") or "\\" in src or ".." in parts \
+            or "" in parts or "." in parts:
+        return ("must be a file in this page's folder or below, e.g. 'images/gpu.jpg' "
+                "(no URL, no absolute path, no '..')")
+    if not src.lower().endswith(IMAGE_SUFFIXES):
+        return f"is not a picture file: use {', '.join(IMAGE_SUFFIXES)}"
+    return ""
+
+
+def image_path(page_path: str, src: str) -> str:
+    """The project-relative path of a page's image (``content/pages`` + ``images/x.png``)."""
+    return f"{page_path.rsplit('/', 1)[0]}/{src}"
 
 
 def _leaves_site(href: str) -> bool:

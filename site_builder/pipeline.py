@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import multiprocessing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from .check import check_site
 from .content import BADGE_TEXT, Content, Evidence, SourceFile
 from .frontmatter import split_page
 from .gallery import gallery_context
+from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
@@ -48,6 +49,8 @@ class PreparedSite:
     """Parsed pages by id, in site order."""
     evidence: Evidence
     """Values and figures of this build."""
+    images: dict[str, Picture] = field(default_factory=dict)
+    """Teacher-supplied pictures the pages show, resized, by project-relative path."""
 
     @property
     def warnings(self) -> tuple[Problem, ...]:
@@ -82,9 +85,11 @@ def check_parsed(content: Content, parsed: list[tuple[ParsedPage | None, list[Pr
     problems = problems + [p for _, errors in parsed for p in errors]
     pages = [page for page, _ in parsed if page is not None]
     problems += check_site(content, pages, evidence)
+    images, image_problems = prepare_images(content, pages)
+    problems += image_problems
     if problems:
         raise ContentError(problems)
-    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence)
+    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, images)
 
 
 PARALLEL_MIN_PAGES = 64
@@ -93,7 +98,7 @@ PARALLEL_MIN_PAGES = 64
 
 def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> SiteFiles:
     """Every file of one site (public or teacher), in memory; pages over ``workers`` processes."""
-    site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher)
+    site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
     kit = make_kit(site)
     pages = list(site.pages)
     if workers > 1 and len(pages) >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods():
@@ -306,7 +311,7 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
 
 
 def copied_files(site: SiteView) -> SiteFiles:
-    """Files copied as they are: static assets, figures and the published experiment sources."""
+    """Files copied as they are: static assets, figures, the published experiment sources and pictures."""
     files: SiteFiles = {}
     for path in sorted(STATIC.rglob("*")):
         if path.is_file():
@@ -316,5 +321,7 @@ def copied_files(site: SiteView) -> SiteFiles:
             files[f"figures/{figure.file}"] = Path(site.evidence.figure_dir) / figure.file
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
+    for picture in site.images.values():
+        files.update(picture.files)
     return files
 

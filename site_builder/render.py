@@ -7,7 +7,7 @@ never reads files except templates through Jinja's loader.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from markupsafe import Markup
 from .check import derived_provenance, resolve_ref
 from .content import BADGE_TEXT, Content, Evidence, FigureInfo
 from .numbers import display
-from .parse import ParsedPage, StateSource
+from .parse import ParsedPage, StateSource, image_path
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -36,6 +36,8 @@ class SiteView:
     """Values and figures of this build."""
     teacher: bool
     """True for the teacher build (teacher notes included)."""
+    images: dict[str, Any] = field(default_factory=dict)
+    """Teacher-supplied pictures (``images.Picture``) by project-relative path."""
 
 
 def make_environment() -> Environment:
@@ -71,6 +73,17 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment) -> Callable[
         return f"<code>{escapeHtml(target)}</code>"
 
     return role_html
+
+
+def image_resolver(site: SiteView, page: ParsedPage, jinja: Environment) -> Callable[[dict[str, Any]], str]:
+    """How a picture (an ``image_figure`` token's meta) reads on ``page``: a figure with the 插图 badge."""
+    macro = jinja.get_template("_image.html.j2").module.image
+
+    def image_html(image: dict[str, Any]) -> str:
+        picture = site.images[image_path(page.meta.path, image["src"])]
+        return str(macro(picture, image["alt"], image["caption"]))
+
+    return image_html
 
 
 def _figure_href(site: SiteView, page_id: str, figure_id: str) -> str:
@@ -125,7 +138,7 @@ def _without_teacher_notes(tokens) -> list:
 
 def render_page_blocks(site: SiteView, page: ParsedPage, md: MarkdownIt, jinja: Environment) -> list[dict]:
     """The page body as template data: HTML runs and states, in order."""
-    env = {"role_html": role_resolver(site, page.meta.id, jinja)}
+    env = {"role_html": role_resolver(site, page.meta.id, jinja), "image_html": image_resolver(site, page, jinja)}
     blocks: list[dict[str, Any]] = []
     states = [b for b in page.blocks if isinstance(b, StateSource)]
     for block in page.blocks:

@@ -9,6 +9,7 @@ from mdit_py_plugins.myst_role import myst_role_plugin
 from .cjk import cjk_breaks_plugin
 from .directives import directive_plugin
 from .headings import heading_anchor_plugin
+from .images import image_figure_plugin
 from .lines import inline_lines_plugin
 from .mathrules import math_render_plugin
 from .roles import role_render_plugin
@@ -29,6 +30,7 @@ def make_markdown() -> MarkdownIt:
     md.use(table_align_plugin)
     md.use(inline_lines_plugin)  # before cjk_breaks, which removes the line breaks it counts
     md.use(cjk_breaks_plugin)
+    md.use(image_figure_plugin)
     md.use(role_render_plugin)
     md.use(math_render_plugin)
     return md
