@@ -58,7 +58,24 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
                                inputs=tuple(info.get("inputs", ()))) for fid, info in figure_info.items()}
     sources = {e["source"] for e in results["experiments"].values()}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
-                    experiment_files={s: str(ROOT / s) for s in sorted(sources) if (ROOT / s).is_file()})
+                    experiment_files={s: str(ROOT / s) for s in sorted(sources) if (ROOT / s).is_file()},
+                    notebook_setup=NOTEBOOK_SETUP)
+
+
+NOTEBOOK_SETUP = """\
+# Run from the course repository: find the folder holding lessonmodel/ and import it from there.
+import pathlib
+import sys
+
+root = next(p for p in (pathlib.Path.cwd(), *pathlib.Path.cwd().parents) if (p / "lessonmodel").is_dir())
+sys.path.insert(0, str(root))
+from lessonmodel.runner import compute_experiment
+
+
+def measure(experiment):
+    \"\"\"Run one experiment of lessonmodel now; its values by key.\"\"\"
+    return {key: entry["value"] for key, entry in compute_experiment(experiment)["values"].items()}"""
+"""The first code cell of each lesson's notebook: how to rerun the experiment behind a measured value."""
 
 
 def _config_line(config: dict) -> str:

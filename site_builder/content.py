@@ -173,3 +173,6 @@ class Evidence:
     """Folder holding the figure files named in ``figures`` (absolute path)."""
     experiment_files: dict[str, str] = field(default_factory=dict, hash=False)
     """Experiment or module name → absolute path of its ``.py`` source, published with the site."""
+    notebook_setup: str = ""
+    """Python that defines ``measure(producer) -> {key: value}``, rerunning the experiment that produced a
+    measured value; the first code cell of each lesson's notebook. Empty: no notebooks are published."""

@@ -82,7 +82,7 @@ def tree_digest(*folders: Path) -> str:
 def evidence_digest(evidence: Evidence) -> str:
     """Hash of the values, figure metadata and published experiment sources (their bytes too)."""
     return digest(repr(sorted(evidence.values.items())), repr(sorted(evidence.figures.items())),
-                  evidence.figure_dir,
+                  evidence.figure_dir, evidence.notebook_setup,
                   *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.experiment_files.items())))
 
 

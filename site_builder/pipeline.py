@@ -25,6 +25,7 @@ from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
+from .notebook import lesson_notebook
 from .numbers import display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
@@ -176,6 +177,8 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
             site=common, page=context, markdown=markdown).encode()
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
+        if site.evidence.notebook_setup:
+            files[f"downloads/{page.meta.id}.ipynb"] = lesson_notebook(page, site.evidence, kit.titles)
     return files
 
 
@@ -226,6 +229,7 @@ def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], m
             "label": page.meta.label or page.meta.id, "url": f"{page.meta.id}.html",
             "md_url": f"{page.meta.id}.md", "source_url": f"{page.meta.id}.source.html",
             "zip_url": f"downloads/{page.meta.id}.zip", "has_math": bool(page.math),
+            "notebook_url": f"downloads/{page.meta.id}.ipynb" if site.evidence.notebook_setup else "",
             "sections": _sections(page.meta.id, render_page_blocks(site, page, md, jinja)),
             "prev": neighbour(index - 1) if index is not None else None,
             "next": neighbour(index + 1) if index is not None else None,

@@ -108,13 +108,15 @@ def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
     """Evidence as plain JSON, so a fresh process can measure and draw for the server."""
     return {"values": {k: vars(v) for k, v in evidence.values.items()},
             "figures": {k: {**vars(f), "inputs": list(f.inputs)} for k, f in evidence.figures.items()},
-            "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files}
+            "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files,
+            "notebook_setup": evidence.notebook_setup}
 
 
 def evidence_from_json(data: dict[str, Any]) -> Evidence:
     return Evidence(values={k: Value(**v) for k, v in data["values"].items()},
                     figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"])}) for k, f in data["figures"].items()},
-                    figure_dir=data["figure_dir"], experiment_files=data["experiment_files"])
+                    figure_dir=data["figure_dir"], experiment_files=data["experiment_files"],
+                    notebook_setup=data.get("notebook_setup", ""))
 
 
 class DevServer:
