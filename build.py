@@ -27,6 +27,26 @@ WORKERS = 2
 """Processes rendering the pages of each site (these machines have 2 cores)."""
 
 
+def LANGUAGE() -> str:  # noqa: N802 (read when needed: a teacher may change site.yml)
+    """The course's language (site.yml ``language``): teacher-facing messages are printed in it."""
+    from site_builder.i18n import course_language
+
+    return course_language(ROOT)
+
+
+def _(msgid: str, /, **params):
+    from site_builder.i18n import Text
+
+    return Text(msgid, **params)
+
+
+def say(text: str, file=None) -> None:
+    """Print a message in the course's language."""
+    from site_builder.i18n import localize
+
+    print(localize(text, LANGUAGE()), file=file)
+
+
 def measure(cache: Path | None) -> dict:
     """Run lessonmodel's experiments (cached by a hash of its source and config)."""
     import lessonmodel
@@ -128,10 +148,11 @@ def build(clean: bool = False, quiet: bool = False):
     prepared = prepare_site(ROOT, evidence)
     write_sites(prepared)
     for warning in prepared.warnings:
-        print(warning, file=sys.stderr)
+        print(warning.localized(LANGUAGE()), file=sys.stderr)
     if not quiet:
-        print(f"built {len(prepared.pages)} pages, {len(evidence.figures)} figures, {len(evidence.values)} values "
-              f"→ {PUBLIC.name}/ and {TEACHER.name}/ in {time.perf_counter() - started:.2f} s")
+        say(_("built {pages} pages, {figures} figures, {values} values → {public}/ and {teacher}/ in {seconds} s",
+              pages=len(prepared.pages), figures=len(evidence.figures), values=len(evidence.values),
+              public=PUBLIC.name, teacher=TEACHER.name, seconds=f"{time.perf_counter() - started:.2f}"))
     return prepared, drawn
 
 
@@ -174,13 +195,14 @@ def check() -> int:
     shutil.rmtree(CACHE / "figures-clean", ignore_errors=True)
     prepared, drawn = build(clean=True)
     problems = [f"figures/manifest.json: {p}" for p in figures.check_manifest(drawn, figures.MANIFEST_PATH)]
-    problems += [str(p) for p in verify_output(prepared, PUBLIC, TEACHER)]
+    problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
     for problem in problems:
         print(problem, file=sys.stderr)
     values = prepared.evidence.values
-    print(f"check: {len(prepared.pages)} pages, {len(values)} values "
-          f"({sum(v.provenance == 'measured' for v in values.values())} measured today), "
-          f"{len(drawn)} figures, record comparisons hold, {len(problems)} problems")
+    say(_("check: {pages} pages, {values} values ({measured} measured today), {figures} figures, record comparisons "
+          "hold, {problems} problems", pages=len(prepared.pages), values=len(values),
+          measured=sum(v.provenance == "measured" for v in values.values()), figures=len(drawn),
+          problems=len(problems)))
     return 1 if problems else 0
 
 
@@ -269,7 +291,7 @@ def serve(host: str, port: int, teacher: bool) -> int:
     try:
         httpd = listen(host, port)
     except PortBusy as busy:
-        print(busy, file=sys.stderr)
+        say(busy.args[0], file=sys.stderr)
         return 1
     own = CACHE / "serve" / str(httpd.server_address[1])
     out_dir = own / ("teacher" if teacher else "public")
@@ -407,8 +429,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except ContentError as error:
         for problem in error.problems:
-            print(problem, file=sys.stderr)
-        print(f"{len(error.problems)} problem(s); the site was not changed.", file=sys.stderr)
+            print(problem.localized(LANGUAGE()), file=sys.stderr)
+        say(_("{n} problem(s); the site was not changed.", n=len(error.problems)), file=sys.stderr)
         return 1
 
 

@@ -10,15 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .i18n import _
+
 PROVENANCES = ("teaching", "measured", "record")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 """Picture files a page may show with ``![alt](path)``."""
 """Where something a reader sees comes from, weakest claim first."""
 
 BADGE_TEXT = {
-    "teaching": "教学示意，非模型实测",
-    "measured": "模型实测",
-    "record": "历史记录",
+    "teaching": _("teaching sketch, not measured"),
+    "measured": _("measured by the model"),
+    "record": _("historical record"),
 }
 """The text of the provenance badge; provenance is text, never colour alone."""
 

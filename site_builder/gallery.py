@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .content import BADGE_TEXT
 from .numbers import display
 from .parse import StateSource
 from .render import SiteView
@@ -19,11 +18,11 @@ def gallery_context(site: SiteView) -> dict[str, Any]:
     figure_uses = _figure_uses(site)
     value_uses = _value_uses(site)
     figures = [{"id": f.id, "file": f"figures/{f.file}", "alt": f.alt, "description": f.description,
-                "provenance": f.provenance, "badge": BADGE_TEXT[f.provenance], "inputs": list(f.inputs),
+                "provenance": f.provenance, "badge": site.badge(f.provenance), "inputs": list(f.inputs),
                 "marks": list(getattr(f, "marks", ())), "uses": figure_uses.get(f.id, [])}
                for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
     values = [{"name": v.name, "display": display(v), "description": v.description, "provenance": v.provenance,
-               "badge": BADGE_TEXT[v.provenance], "uses": value_uses.get(v.name, [])}
+               "badge": site.badge(v.provenance), "uses": value_uses.get(v.name, [])}
               for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
     return {"figures": figures, "values": values}
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from .content import Content, ImageFile
 from .load import MAX_IMAGE_BYTES
 from .parse import ParsedPage, image_path
+from .i18n import _
 from .problems import Problem
 
 WIDTHS = (640, 1280)
@@ -56,20 +57,21 @@ def prepare_images(content: Content, pages: list[ParsedPage]) -> tuple[dict[str,
                 continue
             image = files.get(path)
             if image is None:
-                problems.append(Problem(page.meta.path, line, f"image '{src}' not found: put the file at {path}"))
+                problems.append(Problem(page.meta.path, line, _("image '{src}' not found: put the file at {path}", src=src, path=path)))
                 continue
             try:
                 pictures[path] = picture(image)
             except ValueError as error:
-                problems.append(Problem(page.meta.path, line, f"image '{src}' {error}"))
+                problems.append(Problem(page.meta.path, line, _("image '{src}' ", src=src) + error.args[0]))
     return pictures, problems
 
 
 def picture(image: ImageFile) -> Picture:
     """The resized files of one picture; ``ValueError`` (a message to the teacher) if it cannot be used."""
     if image.data is None:
-        raise ValueError(f"is {image.size / 2**20:.1f} MiB, over the limit of {MAX_IMAGE_BYTES / 2**20:.0f} MiB: "
-                         "save it smaller (at most 1280 pixels wide is enough), e.g. as a JPEG")
+        raise ValueError(_("is {size} MiB, over the limit of {limit} MiB: save it smaller (at most 1280 pixels "
+                           "wide is enough), e.g. as a JPEG", size=f"{image.size / 2**20:.1f}",
+                           limit=f"{MAX_IMAGE_BYTES / 2**20:.0f}"))
     key = hashlib.sha256(image.data).hexdigest()
     if key not in _CACHE:
         stem = re.sub(r"[^A-Za-z0-9_-]+", "-", image.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]).strip("-")
@@ -83,13 +85,15 @@ def _resize(data: bytes, stem: str) -> Picture:
     try:
         with Image.open(io.BytesIO(data)) as opened:
             if opened.width * opened.height > MAX_PIXELS:
-                raise ValueError(f"has {opened.width}×{opened.height} pixels, over the limit of {MAX_PIXELS:,}: "
-                                 "resize it (at most 1280 pixels wide is enough)")
+                raise ValueError(_("has {width}×{height} pixels, over the limit of {limit}: resize it (at most "
+                                   "1280 pixels wide is enough)", width=opened.width, height=opened.height,
+                                   limit=f"{MAX_PIXELS:,}"))
             lossless = opened.mode in ("RGBA", "LA", "P", "PA", "1", "L", "I;16") or opened.format in ("PNG", "GIF")
             original = ImageOps.exif_transpose(opened)  # phone photos store their rotation in EXIF
             original.load()
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as error:
-        raise ValueError(f"cannot be read as a picture ({error}): save it again as PNG or JPEG") from None
+        raise ValueError(_("cannot be read as a picture ({error}): save it again as PNG or JPEG",
+                           error=str(error))) from None
     mode, kind = ("RGBA", "png") if lossless else ("RGB", "jpg")
     original = original.convert(mode)
     files: dict[str, bytes] = {}
@@ -106,4 +110,4 @@ def _resize(data: bytes, stem: str) -> Picture:
         files[name] = out.getvalue()
         sizes.append((name, width, height))
     src, width, height = sizes[0]
-    return Picture(src, ", ".join(f"{n} {w}w" for n, w, _ in sizes), width, height, files)
+    return Picture(src, ", ".join(f"{n} {w}w" for n, w, _height in sizes), width, height, files)

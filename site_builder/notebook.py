@@ -10,10 +10,12 @@ defines ``measure``): this module knows pages and values, not models.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import nbformat
 
 from .content import Evidence, Value
+from .i18n import _
 from .markdown_out import plain_markdown
 from .numbers import display
 from .parse import ParsedPage
@@ -39,16 +41,17 @@ def check(name, recomputed, published, shown):
 '''
 
 
-def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str]) -> bytes:
+def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str],
+                    say: Callable[[str], str] = str) -> bytes:
     """The notebook of one lesson as ``.ipynb`` bytes (deterministic: no outputs, no timestamps)."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"}}
     measured = _measured_by_state(page, evidence)
-    cells = [nbformat.v4.new_markdown_cell(_intro(page, sum(len(v) for v in measured.values()))),
+    cells = [nbformat.v4.new_markdown_cell(f"# {page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
              nbformat.v4.new_code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip())]
     prose_text = plain_markdown(page, evidence, titles, teacher=False).removeprefix(f"# {page.meta.title}\n")
-    for state_id, prose in _prose_cells(prose_text):
+    for state_id, prose in _prose_cells(prose_text, say(_("Caption: {caption}", caption="{caption}"))):
         cells.append(nbformat.v4.new_markdown_cell(prose))
         if state_id and measured.get(state_id):
             cells.append(nbformat.v4.new_code_cell(_checks(measured[state_id])))
@@ -64,11 +67,11 @@ def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str]
     return (nbformat.writes(notebook) + "\n").encode()
 
 
-def _intro(page: ParsedPage, count: int) -> str:
-    return (f"# {page.meta.title}\n\n"
-            f"这本笔记本重新运行本页引用的实验，逐一核对页面上的 {count} 个实测数值："
-            f"浮点数允许相对误差 {REL_TOL:g}、绝对误差 {ABS_TOL:g}（换一台机器，最后几位可能不同），"
-            "整数和真假值必须完全相同。请在课程仓库的目录里运行。")
+def _intro(count: int) -> str:
+    return _("This notebook reruns the experiments this page cites and checks each of the {n} measured values it "
+             "shows: floats may differ by {rel} relative or {abs} absolute (another machine may differ in the last "
+             "bits), integers and booleans must be equal. Run it inside the course repository.",
+             n=count, rel=f"{REL_TOL:g}", abs=f"{ABS_TOL:g}")
 
 
 def _measured_by_state(page: ParsedPage, evidence: Evidence) -> dict[str, list[Value]]:
@@ -98,7 +101,7 @@ _OPTION = re.compile(r"^:(\w+):\s*(.*)$")
 _CLOSE = re.compile(r"^:{3,}\s*$")
 
 
-def _prose_cells(markdown: str) -> list[tuple[str, str]]:
+def _prose_cells(markdown: str, caption: str) -> list[tuple[str, str]]:
     """(state id or '', Markdown) runs: a state's text becomes a cell under a heading with its title;
     directive lines (openers, options, closers) are dropped, their content kept."""
     cells: list[tuple[str, list[str]]] = [("", [])]
@@ -115,7 +118,7 @@ def _prose_cells(markdown: str) -> list[tuple[str, str]]:
             if option.group(1) == "title":
                 cells[-1][1].append(f"## {option.group(2)}")
             elif option.group(1) == "caption":
-                cells[-1][1].append(f"*图注：{option.group(2)}*")
+                cells[-1][1].append("*" + caption.replace("{caption}", option.group(2)) + "*")
             continue
         in_options = False
         if _CLOSE.match(line) and depth:

@@ -14,6 +14,7 @@ from markdown_it.token import Token
 
 from .content import IMAGE_SUFFIXES, PROVENANCES
 from .frontmatter import PageMeta, SplitPage
+from .i18n import _
 from .problems import Problem, suggest
 
 DIRECTIVES = ("state", "more", "teacher")
@@ -117,7 +118,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
     if run:
         blocks.append(tuple(run))
     if meta.kind == "lesson" and not state_ids:
-        problems.append(Problem(meta.path, 1, "a lesson needs at least one ':::{state} b0' block"))
+        problems.append(Problem(meta.path, 1, _("a lesson needs at least one ':::{{state}} b0' block")))
     walker = _Walker(meta.id)
     for block in blocks:
         walker.visit(block)
@@ -141,8 +142,8 @@ def _tab_lists(tokens: list[Token], body: str, path: str) -> tuple[Problem, ...]
     for token in tokens:
         if token.type == "code_block" and token.map and lines[token.map[0]].startswith("\t") \
                 and _LIST_ITEM.match(token.content):
-            found.append(Problem(path, token.map[0] + 1, "warning: this list is indented with a tab, so it is "
-                                 "shown as a code block; start the list at the margin, or indent with spaces"))
+            found.append(Problem(path, token.map[0] + 1, _("warning: this list is indented with a tab, so it is "
+                                   "shown as a code block; start the list at the margin, or indent with spaces")))
     return tuple(found)
 
 
@@ -162,14 +163,16 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
         if token.type == "directive_open":
             name = token.meta["name"]
             if name not in DIRECTIVES:
-                problems.append(Problem(path, line, f"unknown directive '{{{name}}}'" + suggest(name, DIRECTIVES)
-                                        or f" (known: {', '.join(DIRECTIVES)})"))
+                problems.append(Problem(path, line, _("unknown directive '{{{name}}}'", name=name)
+                                        + (suggest(name, DIRECTIVES)
+                                           or _(" (known: {names})", names=", ".join(DIRECTIVES)))))
             if not token.meta["closed"]:
-                problems.append(Problem(path, line, f"directive '{{{name}}}' is never closed: "
-                                                    f"add a line '{token.markup}' after its content"))
+                problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
+                                                      "add a line '{closer}' after its content",
+                                                      name=name, closer=token.markup)))
             if name == "state" and (token.level > 0 or depth_states):
-                problems.append(Problem(path, line, "a state must stand at the top level of the page, "
-                                                    "not inside another block"))
+                problems.append(Problem(path, line, _("a state must stand at the top level of the page, "
+                                                      "not inside another block")))
             depth_states += name == "state"
         elif token.type == "directive_close":
             depth_states -= token.meta["name"] == "state"
@@ -184,24 +187,24 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                 elif child.type == "image":
                     problems.append(Problem(path, child.meta["line"], _IMAGE_INLINE))
                 elif child.type == "link_open" and _leaves_site(str(child.attrGet("href") or "")):
-                    problems.append(Problem(path, child.meta["line"], f"link '{child.attrGet('href')}' leaves the "
-                                            "site: link to a page with {ref}`id`, or give a full https:// URL"))
+                    problems.append(Problem(path, child.meta["line"], _("link '{href}' leaves the site: link to a page with "
+                                              "{{ref}}`id`, or give a full https:// URL", href=child.attrGet("href"))))
 
 
-_RAW_HTML = ("raw HTML is not allowed in lessons; write Markdown, or a directive "
-             "(state, more, teacher); to show a tag as text, put it in `backticks`")
-_IMAGE_INLINE = ("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
-                 "on a line of its own, with blank lines around it")
+_RAW_HTML = _("raw HTML is not allowed in lessons; write Markdown, or a directive "
+               "(state, more, teacher); to show a tag as text, put it in `backticks`")
+_IMAGE_INLINE = _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
+                  "on a line of its own, with blank lines around it")
 
 
 def image_problems(image: dict, path: str) -> list[Problem]:
     """A picture must say what it shows (alt text) and come from the page's own folder (no URL, no '..')."""
     src, line, found = image["src"], image["line"], []
     if not image["alt"]:
-        found.append(Problem(path, line, f"image '{src}' has no alt text: write what it shows for readers who "
-                                         "cannot see it, as in '![GPU 板卡的照片](images/gpu.jpg)'"))
+        found.append(Problem(path, line, _("image '{src}' has no alt text: write what it shows for readers who "
+                                           "cannot see it, as in '![a photo of a GPU board](images/gpu.jpg)'", src=src)))
     if (wrong := _image_src_problem(src)):
-        found.append(Problem(path, line, f"image '{src}' {wrong}"))
+        found.append(Problem(path, line, _("image '{src}' ", src=src) + wrong))
     return found
 
 
@@ -210,10 +213,10 @@ def _image_src_problem(src: str) -> str:
     parts = src.split("/")
     if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src) or src.startswith("/") or "\\" in src or ".." in parts \
             or "" in parts or "." in parts:
-        return ("must be a file in this page's folder or below, e.g. 'images/gpu.jpg' "
-                "(no URL, no absolute path, no '..')")
+        return _("must be a file in this page's folder or below, e.g. 'images/gpu.jpg' "
+                 "(no URL, no absolute path, no '..')")
     if not src.lower().endswith(IMAGE_SUFFIXES):
-        return f"is not a picture file: use {', '.join(IMAGE_SUFFIXES)}"
+        return _("is not a picture file: use {names}", names=", ".join(IMAGE_SUFFIXES))
     return ""
 
 
@@ -237,21 +240,23 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
     state_id = opener.meta["arg"].strip()
     expected = f"b{index}"
     if state_id != expected:
-        problems.append(Problem(path, line, f"state id '{state_id}' should be '{expected}': states are "
-                                            "numbered b0, b1, … in order"))
+        problems.append(Problem(path, line, _("state id '{id}' should be '{expected}': states are "
+                                              "numbered b0, b1, … in order", id=state_id, expected=expected)))
     options = opener.meta["options"]
-    for key, (_, option_line) in options.items():
+    for key, (_value, option_line) in options.items():
         if key not in STATE_OPTIONS:
-            problems.append(Problem(path, option_line, f"unknown state option ':{key}:'"
-                                    + (suggest(key, STATE_OPTIONS) or f" (known: {', '.join(STATE_OPTIONS)})")))
+            problems.append(Problem(path, option_line, _("unknown state option ':{key}:'", key=key)
+                                    + (suggest(key, STATE_OPTIONS)
+                                       or _(" (known: {names})", names=", ".join(STATE_OPTIONS)))))
     title, title_line = options.get("title", ("", line))
     if not title:
-        problems.append(Problem(path, title_line, f"state {state_id} needs ':title: …'"))
+        problems.append(Problem(path, title_line, _("state {id} needs ':title: …'", id=state_id)))
     provenance, provenance_line = options.get("provenance", ("", line))
     if provenance not in PROVENANCES:
-        problems.append(Problem(path, provenance_line, f"state {state_id} needs ':provenance:' set to one of "
-                                                       f"{', '.join(PROVENANCES)}"
-                                + (f", not '{provenance}'" + suggest(provenance, PROVENANCES) if provenance else "")))
+        problems.append(Problem(path, provenance_line, _("state {id} needs ':provenance:' set to one of {names}",
+                                  id=state_id, names=", ".join(PROVENANCES))
+                                + (_(", not '{value}'", value=provenance) + suggest(provenance, PROVENANCES)
+                                   if provenance else "")))
     figure, figure_line = options.get("figure", ("", line))
     body, more, teacher = _split_state_body(tokens[1:-1])
     caption, caption_line = options.get("caption", ("", line))

@@ -21,6 +21,7 @@ from .check import check_site
 from .content import BADGE_TEXT, Content, Evidence, SourceFile
 from .frontmatter import split_page
 from .gallery import gallery_context
+from .i18n import _
 from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
@@ -29,7 +30,7 @@ from .notebook import lesson_notebook
 from .numbers import display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
-from .render import SiteView, make_environment, render_page_blocks
+from .render import SiteView, make_environment, render_page_blocks, use_language
 
 STATIC = Path(__file__).parent / "static"
 HEAD_SCRIPT = (Path(__file__).parent / "templates" / "head.js").read_text(encoding="utf-8").strip()
@@ -160,7 +161,7 @@ class RenderKit:
 
 def make_kit(site: SiteView, jinja: Environment | None = None) -> RenderKit:
     """``jinja`` may be passed in so a long-running process keeps its compiled templates."""
-    return RenderKit(make_markdown(), jinja or make_environment(), _site_context(site),
+    return RenderKit(make_markdown(), use_language(jinja or make_environment(), site), _site_context(site),
                      tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
                      {page_id: p.meta.title for page_id, p in site.pages.items()})
 
@@ -178,7 +179,7 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
             site=common, page=context, markdown=markdown).encode()
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
         if site.evidence.notebook_setup:
-            files[f"downloads/{page.meta.id}.ipynb"] = lesson_notebook(page, site.evidence, kit.titles)
+            files[f"downloads/{page.meta.id}.ipynb"] = lesson_notebook(page, site.evidence, kit.titles, site.say)
     return files
 
 
@@ -186,15 +187,15 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     """The pages made from the whole site: sources, numbers, 404, ``llms.txt`` and, for teachers, the gallery."""
     jinja, common = kit.jinja, kit.common
     gallery = {"gallery.html": jinja.get_template("gallery.html.j2").render(
-        site=common, page=_generated("gallery", "图与数值一览"), **gallery_context(site)).encode()
+        site=common, page=_generated("gallery", site.say(_("All figures and values"))), **gallery_context(site)).encode()
     } if site.teacher else {}
     return gallery | {
         "sources.html": jinja.get_template("sources.html.j2").render(
-            site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode(),
+            site=common, page=_generated("sources", site.say(_("Sources"))), sources=_sources_context(site)).encode(),
         "numbers.html": jinja.get_template("numbers.html.j2").render(
-            site=common, page=_generated("numbers", "数值与出处"), values=_numbers_context(site)).encode(),
+            site=common, page=_generated("numbers", site.say(_("Numbers and where they come from"))), values=_numbers_context(site)).encode(),
         "404.html": jinja.get_template("404.html.j2").render(
-            site=common, page=_generated("404", "找不到这一页")).encode(),
+            site=common, page=_generated("404", site.say(_("Page not found")))).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
     }
 
@@ -265,13 +266,13 @@ def _evidence_summary(site: SiteView, page: ParsedPage) -> dict[str, Any]:
     producers: dict[str, dict[str, str]] = {}
     for value in values:
         producers.setdefault(value.producer, {"name": value.producer, "provenance": value.provenance,
-                                              "badge": BADGE_TEXT[value.provenance], "command": value.command,
+                                              "badge": site.badge(value.provenance), "command": value.command,
                                               "conditions": value.conditions, "date": value.date})
     counts = {kind: 0 for kind in BADGE_TEXT}
     for figure in figures:
         if figure in site.evidence.figures:
             counts[site.evidence.figures[figure].provenance] += 1
-    return {"figure_counts": [{"badge": BADGE_TEXT[k], "count": n} for k, n in counts.items() if n],
+    return {"figure_counts": [{"badge": site.badge(k), "count": n} for k, n in counts.items() if n],
             "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values)}
 
 
@@ -306,7 +307,7 @@ def _sources_context(site: SiteView) -> list[dict[str, Any]]:
 
 
 def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
-    return [{"name": v.name, "display": display(v), "provenance": v.provenance, "badge": BADGE_TEXT[v.provenance],
+    return [{"name": v.name, "display": display(v), "provenance": v.provenance, "badge": site.badge(v.provenance),
              "producer": v.producer, "description": v.description, "command": v.command,
              "source_file": v.source_file, "published_source": v.source_file in site.evidence.experiment_files,
              "conditions": v.conditions, "date": v.date, "tolerance": v.tolerance,

@@ -40,6 +40,7 @@ from typing import Any
 
 from .content import Evidence, FigureInfo, Value
 from .incremental import BuildReport, IncrementalSite
+from .i18n import _, course_language, localize
 from .problems import ContentError, Problem
 
 CLIENT_SCRIPT = Path(__file__).parent / "devserver.js"
@@ -79,8 +80,9 @@ def progress(label: str, after: float = 0.5) -> Iterator[None]:
             print(f"{label}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
 
 
-def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES) -> dict[str, Any]:
-    """A problem as the overlay shows it: ``path:line: message`` and the source lines around it."""
+def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
+                   language: str = "en") -> dict[str, Any]:
+    """A problem as the overlay shows it: ``path:line: message`` (in ``language``) and the source lines around it."""
     lines: list[dict[str, Any]] = []
     if problem.line:
         try:
@@ -89,8 +91,8 @@ def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES) -
             text = []
         first, last = max(1, problem.line - context), min(len(text), problem.line + context)
         lines = [{"line": n, "text": text[n - 1], "here": n == problem.line} for n in range(first, last + 1)]
-    return {"path": problem.path, "line": problem.line, "message": problem.message, "text": str(problem),
-            "context": lines}
+    return {"path": problem.path, "line": problem.line, "message": localize(problem.message, language),
+            "text": problem.localized(language), "context": lines}
 
 
 def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
@@ -142,6 +144,14 @@ class DevServer:
         self._threads: list[threading.Thread] = []
 
     @property
+    def language(self) -> str:
+        """The course's language (site.yml is read each time: a teacher may change it while serving)."""
+        return course_language(self.site.root, self.site.content_dir)
+
+    def say(self, text: str) -> str:
+        return localize(text, self.language)
+
+    @property
     def stopping(self) -> bool:
         return self._stop.is_set()
 
@@ -181,7 +191,7 @@ class DevServer:
         """Run until Ctrl-C (also during the first build)."""
         try:
             self.start()
-            self.log(f"serving {self.site.out_dir} at {self.url} (Ctrl-C to stop)")
+            self.log(self.say(_("serving {folder} at {url} (Ctrl-C to stop)", folder=self.site.out_dir, url=self.url)))
             self._stop.wait()
         except KeyboardInterrupt:
             pass
@@ -197,7 +207,8 @@ class DevServer:
                 self._evidence = self.evidence_source.load()
             report = self.site.build(self._evidence)
         except ContentError as error:
-            self._failed([problem_report(p, self.site.root) for p in error.problems], "")
+            language = course_language(self.site.root, self.site.content_dir)
+            self._failed([problem_report(p, self.site.root, language=language) for p in error.problems], "")
         except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
             self._failed([], traceback.format_exc())
         else:
@@ -211,21 +222,28 @@ class DevServer:
             urls = ["/" + url for url in report.changed_urls]
             self._broadcast("reload", {"build": self.build_id, "urls": urls})
         for warning in report.warnings if (self.build_id == 1 or report.changed_files) else ():
-            self.log(str(warning))
+            self.log(warning.localized(self.language))
         if self.build_id == 1 or report.changed_files or was_failing:
             changed = ", ".join(report.changed_urls[:4]) + (" …" if len(report.changed_urls) > 4 else "")
-            self.log(f"built {report.pages} pages in {report.seconds * 1000:.0f} ms"
-                     + (f" (rendered {len(report.rendered)})" if self.build_id > 1 else "")
-                     + (f"; reload {changed}" if self.build_id > 1 and changed else "")
-                     + ("; problems fixed" if was_failing else ""))
+            self.log(self.say(_("built {pages} pages in {ms} ms", pages=report.pages, ms=f"{report.seconds * 1000:.0f}")
+                              + (_(" (rendered {n})", n=len(report.rendered)) if self.build_id > 1 else "")
+                              + (_("; reload {urls}", urls=changed) if self.build_id > 1 and changed else "")
+                              + (_("; problems fixed") if was_failing else "")))
 
     def _failed(self, reports: list[dict[str, Any]], crash: str) -> None:
-        failure = {"build": self.build_id, "problems": reports, "traceback": crash}
+        failure = {"build": self.build_id, "problems": reports, "traceback": crash,
+                   "labels": {"failed": self.say(_("Build failed")),
+                              "count": self.say(_("Build failed: {n} problem(s)", n=len(reports))),
+                              "crashed": self.say(_("The build program crashed")),
+                              "note": self.say(_("Below is the last page that built; this disappears when a "
+                                                 "save fixes the problems.")),
+                              "hide": self.say(_("Hide"))}}
         with self._lock:
             self.failure = failure
             self._broadcast("build-error", failure)
-        count = f"{len(reports)} problem(s)" if reports else "the build crashed"
-        self.log(f"{terminal_report(reports, crash)}\n{count}; still serving the last good site")
+        count = _("{n} problem(s)", n=len(reports)) if reports else _("the build crashed")
+        self.log(f"{terminal_report(reports, crash)}\n"
+                 + self.say(count + _("; still serving the last good site")))
 
     def _broadcast(self, event: str, data: dict[str, Any]) -> None:
         for client in self._clients:
@@ -272,8 +290,8 @@ def listen(host: str, port: int) -> http.server.ThreadingHTTPServer:
     except OSError as error:
         if error.errno != errno.EADDRINUSE:
             raise
-        raise PortBusy(f"port {port} on {host} is already in use (another server?); "
-                                    f"try --port {free_port(host, port + 1)} or --port 0") from None
+        raise PortBusy(_("port {port} on {host} is already in use (another server?); try --port {free} "
+                         "or --port 0", port=port, host=host, free=free_port(host, port + 1))) from None
     httpd.daemon_threads = True
     return httpd
 

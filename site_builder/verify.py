@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from .pipeline import PreparedSite
+from .i18n import _
 from .problems import Problem
 
 _TEACHER_MARKERS = ("data-teacher", "teacher-note")
@@ -89,8 +90,9 @@ def _teacher_leaks(prepared: PreparedSite, public: Path) -> list[Problem]:
             continue
         text = path.read_text(encoding="utf-8", errors="ignore")
         where = f"{public.name}/{path.relative_to(public).as_posix()}"
-        problems += [Problem(where, 0, f"teacher-only markup '{m}' in the public site")
+        problems += [Problem(where, 0, _("teacher-only markup '{markup}' in the public site", markup=m))
                      for m in _TEACHER_MARKERS if m in text]
-        problems += [Problem(where, 0, f"teacher note from {src}:{line} leaks into the public site: '{run[:20]}…'")
+        problems += [Problem(where, 0, _("teacher note from {src}:{line} leaks into the public site: '{text}…'",
+                                       src=src, line=line, text=run[:20]))
                      for run, (src, line) in phrases.items() if run in text]
     return problems

@@ -78,7 +78,7 @@ def test_names_change_with_the_picture_and_only_then(tmp_path):
 
 @pytest.mark.parametrize(("markdown", "message"), [
     ("![](images/gpu.jpg)", f"{P}:10: image 'images/gpu.jpg' has no alt text: write what it shows for readers who "
-                            "cannot see it, as in '![GPU 板卡的照片](images/gpu.jpg)'"),
+                            "cannot see it, as in '![a photo of a GPU board](images/gpu.jpg)'"),
     ("![图](../secret.png)", f"{P}:10: image '../secret.png' must be a file in this page's folder or below, e.g. "
                             "'images/gpu.jpg' (no URL, no absolute path, no '..')"),
     ("![图](https://example.org/a.png)", f"{P}:10: image 'https://example.org/a.png' must be a file in this page's "

@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
+
+from ..i18n import _
 
 _OPEN = re.compile(r"^(:{3,})\{([A-Za-z][\w-]*)\}[ \t]*(.*?)\s*$")
 _CLOSE = re.compile(r"^(:{3,})\s*$")
@@ -32,14 +35,17 @@ def directive_plugin(md: MarkdownIt) -> None:
 
 # States are laid out by the page template; only these two render inline.
 _OPEN_HTML = {
-    "more": '<details class="more"><summary>进一步解释</summary>\n',
-    "teacher": '<aside class="teacher-note" data-teacher><p class="teacher-label">教师备注</p>\n',
+    "more": ('<details class="more"><summary>{}</summary>\n', _("More explanation")),
+    "teacher": ('<aside class="teacher-note" data-teacher><p class="teacher-label">{}</p>\n', _("Teacher notes")),
 }
 _CLOSE_HTML = {"more": "</details>\n", "teacher": "</aside>\n"}
 
 
 def _render_open(self, tokens, idx, options, env) -> str:
-    return _OPEN_HTML.get(tokens[idx].meta["name"], "<div>\n")
+    if tokens[idx].meta["name"] not in _OPEN_HTML:
+        return "<div>\n"
+    html, label = _OPEN_HTML[tokens[idx].meta["name"]]
+    return html.format(escapeHtml(env.get("say", str)(label)))  # in the course's language
 
 
 def _render_close(self, tokens, idx, options, env) -> str:
