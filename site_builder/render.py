@@ -52,6 +52,7 @@ def make_environment() -> Environment:
     """Strict, autoescaping Jinja: a missing field fails the build instead of rendering blank."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, autoescape=True,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, extensions=["jinja2.ext.i18n"])
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}
     install(env, "en")  # until a site's language is installed (see ``use_language``)
     env.globals["badge_text"] = BADGE_TEXT
     return env
