@@ -1,7 +1,7 @@
 """Build the lesson sites: the one module that wires lessonmodel, figures and site_builder together.
 
     python build.py                 build _site/ (public) and _site-teacher/ (with teacher notes)
-    python build.py check           what CI runs: a clean rebuild from scratch, then every check
+    python build.py check [--report DIR]  what CI runs: a clean rebuild from scratch, then every check
     python build.py figures --accept  record the current figures in figures/manifest.json
     python build.py serve           build, serve on 127.0.0.1 and rebuild on every save
     python build.py new lesson ID   start a new lesson from a template
@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache"
@@ -64,14 +66,19 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
             values[f"{name}.{key}"] = Value(
                 name=f"{name}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="measured",
                 producer=name, description=entry.get("description", ""), command=experiment["command"],
-                source_file=experiment["source"], conditions=_config_line(experiment["config"]))
+                source_file=experiment["source"], conditions=_config_line(experiment["config"]),
+                value_class=entry.get("class", ""), rtol=entry.get("rtol", 0.0), atol=entry.get("atol", 0.0))
+    # A record's rounding value is compared with the model's stated rounding tolerance unless it states its own.
+    rounding = results.get("value_classes", {}).get("rounding", {})
     for record_id, record in records.items():
         conditions = "；".join(str(record[k]) for k in ("machine", "conditions") if record.get(k))
         for key, entry in record["values"].items():
             values[f"{record_id}.{key}"] = Value(
                 name=f"{record_id}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="record",
                 producer=record_id, description=entry.get("description", ""), command=record.get("command") or "",
-                conditions=conditions, date=str(record.get("date", "")))
+                conditions=conditions, date=str(record.get("date", "")), value_class=entry.get("class", ""),
+                **({"rtol": entry.get("rtol", rounding.get("rtol", 0.0)),
+                    "atol": entry.get("atol", rounding.get("atol", 0.0))} if entry.get("class") == "rounding" else {}))
     values = _with_tolerances(values, records)
     figures = {fid: FigureInfo(id=fid, file=info["file"], alt=info["alt"], description=info["description"],
                                provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
@@ -117,12 +124,27 @@ def _with_tolerances(values: dict, records: dict[str, dict]) -> dict:
     return values
 
 
-def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
-    """Run the model and draw the figures (both cached); returns the site's evidence and the figure results."""
+@dataclass(frozen=True)
+class Measured:
+    """What one measure-and-draw pass produced."""
+
+    evidence: Any
+    """The site builder's ``Evidence``."""
+    drawn: dict
+    """figures.render_all's result: figure id → file and metadata."""
+    results: dict
+    """lessonmodel's results document."""
+    records: dict
+    """Record id → the record's JSON."""
+
+
+def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = None) -> Measured:
+    """Run the model and draw the figures (both cached)."""
     from contextlib import nullcontext
 
     from site_builder import ContentError
     from site_builder.load import load_content
+    from site_builder.urls import check_html
 
     step = progress or (lambda label: nullcontext())
     content, problems = load_content(ROOT)
@@ -136,15 +158,24 @@ def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None
     figure_dir = figure_dir or CACHE / "figures-out"
     with step("drawing figures"):
         drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
-    return evidence_from(results, records, drawn, figure_dir), drawn
+    for info in drawn.values():  # the figures go into the site as they are: same URL allowlist as the pages
+        check_html(f"figures/{info['file']}", (figure_dir / info["file"]).read_bytes(), images=True)
+    return Measured(evidence_from(results, records, drawn, figure_dir), drawn, results, records)
+
+
+def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
+    """The site's evidence and the figure results."""
+    measured = measure_all(clean, progress, figure_dir)
+    return measured.evidence, measured.drawn
 
 
 def build(clean: bool = False, quiet: bool = False):
-    """Measure, draw, then build and write both sites. Returns the prepared site and the figure results."""
+    """Measure, draw, then build and write both sites. Returns the prepared site and what was measured."""
     from site_builder import prepare_site
 
     started = time.perf_counter()
-    evidence, drawn = measure_and_draw(clean)
+    measured = measure_all(clean)
+    evidence = measured.evidence
     prepared = prepare_site(ROOT, evidence)
     write_sites(prepared)
     for warning in prepared.warnings:
@@ -153,7 +184,7 @@ def build(clean: bool = False, quiet: bool = False):
         say(_("built {pages} pages, {figures} figures, {values} values → {public}/ and {teacher}/ in {seconds} s",
               pages=len(prepared.pages), figures=len(evidence.figures), values=len(evidence.values),
               public=PUBLIC.name, teacher=TEACHER.name, seconds=f"{time.perf_counter() - started:.2f}"))
-    return prepared, drawn
+    return prepared, measured
 
 
 def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> None:
@@ -184,20 +215,24 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
             raise RuntimeError(f"writing {teacher.name}/ failed (exit {child.exitcode}); see the message above")
 
 
-def check() -> int:
-    """Clean rebuild from scratch, then the checks CI needs: figures, links, leaks."""
+def check(report_dir: Path | None = None) -> int:
+    """Clean rebuild from scratch, then the checks CI needs: figures by picture and data, links, leaks."""
     import shutil
 
     from site_builder.verify import verify_output
 
     import figures
+    from figures.report import write_report
 
     shutil.rmtree(CACHE / "figures-clean", ignore_errors=True)
-    prepared, drawn = build(clean=True)
-    problems = [f"figures/manifest.json: {p}" for p in figures.check_manifest(drawn, figures.MANIFEST_PATH)]
+    prepared, measured = build(clean=True)
+    drawn = [figures.BY_ID[fid] for fid in measured.drawn]
+    checks, problems = figures.check_figures(drawn, measured.results, measured.records)
     problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
     for problem in problems:
         print(problem, file=sys.stderr)
+    if report_dir is not None:
+        print(f"report: {write_report(checks, problems, report_dir)}", file=sys.stderr)
     values = prepared.evidence.values
     say(_("check: {pages} pages, {values} values ({measured} measured today), {figures} figures, record comparisons "
           "hold, {problems} problems", pages=len(prepared.pages), values=len(values),
@@ -207,11 +242,20 @@ def check() -> int:
 
 
 def accept_figures() -> int:
+    """Accept the figures as drawn now: new baselines where the picture changed, and the manifest."""
     import figures
 
-    _, drawn = build()
-    figures.write_manifest(drawn, figures.MANIFEST_PATH)
-    print(f"recorded {len(drawn)} figures in {figures.MANIFEST_PATH.relative_to(ROOT)}")
+    _, measured = build()
+    drawn = [figures.BY_ID[fid] for fid in measured.drawn]
+    try:
+        said = figures.accept_figures(drawn, measured.results, measured.records)
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 1
+    for line in said:
+        print(line)
+    print(f"{len(said)} change(s) accepted; {len(drawn)} figures in "
+          f"{figures.MANIFEST_PATH.relative_to(ROOT)} and figures/baseline/")
     return 0
 
 
@@ -223,7 +267,7 @@ def print_evidence(figure_dir: str | None = None) -> None:
     from site_builder.serve import evidence_to_json, progress
 
     try:
-        evidence, _ = measure_and_draw(progress=progress, figure_dir=Path(figure_dir) if figure_dir else None)
+        evidence, _drawn = measure_and_draw(progress=progress, figure_dir=Path(figure_dir) if figure_dir else None)
     except ContentError as error:
         print(json.dumps({"problems": [[p.path, p.line, p.message] for p in error.problems]}, ensure_ascii=False))
         sys.exit(1)
@@ -359,7 +403,7 @@ def list_assets(what: str) -> int:
     if what == "values":
         from site_builder.numbers import display
 
-        evidence, _ = measure_and_draw()
+        evidence, _drawn = measure_and_draw()
         rows = [(v.name, display(v), f"[{v.provenance}] {v.description}") for v in evidence.values.values()]
     elif what == "figures":
         import figures
@@ -394,7 +438,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python build.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("build", help="build _site/ and _site-teacher/ (the default)")
-    commands.add_parser("check", help="clean rebuild and every check CI makes")
+    check_parser = commands.add_parser("check", help="clean rebuild and every check CI makes")
+    check_parser.add_argument("--report", type=Path, metavar="DIR", default=None,
+                              help="write DIR/index.html: every changed figure, baseline/new/difference")
     figures_parser = commands.add_parser("figures", help="draw the figures; --accept records them in the manifest")
     figures_parser.add_argument("--accept", action="store_true", help="write figures/manifest.json")
     serve_parser = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on every save")
@@ -420,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "check":
-            return check()
+            return check(args.report)
         if args.command == "list":
             return list_assets(args.what)
         if args.command == "figures":

@@ -1,63 +1,259 @@
-"""figures/manifest.json: the accepted state of every figure, for CI.
+"""figures/manifest.json: the accepted input data of every figure; figures/baseline/: its picture.
 
-Per figure it records the sha256 of its input data and of its SVG. CI renders
-all figures and compares: a changed figure is explained as a data change (the
-model or a record now says something else) or a drawing change (same data,
-different SVG: code, style, fonts or matplotlib). ``python build.py figures
---accept`` rewrites the manifest after a human has looked.
+The manifest keeps each figure input (an experiment's config, values and data, or
+a record) quantized by its values' classes: `exact` values as they are,
+`rounding` floats to 12 significant digits, compared within the class's
+tolerance. So a CPU whose `exp` rounds the last bit differently agrees, and a
+changed number does not. The picture is checked by pixels against the committed
+baseline PNG (figures/baseline.py). `python build.py figures --accept` rewrites
+both after a human has looked, and lists what it accepted.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from figures import baseline
+from figures.runner import figure_data
+from figures.spec import Figure
+
 MANIFEST_PATH = Path(__file__).with_name("manifest.json")
+SIGNIFICANT_DIGITS = 12
+"""Rounding floats are stored this precisely: finer than any tolerance they are compared with."""
+EXACT, ROUNDING = "exact", "rounding"
+DEFAULT_TOLERANCE = {"rtol": 1e-9, "atol": 1e-12}
+"""Used only when the results document states none (lessonmodel's ROUNDING_RTOL/ATOL)."""
+SHOWN_CHANGES = 8
 
 
-def _data_origin(entry: Mapping[str, Any]) -> str:
-    if entry.get("provenance") == "record":
-        return "records differ: " + ", ".join(entry.get("inputs", []))
-    return "lessonmodel results differ"
+@dataclass(frozen=True)
+class FigureCheck:
+    """One figure compared with its accepted state."""
+
+    id: str
+    new_png: bytes
+    baseline_png: bytes | None
+    """The committed image, if it could be read."""
+    pixels: baseline.PixelDiff | None
+    """None when there is no readable baseline."""
+    data_changes: tuple[str, ...]
+    """'path: old → new' for each input leaf that changed beyond its class's tolerance."""
+    problems: tuple[str, ...]
+    """`path: message` lines for build.py check."""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.problems)
 
 
-def check_manifest(rendered: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH) -> list[str]:
-    """Problems between freshly rendered figures and the accepted manifest (empty when equal)."""
-    from figures.registry import FIGURE_IDS
+# --- quantizing inputs by value class ------------------------------------------------------
 
-    path = Path(manifest_path)
+def quantize(node: Any, kind: str = ROUNDING) -> Any:
+    """Floats of class `rounding` to SIGNIFICANT_DIGITS; everything else as it is.
+
+    A value entry ({"value": …, "class": …}) uses its own class; other floats in an
+    experiment's data are rounding (they come from exp/tanh/sin like the values do).
+    """
+    if isinstance(node, Mapping):
+        own = node.get("class", kind) if "value" in node else kind
+        return {k: quantize(v, own if k == "value" else kind) for k, v in node.items()}
+    if isinstance(node, list | tuple):
+        return [quantize(v, kind) for v in node]
+    if isinstance(node, float) and kind == ROUNDING:
+        return float(f"{node:.{SIGNIFICANT_DIGITS}g}")
+    return node
+
+
+def figure_inputs(figures: Iterable[Figure], results: Mapping[str, Any],
+                  records: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Every figure input by name, quantized; records are committed files, so compared exactly."""
+    inputs: dict[str, Any] = {}
+    for figure in figures:
+        data, _ = figure_data(figure, results, records)
+        for name, value in (data or {}).items():
+            inputs[name] = quantize(value, EXACT if figure.provenance == "record" else ROUNDING)
+    return dict(sorted(inputs.items()))
+
+
+def data_changes(old: Any, new: Any, tolerance: Mapping[str, float], path: str = "",
+                 kind: str = ROUNDING) -> list[str]:
+    """Leaves of `new` that differ from `old` beyond their class allows, as 'path: old → new'."""
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        own = new.get("class", kind) if "value" in new else kind
+        out: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            where = f"{path}.{key}" if path else str(key)
+            if key not in old or key not in new:
+                out.append(f"{where}: {_short(old.get(key, '(absent)'))} → {_short(new.get(key, '(absent)'))}")
+            else:
+                out += data_changes(old[key], new[key], tolerance, where, own if key == "value" else kind)
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [c for i, (a, b) in enumerate(zip(old, new, strict=True))
+                for c in data_changes(a, b, tolerance, f"{path}[{i}]", kind)]
+    if _same(old, new, tolerance, kind):
+        return []
+    return [f"{path}: {_short(old)} → {_short(new)}"]
+
+
+def _same(old: Any, new: Any, tolerance: Mapping[str, float], kind: str) -> bool:
+    numbers = (int, float)
+    if (kind == ROUNDING and isinstance(old, numbers) and isinstance(new, numbers)
+            and not isinstance(old, bool) and not isinstance(new, bool)):
+        return abs(new - old) <= tolerance["atol"] + tolerance["rtol"] * abs(old)
+    return type(old) is type(new) and old == new
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+# --- the manifest file -----------------------------------------------------------------------
+
+def read_manifest(path: Path) -> tuple[dict[str, Any] | None, str]:
+    """The manifest, or (None, a `path: message` problem)."""
+    shown = baseline.shown_path(path)
     if not path.exists():
-        return [f"{path} does not exist; render the figures and accept them to create it"]
-    accepted: dict[str, Any] = json.loads(path.read_text("utf-8"))["figures"]
-    problems: list[str] = []
-    for fid, entry in rendered.items():
-        old = accepted.get(fid)
-        if old is None:
-            problems.append(f"figure {fid} is not in the manifest")
-        elif old["data_sha256"] != entry["data_sha256"]:
-            problems.append(f"figure {fid} changed: its data changed ({_data_origin(entry)})")
-        elif old["svg_sha256"] != entry["svg_sha256"]:
-            problems.append(f"figure {fid} changed: its drawing changed (same data, different SVG)")
-    for fid in accepted:
-        if fid in rendered:
-            continue
-        if fid in FIGURE_IDS:
-            problems.append(f"figure {fid} is in the manifest but was not rendered")
-        else:
-            problems.append(f"manifest lists unknown figure {fid}")
-    return problems
+        return None, f"{shown}: does not exist; look at the figures, then create it with: {baseline.ACCEPT_HINT}"
+    try:
+        doc = json.loads(path.read_text("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return None, f"{shown}: not valid JSON ({error}); regenerate it with: {baseline.ACCEPT_HINT}"
+    if not isinstance(doc, dict) or not isinstance(doc.get("figures"), dict) or not isinstance(doc.get("inputs"), dict):
+        return None, (f"{shown}: has no 'figures' and 'inputs' objects (an older format?); "
+                      f"regenerate it with: {baseline.ACCEPT_HINT}")
+    return doc, ""
 
 
-def write_manifest(rendered: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH) -> None:
-    """Accept the rendered figures: rewrite the manifest from them."""
+def write_manifest(figures: Iterable[Figure], inputs: Mapping[str, Any], path: Path = MANIFEST_PATH) -> None:
     import importlib.metadata
 
-    figures = {
-        fid: {"provenance": e["provenance"], "inputs": list(e["inputs"]),
-              "data_sha256": e["data_sha256"], "svg_sha256": e["svg_sha256"]}
-        for fid, e in sorted(rendered.items())
+    doc = {
+        "matplotlib": importlib.metadata.version("matplotlib"),
+        "font": baseline.REFERENCE_FONT,
+        "figures": {f.id: {"provenance": f.provenance, "inputs": list(f.inputs),
+                           "baseline": f"baseline/{f.id}.png"} for f in sorted(figures, key=lambda f: f.id)},
+        "inputs": dict(inputs),
     }
-    doc = {"matplotlib": importlib.metadata.version("matplotlib"), "figures": figures}
-    Path(manifest_path).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    Path(path).write_text(json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=True) + "\n", "utf-8")
+
+
+# --- checking and accepting ------------------------------------------------------------------
+
+def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
+                 accepted: Mapping[str, Any], baseline_dir: Path | None = None,
+                 manifest_path: Path = MANIFEST_PATH) -> FigureCheck:
+    """Draw `figure`, compare its picture with the baseline and its inputs with the manifest."""
+    baseline_dir = baseline_dir or baseline.BASELINE_DIR
+    data, _ = figure_data(figure, results, records)
+    new_png = baseline.draw_png(figure, data or {})
+    tolerance = _tolerance(results)
+    now = figure_inputs([figure], results, records)
+    changes = [c for name in figure.inputs
+               for c in (data_changes(accepted["inputs"][name], now.get(name), tolerance, name)
+                         if name in accepted["inputs"] else [f"{name}: not in the manifest yet"])]
+    path = baseline_dir / f"{figure.id}.png"
+    expected, unreadable = baseline.read_baseline(path)
+    problems = [unreadable] if unreadable else []
+    pixels = None
+    if expected is not None:
+        pixels = baseline.compare_pixels(expected, baseline.png_pixels(new_png))
+        if pixels.fails:
+            problems.append(f"{baseline.shown_path(path)}: figure {figure.id} looks different: {pixels.changed} pixels "
+                            f"changed (tolerance {baseline.MAX_CHANGED_PIXELS}); look at it (build.py check "
+                            f"--report DIR), then accept it with: {baseline.ACCEPT_HINT}")
+    if figure.id not in accepted["figures"]:
+        problems.append(f"{baseline.shown_path(manifest_path)}: figure {figure.id} is not in the manifest; "
+                        f"accept it with: {baseline.ACCEPT_HINT}")
+    if changes:
+        shown = "; ".join(changes[:SHOWN_CHANGES]) + (f"; and {len(changes) - SHOWN_CHANGES} more"
+                                                      if len(changes) > SHOWN_CHANGES else "")
+        problems.append(f"{baseline.shown_path(manifest_path)}: figure {figure.id}: its data changed: {shown}")
+    return FigureCheck(figure.id, new_png, path.read_bytes() if expected is not None else None, pixels,
+                       tuple(changes), tuple(problems))
+
+
+def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
+                  records: Mapping[str, Mapping[str, Any]], manifest_path: Path | None = None,
+                  baseline_dir: Path | None = None) -> tuple[list[FigureCheck], list[str]]:
+    """Every figure's check, and every problem (`path: message`), including manifest-level ones."""
+    manifest_path, baseline_dir = manifest_path or MANIFEST_PATH, baseline_dir or baseline.BASELINE_DIR
+    accepted, problem = read_manifest(manifest_path)
+    if accepted is None:
+        return [], [problem]
+    missing_font = baseline.reference_font_missing()
+    if missing_font:
+        return [], [f"{baseline.shown_path(baseline_dir)}: {missing_font}"]
+    figures = list(figures)
+    checks = [check_figure(f, results, records, accepted, baseline_dir, manifest_path) for f in figures]
+    problems = [p for c in checks for p in c.problems]
+    from figures.registry import FIGURE_IDS
+
+    problems += [f"{baseline.shown_path(manifest_path)}: lists figure {fid}, which no module registers; "
+                 f"accept to remove it: {baseline.ACCEPT_HINT}" for fid in accepted["figures"] if fid not in FIGURE_IDS]
+    return checks, problems
+
+
+def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
+                   records: Mapping[str, Mapping[str, Any]], manifest_path: Path | None = None,
+                   baseline_dir: Path | None = None) -> list[str]:
+    """Write new baselines for the figures that changed and rewrite the manifest; say what was accepted.
+
+    A figure within the tolerance keeps its committed PNG, so accepting on another
+    machine does not rewrite every image. Without the reference font nothing is
+    accepted (ValueError): the baselines would show a fallback font.
+    """
+    missing_font = baseline.reference_font_missing()
+    if missing_font:
+        raise ValueError(f"{baseline.shown_path(baseline_dir or baseline.BASELINE_DIR)}: nothing accepted: "
+                         f"{missing_font}")
+    manifest_path, baseline_dir = manifest_path or MANIFEST_PATH, baseline_dir or baseline.BASELINE_DIR
+    figures = list(figures)
+    accepted, _ = read_manifest(manifest_path)
+    accepted = accepted or {"figures": {}, "inputs": {}}
+    baseline_dir.mkdir(parents=True, exist_ok=True)
+    said: list[str] = []
+    for figure in figures:
+        check = check_figure(figure, results, records, accepted, baseline_dir, manifest_path)
+        if not check.changed:
+            continue
+        if check.pixels is None or check.pixels.fails:
+            (baseline_dir / f"{figure.id}.png").write_bytes(check.new_png)
+        said.append(f"accepted {figure.id}: {_what_changed(check)}")
+    known = {f.id for f in figures}
+    for stale in sorted(baseline_dir.glob("*.png")):
+        if stale.stem not in known:
+            stale.unlink()
+            said.append(f"removed {baseline.shown_path(stale)}: no figure {stale.stem} is drawn")
+    said += [f"removed figure {fid} from the manifest" for fid in accepted["figures"] if fid not in known]
+    write_manifest(figures, _kept_inputs(figure_inputs(figures, results, records), accepted["inputs"], results),
+                   manifest_path)
+    return said
+
+
+def _kept_inputs(now: Mapping[str, Any], accepted: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]:
+    """Inputs within their tolerance keep the accepted text: accepting on another CPU changes no line."""
+    tolerance = _tolerance(results)
+    return {name: accepted[name] if name in accepted and not data_changes(accepted[name], value, tolerance, name)
+            else value for name, value in now.items()}
+
+
+def _tolerance(results: Mapping[str, Any]) -> Mapping[str, float]:
+    return results.get("value_classes", {}).get(ROUNDING) or DEFAULT_TOLERANCE
+
+
+def _what_changed(check: FigureCheck) -> str:
+    parts = []
+    if check.pixels is None:
+        parts.append("new baseline image")
+    elif check.pixels.fails:
+        parts.append(f"picture changed ({check.pixels.changed} pixels)")
+    if check.data_changes:
+        parts.append(f"data changed ({len(check.data_changes)}: {'; '.join(check.data_changes[:3])}"
+                     + ("; …" if len(check.data_changes) > 3 else "") + ")")
+    return ", ".join(parts) or "newly listed in the manifest"

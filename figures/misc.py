@@ -58,6 +58,10 @@ def draw_ledger(fig: Any, _data: Mapping[str, Any]) -> None:
         s.note(ax, 5.4, 3.35 - j * 0.6, line, ha="left", color=s.INK, fs=s.FS_SMALL)
 
 
+FLOOR = 1e-17
+"""Where a log-scale plot draws an exact zero."""
+
+
 def draw_char_stream(fig: Any, data: Mapping[str, Any]) -> None:
     cached = series(data, "char_stream", "cached_diff_by_position")
     stale = series(data, "char_stream", "stale_diff_by_position")
@@ -69,12 +73,13 @@ def draw_char_stream(fig: Any, data: Mapping[str, Any]) -> None:
     ax.text(n_prefill / 2 - 0.5, 2e1, "prefill", ha="center", va="top", fontsize=s.FS_SMALL, color=s.MUTED)
     ax.plot(decode_x, [stale[x] for x in decode_x], color=s.VERMILION, marker="s", ms=4,
             label="旧前缀缓存 vs 新文本重算")
-    ax.plot(decode_x, [max(cached[x], 1e-18) for x in decode_x], color=s.BLUE, marker="o", ms=4,
-            label="缓存 vs 完整重算")
+    # A log axis has no 0: exact zeros sit on the axis floor, whose tick reads 0.
+    ax.plot(decode_x, [max(cached[x], FLOOR) for x in decode_x], color=s.BLUE, marker="o", ms=4,
+            label="缓存 vs 完整重算", clip_on=False, zorder=3)
     ax.set_yscale("log")
-    ax.set_ylim(1e-17, 1e2)
+    ax.set_ylim(FLOOR, 1e2)
     ax.set_xlim(-0.5, len(cached) - 0.5)
-    ax.set_yticks([1e-15, 1e-10, 1e-5, 1])
+    ax.set_yticks([FLOOR, 1e-15, 1e-10, 1e-5, 1], ["0", *(rf"$10^{{{e}}}$" for e in (-15, -10, -5, 0))])
     ax.set_xlabel("字符位置（decode 逐个追加）")
     ax.set_ylabel("max |Δlogits|（对数轴）")
     ax.legend(loc="center right", bbox_to_anchor=(1.0, 0.5))
@@ -94,9 +99,9 @@ FIGURES = (
            "每一步的临时激活算完即弃。下方对比：prefill 用一次前向成批处理整段已知提示，写入各层 K/V 并得到首个分布；"
            "decode 每步一个 token，要读全部权重和不断增长的 K/V，再追加一列，只能逐步等待。",
            "teaching", (), draw_ledger, s.SIZE_TALL),
-    Figure("char-stream", "字符流上的缓存检查：缓存与重算只差舍入误差，旧前缀缓存差得多",
+    Figure("char-stream", "字符流上的缓存检查：缓存与重算逐位相同，旧前缀缓存差得多",
            "对数坐标折线图，横轴是字符位置：灰色区域是 prefill；之后每个位置比较 logits 的最大差。"
-           "蓝线是使用缓存与完整重算之差，停在浮点舍入量级；红线是前缀被改后仍沿用旧缓存的差，大了十几个数量级。"
+           "蓝线是使用缓存与完整重算之差，每个位置都是 0（逐位相同），画在坐标轴最底端；红线是前缀被改后仍沿用旧缓存的差，接近 1。"
            "这只验证缓存计算，与文字含义无关。",
            "measured", ("char_stream",), draw_char_stream, s.SIZE_4_3),
 )

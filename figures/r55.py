@@ -109,7 +109,9 @@ def _diff_bars(ax: Any, legal: float, stale: float) -> None:
     ax.set_xscale("log")
     ax.set_xlim(1e-17, 1e2)
     for y, v in zip([1, 0], vals, strict=True):
-        ax.text(v * 1.8, y, s.sci(v), va="center", fontsize=s.FS_SMALL)
+        # A log axis has no 0: an exact zero gets no bar, only its label at the axis floor.
+        ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else "0（逐位相同）", va="center",
+                fontsize=s.FS_SMALL)
     ax.set_yticks([1, 0], labels)
     ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
     ax.tick_params(axis="y", length=0)
@@ -135,9 +137,9 @@ FIGURES = (
            "两层的缓存各有 BOS、I、gave 三个旧项，her 在每层追加自己的 K/V（橙色虚线）。每层上方的条形是 lessonmodel "
            "实测的 her 注意力权重（各头平均），覆盖旧项和 her 自身：缓存省掉的是旧位置的重算，不是读取。",
            "measured", ("lesson_data",), draw_b1, s.SIZE_TALL),
-    Figure("r55-b2", "改掉前面的词，之后的缓存必须重算；实测对照：合法缓存误差极小，旧缓存误差大",
+    Figure("r55-b2", "改掉前面的词，之后的缓存必须重算；实测对照：合法缓存与重算逐位相同，旧缓存误差大",
            "上方：把 him 改成 her 后，两层中实测发生变化的 K/V 以红色虚线标出，红框表示从编辑位置起须重算。"
            "第 1 层的 a 只投影本位置输入，所以未变；第 2 层的 a 读过被改的词，已经变了。下方对数轴："
-           "按新前缀重建的缓存与完整重算的 logits 最大差约为浮点舍入量级，编辑后仍用旧缓存的差大得多。",
+           "按新前缀重建的缓存与完整重算的 logits 最大差为 0（逐位相同，没有条），编辑后仍用旧缓存的差约为 1。",
            "measured", ("stale_prefix",), draw_b2, s.SIZE_TALL),
 )

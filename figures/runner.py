@@ -21,7 +21,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,8 +119,13 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
     return round(float(match[1]) * 4 / 3), round(float(match[2]) * 4 / 3)
 
 
-def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
-    """Draw one figure and return its SVG bytes (imports matplotlib)."""
+@contextmanager
+def drawn_figure(figure: Figure, data: Mapping[str, Any]) -> Iterator[Any]:
+    """A matplotlib figure with ``figure`` drawn on it, under the shared style; cleared afterwards.
+
+    Every output format (the SVG, the baseline PNG of figures/baseline.py) is saved from here,
+    so they show the same drawing.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -136,10 +142,16 @@ def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
             style.card(fig)
             figure.draw(fig, data)
             style.tag(fig, figure.provenance, figure.tag or None)
-            buf = io.BytesIO()
-            fig.savefig(buf, format="svg", metadata=SVG_METADATA)
+            yield fig
         finally:
             fig.clear()
+
+
+def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
+    """Draw one figure and return its SVG bytes (imports matplotlib)."""
+    buf = io.BytesIO()
+    with drawn_figure(figure, data) as fig:
+        fig.savefig(buf, format="svg", metadata=SVG_METADATA)
     return buf.getvalue()
 
 

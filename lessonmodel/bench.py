@@ -10,6 +10,11 @@ Time per generated token = total time (prefill included) / N, after an untimed
 warm-up at every prompt length; repeats are interleaved and rotate which method
 runs first. Timings depend on the machine, BLAS threads and load; the record
 states them.
+
+The study runs the model with `kernels="blas"` (NumPy's `@`, OpenBLAS): that is
+how fast inference computes, and what these milliseconds are about. The
+experiments use the fixed-order kernels instead, whose bitwise guarantees cost
+time (lessonmodel/kernels.py).
 """
 
 from __future__ import annotations
@@ -52,14 +57,14 @@ def _vocab(n: int) -> tuple[str, ...]:
 
 FULL = BenchPlan(
     ModelConfig(vocab=_vocab(1024), d_model=384, n_layers=6, n_heads=6, n_kv_heads=6,
-                d_head=64, d_ff=1536, dtype="float32"),
+                d_head=64, d_ff=1536, dtype="float32", kernels="blas"),
     prompts=(8, 32, 128, 512, 1024), generated=(1, 8, 32), main_generated=32, repeats=3,
 )
 """Half the width and layers of GPT-2 small (768, 12), so it finishes in minutes on 2 cores."""
 
 QUICK = BenchPlan(
     ModelConfig(vocab=_vocab(64), d_model=16, n_layers=1, n_heads=2, n_kv_heads=2, d_head=8,
-                d_ff=32, dtype="float32"),
+                d_ff=32, dtype="float32", kernels="blas"),
     prompts=(4, 16), generated=(1, 4), main_generated=4, repeats=2,
 )
 """Tiny sizes for tests."""
@@ -169,8 +174,9 @@ def _cpu_model() -> str:
 
 
 def _value(value: float | bool | int, unit: str, description: str) -> dict[str, Any]:
+    # Durations and their ratios depend on the machine and its load: records, never compared.
     return {"value": round(value, 4) if isinstance(value, float) else value, "unit": unit,
-            "description": description}
+            "description": description, "class": "timing" if unit in ("ms", "x") else "exact"}
 
 
 def _values(plan: BenchPlan, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -199,7 +205,9 @@ def _conditions(plan: BenchPlan) -> str:
                if k in os.environ}
     return (
         f"random-weight {m.dtype} model: d_model {m.d_model}, {m.n_layers} layers, "
-        f"{m.n_heads} heads x {m.d_head}, d_ff {m.d_ff}, vocab {m.vocab_size}; batch 1; greedy "
+        f"{m.n_heads} heads x {m.d_head}, d_ff {m.d_ff}, vocab {m.vocab_size}; matrix products by "
+        f"BLAS (kernels={m.kernels}, as fast inference computes; the experiments sum in a fixed "
+        f"order instead); batch 1; greedy "
         f"argmax; ms per generated token = total time including prefill / generated tokens; "
         f"median of {plan.repeats} interleaved repeats; prompts {list(plan.prompts)}, generated "
         f"{list(plan.generated)}; BLAS threads: {threads or 'library default'}; "

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from lessonmodel.kernels import KERNELS
+
 BOS = "BOS"
 """Beginning-of-sequence token; index 0 in both vocabularies."""
 
@@ -57,6 +59,10 @@ class ModelConfig:
     """Floating-point type of parameters and activations."""
     seed: int = 0
     """Seed for numpy.random.default_rng; the same seed gives the same parameters."""
+    kernels: str = "fixed-order"
+    """How products are summed (lessonmodel/kernels.py): 'fixed-order' gives a token's row the
+    same bits whatever else is in the batch (every experiment); 'blas' is OpenBLAS, fast but
+    shape-dependent in the last bits (the timing study)."""
 
     def __post_init__(self) -> None:
         problems = validate(self)
@@ -112,6 +118,8 @@ def validate(cfg: ModelConfig) -> list[str]:
         problems.append(f"causal must be True or False, got {cfg.causal!r}")
     if cfg.dtype not in DTYPES:
         problems.append(f"dtype must be one of {', '.join(DTYPES)}, got {cfg.dtype!r}")
+    if cfg.kernels not in KERNELS:
+        problems.append(f"kernels must be one of {', '.join(KERNELS)}, got {cfg.kernels!r}")
     if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
         problems.append(f"seed must be an int >= 0, got {cfg.seed!r}")
     return problems

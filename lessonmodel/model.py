@@ -8,7 +8,8 @@ Papers:
 - Meta's llama reference (llama/model.py): pre-norm RMSNorm blocks, a preallocated
   KV cache written at the current length, RoPE offset by the start position.
 
-Three ways to get logits, which must agree to round-off in a causal model:
+Three ways to get logits, which agree bit for bit in a causal model (every sum is
+taken in a fixed order, see kernels.py; with `kernels="blas"` only to round-off):
 - `forward(params, tokens, positions)`: full recompute of every position, no cache.
 - `prefill(params, tokens, cache)`: the whole prompt in one batched pass, filling the cache.
 - `decode_step(params, token, cache)`: one new token against the cached keys and values.
@@ -27,14 +28,16 @@ import numpy as np
 
 from lessonmodel.cache import ConcatCache, KVCache
 from lessonmodel.config import ModelConfig
+from lessonmodel.kernels import BY_NAME, Kernels
 from lessonmodel.params import LayerParams, Params
 
 Cache = TypeVar("Cache", KVCache, ConcatCache)
 
 
-def rms_norm(x: np.ndarray, gain: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+def rms_norm(x: np.ndarray, gain: np.ndarray, ops: Kernels, eps: float = 1e-6) -> np.ndarray:
     """Scale each vector to unit root-mean-square, then by a learned gain."""
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gain
+    mean_square = ops.sum(x * x, axis=-1)[..., None] / x.shape[-1]  # (..., 1)
+    return x / np.sqrt(mean_square + eps) * gain
 
 
 def rope(x: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
@@ -60,9 +63,10 @@ def project_qkv(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Queries, keys and values of the new tokens; q and k carry RoPE already."""
     b, t, _ = h.shape
-    q = (h @ lp.wq).reshape(b, t, cfg.n_heads, cfg.d_head)  # (B, T, H, Dh)
-    k = (h @ lp.wk).reshape(b, t, cfg.n_kv_heads, cfg.d_head)  # (B, T, Hkv, Dh)
-    v = (h @ lp.wv).reshape(b, t, cfg.n_kv_heads, cfg.d_head)  # (B, T, Hkv, Dh)
+    mm = BY_NAME[cfg.kernels].matmul
+    q = mm(h, lp.wq).reshape(b, t, cfg.n_heads, cfg.d_head)  # (B, T, H, Dh)
+    k = mm(h, lp.wk).reshape(b, t, cfg.n_kv_heads, cfg.d_head)  # (B, T, Hkv, Dh)
+    v = mm(h, lp.wv).reshape(b, t, cfg.n_kv_heads, cfg.d_head)  # (B, T, Hkv, Dh)
     return rope(q, positions, cfg.rope_base), rope(k, positions, cfg.rope_base), v
 
 
@@ -84,32 +88,33 @@ def visibility(n_new: int, n_visible: int, causal: bool) -> np.ndarray:
 
 
 def attend(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool, ops: Kernels
 ) -> tuple[np.ndarray, np.ndarray]:
     """softmax(q kᵀ / sqrt(Dh)) v for every head; returns output (B, T, H*Dh) and weights (B, H, T, S)."""
     b, t, n_heads, d_head = q.shape
     n_rep = n_heads // k.shape[2]
     k = repeat_kv(k, n_rep).transpose(0, 2, 3, 1)  # (B, H, Dh, S)
     v = repeat_kv(v, n_rep).transpose(0, 2, 1, 3)  # (B, H, S, Dh)
-    scores = q.transpose(0, 2, 1, 3) @ k / math.sqrt(d_head)  # (B, H, T, S)
+    scores = ops.matmul(q.transpose(0, 2, 1, 3), k) / math.sqrt(d_head)  # (B, H, T, S)
     scores = np.where(visibility(t, k.shape[-1], causal), scores, -np.inf)
     scores = scores - scores.max(axis=-1, keepdims=True)
     weights = np.exp(scores)
-    weights = weights / weights.sum(axis=-1, keepdims=True)  # (B, H, T, S)
-    out = (weights @ v).transpose(0, 2, 1, 3).reshape(b, t, n_heads * d_head)  # (B, T, H*Dh)
+    weights = weights / ops.sum(weights, axis=-1)[..., None]  # (B, H, T, S)
+    out = ops.matmul(weights, v).transpose(0, 2, 1, 3).reshape(b, t, n_heads * d_head)  # (B, T, H*Dh)
     return out, weights
 
 
-def mlp(lp: LayerParams, x: np.ndarray) -> np.ndarray:
+def mlp(lp: LayerParams, x: np.ndarray, ops: Kernels) -> np.ndarray:
     """Position-wise feed-forward: up, GELU (tanh form), down."""
-    u = x @ lp.w_up  # (B, T, d_ff)
+    u = ops.matmul(x, lp.w_up)  # (B, T, d_ff)
     g = 0.5 * u * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (u + 0.044715 * u * u * u)))
-    return g @ lp.w_down  # (B, T, D)
+    return ops.matmul(g, lp.w_down)  # (B, T, D)
 
 
 def logits_of(params: Params, x: np.ndarray) -> np.ndarray:
     """Final norm and output projection, (B, T, D) -> (B, T, V)."""
-    return rms_norm(x, params.final_norm) @ params.unembedding
+    ops = BY_NAME[params.config.kernels]
+    return ops.matmul(rms_norm(x, params.final_norm, ops), params.unembedding)
 
 
 @dataclass(frozen=True)
@@ -156,11 +161,12 @@ def forward_trace(params: Params, tokens: np.ndarray, positions: np.ndarray | No
     cfg = params.config
     x = params.embedding[ids]  # (B, T, D)
     keys, values, attention = [], [], []
+    ops = BY_NAME[cfg.kernels]
     for lp in params.layers:
-        q, k, v = project_qkv(lp, rms_norm(x, lp.attn_norm), pos, cfg)
-        out, w = attend(q, k, v, cfg.causal)
-        x = x + out @ lp.wo  # (B, T, D)
-        x = x + mlp(lp, rms_norm(x, lp.mlp_norm))
+        q, k, v = project_qkv(lp, rms_norm(x, lp.attn_norm, ops), pos, cfg)
+        out, w = attend(q, k, v, cfg.causal, ops)
+        x = x + ops.matmul(out, lp.wo)  # (B, T, D)
+        x = x + mlp(lp, rms_norm(x, lp.mlp_norm, ops), ops)
         keys.append(k)
         values.append(v)
         attention.append(w)
@@ -202,12 +208,13 @@ def run_cached(
     cfg = params.config
     x = params.embedding[ids]  # (B, T, D)
     attention = []
+    ops = BY_NAME[cfg.kernels]
     for i, lp in enumerate(params.layers):
-        q, k, v = project_qkv(lp, rms_norm(x, lp.attn_norm), pos, cfg)
+        q, k, v = project_qkv(lp, rms_norm(x, lp.attn_norm, ops), pos, cfg)
         cache, k_seen, v_seen = cache.write(i, k, v)  # (B, S, Hkv, Dh) each
-        out, w = attend(q, k_seen, v_seen, cfg.causal)
-        x = x + out @ lp.wo  # (B, T, D)
-        x = x + mlp(lp, rms_norm(x, lp.mlp_norm))
+        out, w = attend(q, k_seen, v_seen, cfg.causal, ops)
+        x = x + ops.matmul(out, lp.wo)  # (B, T, D)
+        x = x + mlp(lp, rms_norm(x, lp.mlp_norm, ops), ops)
         attention.append(w)
     return logits_of(params, x), cache.advance(t), tuple(attention)
 

@@ -10,6 +10,25 @@ import numpy as np
 
 from lessonmodel.config import ModelConfig
 
+EXACT, ROUNDING, TIMING = "exact", "rounding", "timing"
+ROUNDING_RTOL, ROUNDING_ATOL = 1e-9, 1e-12
+"""Default tolerance of a `rounding` value: |a - b| <= atol + rtol * |b|. Last-bit
+differences between CPUs are about 1e-16 relative; any real change is far larger."""
+
+VALUE_CLASSES = {
+    EXACT: "compared bit for bit: counts, bytes, booleans, and floats the fixed-order "
+           "kernels make exactly equal on every machine",
+    ROUNDING: "a float whose last bits may differ between CPUs (exp, tanh, sin and cos round "
+              "differently per instruction set); compared within a stated tolerance",
+    TIMING: "a duration: depends on the machine and its load; recorded, never compared",
+}
+"""How a value may be compared, by class (also written into the results document)."""
+
+
+def within(a: float, b: float, rtol: float = ROUNDING_RTOL, atol: float = ROUNDING_ATOL) -> bool:
+    """Whether two `rounding` values agree within the tolerance."""
+    return abs(a - b) <= atol + rtol * abs(b)
+
 
 @dataclass(frozen=True)
 class Value:
@@ -23,6 +42,19 @@ class Value:
     """'' for pure numbers, 'B' for bytes, 'ms' for milliseconds."""
     description: str
     """English one-liner saying what was measured."""
+    kind: str = ""
+    """Value class: 'exact', 'rounding' or 'timing'. Empty means the natural class:
+    exact for ints and bools, rounding for floats. A float is 'exact' only when the
+    computation guarantees it on every machine (a bitwise zero of the fixed-order core)."""
+
+    @property
+    def value_class(self) -> str:
+        if self.kind:
+            return self.kind
+        return ROUNDING if isinstance(self.value, float | np.floating) else EXACT
+
+    def __post_init__(self) -> None:
+        assert self.kind in ("", *VALUE_CLASSES), f"{self.key}: unknown value class {self.kind!r}"
 
 
 @dataclass(frozen=True)
@@ -70,6 +102,14 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
+def _value_entry(v: Value) -> dict[str, Any]:
+    entry = {"value": to_jsonable(v.value), "unit": v.unit, "description": v.description,
+             "class": v.value_class}
+    if v.value_class == ROUNDING:
+        entry |= {"rtol": ROUNDING_RTOL, "atol": ROUNDING_ATOL}
+    return entry
+
+
 def result_document(result: Result, source: str) -> dict[str, Any]:
     """The contract §1 entry of one experiment."""
     config = result.model.to_dict()
@@ -80,9 +120,6 @@ def result_document(result: Result, source: str) -> dict[str, Any]:
         "command": f"python -m lessonmodel run {result.name}",
         "source": source,
         "config": to_jsonable({**config, **result.parameters}),
-        "values": {
-            v.key: {"value": to_jsonable(v.value), "unit": v.unit, "description": v.description}
-            for v in result.values
-        },
+        "values": {v.key: _value_entry(v) for v in result.values},
         "data": to_jsonable(result.data),
     }

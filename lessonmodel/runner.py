@@ -17,7 +17,7 @@ from typing import Any
 
 from lessonmodel import experiments, lesson_data, memory
 from lessonmodel.config import ModelConfig
-from lessonmodel.result import Result, result_document
+from lessonmodel.result import ROUNDING, ROUNDING_ATOL, ROUNDING_RTOL, VALUE_CLASSES, Result, result_document
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -59,11 +59,15 @@ def _source_path(fn: Callable[..., Any]) -> str:
 
 
 def compute_experiment(name: str, cfg: ModelConfig = DEFAULT_CONFIG) -> dict[str, Any]:
-    """Run one experiment now and return its document entry."""
+    """Run one experiment now and return its document entry.
+
+    The entry goes through JSON, exactly as a cache hit comes back, so a fresh run and a
+    cached one give the same document (key order included): output never depends on the cache.
+    """
     if name not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
     fn = EXPERIMENTS[name]
-    return result_document(fn(cfg), _source_path(fn))
+    return json.loads(json.dumps(result_document(fn(cfg), _source_path(fn))))
 
 
 def _write_json(path: Path, doc: dict[str, Any]) -> None:
@@ -71,7 +75,7 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1, sort_keys=True)
+        json.dump(doc, f, indent=1)  # key order kept: a cache hit must read back what was computed
     os.replace(tmp, path)
 
 
@@ -98,6 +102,9 @@ def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
     src_hash = source_hash()
     return {
         "source_hash": src_hash,
+        "value_classes": {name: {"meaning": meaning}
+                          | ({"rtol": ROUNDING_RTOL, "atol": ROUNDING_ATOL} if name == ROUNDING else {})
+                          for name, meaning in VALUE_CLASSES.items()},
         "experiments": {
             name: run_experiment(name, cache_dir, DEFAULT_CONFIG, src_hash)
             for name in EXPERIMENTS

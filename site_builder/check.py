@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from .content import PROVENANCES, Content, Evidence, Value
-from .numbers import format_number
+from .numbers import agrees, format_number
 from .parse import ParsedPage, RoleUse, StateSource
 from .i18n import _
 from .problems import Problem, suggest
@@ -178,6 +178,15 @@ def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[
         return [Problem(path, 0, _("comparison with '{name}' needs 'rule' (one of {rules}) "
                                    "and a numeric 'bound'", name=name, rules=" ".join(_RULES)))]
     today = values[name]
+    if today.value_class == "timing":
+        return [Problem(path, 0, f"comparison with '{name}': a timing value depends on the machine and its "
+                                 "load; it is recorded, never compared")]
+    if rule == "==" and today.value_class == "rounding":
+        if not agrees(today.value, bound, "rounding", today.rtol, today.atol):
+            return [Problem(path, 0, f"today's {name} = {format_number(today.value, today.unit)} breaks the "
+                                     f"record's comparison == {format_number(bound, today.unit)} (a rounding "
+                                     f"value: within rtol {today.rtol:g}, atol {today.atol:g})")]
+        return []
     if not _RULES[rule](today.value, bound):
         return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison {rule} {bound}",
                                    name=name, today=format_number(today.value, today.unit), rule=rule,

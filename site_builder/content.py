@@ -99,6 +99,13 @@ class Value:
     """Date of the record (record values)."""
     tolerance: str = ""
     """Comparison this value must satisfy, if any, e.g. ``≤ 1×10⁻¹²``."""
+    value_class: str = ""
+    """How it may be compared: ``exact`` (bit for bit), ``rounding`` (within rtol/atol: last bits
+    differ between CPUs) or ``timing`` (recorded, never compared). Empty: not declared."""
+    rtol: float = 0.0
+    """Relative tolerance of a ``rounding`` value."""
+    atol: float = 0.0
+    """Absolute tolerance of a ``rounding`` value."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .content import SourceFile
 from .i18n import _
-from .problems import Problem, suggest
+from .problems import Problem, invisible_characters, suggest
 from .yamlnodes import load_located
 
 PAGE_KINDS = ("lesson", "article", "index")
@@ -75,6 +75,8 @@ def _check_meta(located, path: str) -> tuple[PageMeta | None, list[Problem]]:
                                        or _(" (allowed: {names})", names=", ".join(FRONT_MATTER_KEYS)))))
         elif not isinstance(item.value, str) or not item.value.strip():
             problems.append(Problem(path, item.line, _("front matter key '{key}' must be non-empty text", key=key)))
+        elif hidden := invisible_characters(item.value, _("front matter '{key}'", key=key)):
+            problems.append(Problem(path, item.line, hidden))
     values = {k: v.strip() for k, v in located.value.items() if isinstance(v, str)}
     if "title" not in located.value:
         problems.append(Problem(path, 1, _("front matter has no 'title'")))

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 from .content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from .i18n import _
-from .problems import Problem, suggest
+from .numbers import VALUE_CLASSES
+from .problems import Problem, invisible_characters, suggest
 from .yamlnodes import Located, load_located
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
@@ -20,14 +23,23 @@ _WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
 
 
 def load_content(root: Path, content_dir: str = "content") -> tuple[Content | None, list[Problem]]:
-    """Read everything under ``content_dir`` (relative to ``root``); check its shape."""
+    """Read everything under ``content_dir`` (relative to ``root``); check its shape.
+
+    A file that may not be read (a link out of the folder, a FIFO, a device) is
+    reported once and then left out, so nothing else complains about it.
+    """
     base = root / content_dir
     problems: list[Problem] = []
-    files = {p.stem: _read(root, p, problems) for p in sorted((base / "pages").glob("*.md"))}
-    config = _load_config(_read_or_none(root, base / "site.yml", problems), files, problems, content_dir)
-    sources = _load_sources(_read_or_none(root, base / "sources.yml", problems), problems)
-    records = tuple(_load_record(_read(root, p, problems), problems)
-                    for p in sorted((base / "records").glob("*.json")))
+    read = {p.stem: _read(root, base, p, problems) for p in sorted((base / "pages").glob("*.md"))}
+    files = {stem: file for stem, file in read.items() if file is not None}
+    config_path = base / "site.yml"
+    config_file = _read_or_none(root, base, config_path, problems)
+    if config_file is None and (config_path.exists() or config_path.is_symlink()):
+        return None, problems  # refused: already reported
+    config = _load_config(config_file, files, set(read) - set(files), problems, content_dir)
+    sources = _load_sources(_read_or_none(root, base, base / "sources.yml", problems), problems)
+    records = tuple(_load_record(source, problems) for p in sorted((base / "records").glob("*.json"))
+                    if (source := _read(root, base, p, problems)) is not None)
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
@@ -47,22 +59,51 @@ def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
         if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file() or not path.resolve().is_relative_to(top):
             continue
         size = path.stat().st_size
-        images.append(ImageFile(path.relative_to(root).as_posix(), size,
-                                path.read_bytes() if size <= MAX_IMAGE_BYTES else None))
+        try:  # read the way page sources are: never a FIFO or device, never through a link out of the folder
+            data = read_content_file(folder, path) if size <= MAX_IMAGE_BYTES else None
+        except ValueError:
+            continue  # a page showing it is told the picture is not there
+        images.append(ImageFile(path.relative_to(root).as_posix(), size, data))
     return tuple(images)
 
 
-def _read(root: Path, path: Path, problems: list[Problem]) -> SourceFile:
-    """The file's text; a link out of the content folder or a file that is not UTF-8 is a problem."""
-    relative = path.relative_to(root).as_posix()
-    if path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve()):
+def read_content_file(base: Path, path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file inside the folder ``base``; ``ValueError`` saying why not.
+
+    Checked before opening and again on the open file: a link is followed only
+    within ``base``, and a FIFO or device is never opened for reading (that
+    could block forever or have side effects).
+    """
+    try:
+        target = path.resolve(strict=True)
+    except (FileNotFoundError, RuntimeError):  # a dangling link, or a loop of links
+        raise ValueError(_("is a link to nothing: remove it or copy the file here")) from None
+    except OSError as error:
+        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
+    if not target.is_relative_to(base.resolve()):
         # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
-        problems.append(Problem(relative, 0, _("is a link to a file outside its folder: copy the file here instead")))
-        return SourceFile(relative, "")
-    if not path.is_file():
-        problems.append(Problem(relative, 0, _("is not a regular file")))
-        return SourceFile(relative, "")
-    data = path.read_bytes()
+        raise ValueError(_("is a link to a file outside {folder}/: copy the file here instead", folder=base.name))
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        if not stat.S_ISREG(target.stat().st_mode):
+            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
+        fd = os.open(target, flags)
+    except OSError as error:
+        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else after the check
+            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
+        return file.read()
+
+
+def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
+    """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too."""
+    relative = path.relative_to(root).as_posix()
+    try:
+        data = read_content_file(base, path)
+    except ValueError as refused:
+        problems.append(Problem(relative, 0, refused.args[0]))
+        return None
     try:
         return SourceFile(relative, _normalized(data.decode("utf-8")))
     except UnicodeDecodeError as error:
@@ -77,8 +118,8 @@ def _normalized(text: str) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _read_or_none(root: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
-    return _read(root, path, problems) if path.exists() or path.is_symlink() else None
+def _read_or_none(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
+    return _read(root, base, path, problems) if path.exists() or path.is_symlink() else None
 
 
 def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: str) -> list[Problem]:
@@ -87,8 +128,8 @@ def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: s
             for key, item in located.children.items() if key not in allowed]
 
 
-def _load_config(source: SourceFile | None, files: dict[str, SourceFile], problems: list[Problem],
-                 content_dir: str) -> SiteConfig | None:
+def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refused: set[str],
+                 problems: list[Problem], content_dir: str) -> SiteConfig | None:
     if source is None:
         problems.append(Problem(f"{content_dir}/site.yml", 0, _("missing: create it with title, language, "
                                                                "base_url and pages")))
@@ -112,7 +153,7 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], proble
             problems.append(Problem(source.path, item.line, _("a page id must be text, e.g. 'r55'")))
             return None
     for item in pages.children:
-        if item.value not in files:
+        if item.value not in files and item.value not in refused:
             problems.append(Problem(source.path, item.line, _("no page '{page}' in {folder}/pages/", page=item.value, folder=content_dir)
                                     + suggest(str(item.value), files)))
     listed = set(pages.value)
@@ -125,7 +166,14 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], proble
     problems += [Problem(source.path, located.children[k].line, _("site.yml '{key}' must be text", key=k)) for k in scalars]
     if scalars:
         return None
+    title = located.children["title"]
+    if hidden := invisible_characters(str(title.value), _("site.yml 'title'")):
+        problems.append(Problem(source.path, title.line, hidden))
     base_url = str(located.value["base_url"])
+    if not _WEB_URL.match(base_url):  # llms.txt links every page under it: no javascript: or data: there either
+        problems.append(Problem(source.path, located.children["base_url"].line,
+                                _("site.yml 'base_url' must start with https:// or http://")))
+        return None
     return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
                       base_url=base_url if base_url.endswith("/") else base_url + "/",
                       pages=tuple(str(p) for p in pages.value), path=source.path)
@@ -206,6 +254,10 @@ def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
         if not isinstance(entry, dict) or "value" not in entry:
             problems.append(Problem(source.path, _json_line(source.text, name),
                                     _("record value '{name}' must be an object with 'value' and 'unit'", name=name)))
+        elif entry.get("class", "exact") not in VALUE_CLASSES:
+            problems.append(Problem(source.path, _json_line(source.text, name),
+                                    _("record value '{name}': unknown class '{value_class}' (one of {names})", name=name,
+                                      value_class=entry["class"], names=", ".join(VALUE_CLASSES)) + suggest(str(entry["class"]), VALUE_CLASSES)))
     return Record(stem, source.path, data) if len(problems) == before else None
 
 

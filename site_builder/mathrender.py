@@ -22,6 +22,8 @@ from pathlib import Path
 from latex2mathml import exceptions as l2m_errors
 from latex2mathml.converter import convert as _l2m_convert
 
+from .urls import URL_ATTRIBUTES, allowed_url
+
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 THIN = "0.1667em"  # TeX \, : the space between an operator name and its argument
 MEDIUM = "0.2222em"  # TeX \: : the space around a binary operator
@@ -155,6 +157,9 @@ def _check_environments(tex: str) -> str:
 def _check_tree(root: ET.Element) -> None:
     for node in root.iter():
         text = node.text or ""
+        for name, url in node.attrib.items():
+            if name in URL_ATTRIBUTES and not allowed_url(url):
+                raise MathError(f"link '{url}' is not allowed: \\href takes an https:// URL or a page of this site")
         if node.tag in ("mi", "mo") and re.match(r"\\[A-Za-z]+", text):
             raise MathError(f"unknown command '{re.match(r'[^ ]+', text).group()}'")  # type: ignore[union-attr]
         if node.tag == "mi" and text in ("&", "}", "\\"):

@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from .content import Value
+from .i18n import _
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
@@ -59,3 +60,25 @@ def _plain(number: Any) -> str:
 def display(value: Value) -> str:
     """The text a reader sees for a named value."""
     return format_number(value.value, value.unit)
+
+
+VALUE_CLASSES = ("exact", "rounding", "timing")
+
+
+def class_text(value_class: str, rtol: float = 0.0, atol: float = 0.0) -> str:
+    """What the numbers page says about how a value is compared."""
+    if value_class == "exact":
+        return _("exact: bit for bit the same on every machine")
+    if value_class == "rounding":
+        return _("rounding: the last bits may differ between CPUs; within {rtol} relative and {atol} absolute "
+                 "counts as the same", rtol=format_number(rtol), atol=format_number(atol))
+    if value_class == "timing":
+        return _("timing: varies with the machine and its load; recorded, never compared")
+    return ""
+
+
+def agrees(a: float, b: float, value_class: str, rtol: float, atol: float) -> bool:
+    """Whether two values are the same as their class allows (never called for timing values)."""
+    if value_class == "rounding":
+        return abs(a - b) <= atol + rtol * abs(b)
+    return a == b

@@ -15,7 +15,8 @@ from markdown_it.token import Token
 from .content import IMAGE_SUFFIXES, PROVENANCES
 from .frontmatter import PageMeta, SplitPage
 from .i18n import _
-from .problems import Problem, suggest
+from .problems import Problem, invisible_characters, suggest
+from .urls import allowed_url
 
 DIRECTIVES = ("state", "more", "teacher")
 STATE_OPTIONS = ("title", "figure", "caption", "provenance")
@@ -97,7 +98,10 @@ class ParsedPage:
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
     """Parse one page body and check its structure (directives, options, raw HTML)."""
     meta, problems = page.meta, []
-    tokens = md.parse(page.body, {})
+    env: dict = {}
+    tokens = md.parse(page.body, env)
+    if "nesting_limit" in env:
+        problems.append(Problem(meta.path, env["nesting_limit"], _TOO_DEEP))
     _check_tokens(tokens, meta.path, problems)
     blocks, run, state_ids = [], [], []
     i = 0
@@ -117,7 +121,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
         i += 1
     if run:
         blocks.append(tuple(run))
-    if meta.kind == "lesson" and not state_ids:
+    if meta.kind == "lesson" and not state_ids and "nesting_limit" not in env:  # else the states were lost
         problems.append(Problem(meta.path, 1, _("a lesson needs at least one ':::{{state}} b0' block")))
     walker = _Walker(meta.id)
     for block in blocks:
@@ -158,8 +162,10 @@ def _matching_close(tokens: list[Token], start: int) -> int:
 
 def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> None:
     depth_states = 0
-    for token in tokens:
+    for i, token in enumerate(tokens):
         line = token.map[0] + 1 if token.map else 0
+        if token.type == "heading_open" and (hidden := invisible_characters(tokens[i + 1].content, _("heading"))):
+            problems.append(Problem(path, line, hidden))  # its text is also the anchor's title and id
         if token.type == "directive_open":
             name = token.meta["name"]
             if name not in DIRECTIVES:
@@ -184,13 +190,18 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             for child in token.children or ():
                 if child.type == "html_inline":
                     problems.append(Problem(path, child.meta["line"], _RAW_HTML))
+                elif child.type == "math_stray":
+                    problems.append(Problem(path, child.meta["line"], _STRAY_DISPLAY))
                 elif child.type == "image":
                     problems.append(Problem(path, child.meta["line"], _IMAGE_INLINE))
-                elif child.type == "link_open" and _leaves_site(str(child.attrGet("href") or "")):
-                    problems.append(Problem(path, child.meta["line"], _("link '{href}' leaves the site: link to a page with "
-                                              "{{ref}}`id`, or give a full https:// URL", href=child.attrGet("href"))))
+                elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
+                    problems.append(Problem(path, child.meta["line"], _link_problem(str(child.attrGet("href")))))
 
 
+_TOO_DEEP = _("nesting too deep here (lists, quotes and directives more than 20 levels inside each other): "
+              "everything from this line to the end of the enclosing block would be lost; flatten the structure")
+_STRAY_DISPLAY = _("'$$' in running text: put display math on lines of its own ('$$', the formula, '$$'); "
+                   "for a dollar sign write \\$")
 _RAW_HTML = _("raw HTML is not allowed in lessons; write Markdown, or a directive "
                "(state, more, teacher); to show a tag as text, put it in `backticks`")
 _IMAGE_INLINE = _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
@@ -225,12 +236,12 @@ def image_path(page_path: str, src: str) -> str:
     return f"{page_path.rsplit('/', 1)[0]}/{src}"
 
 
-def _leaves_site(href: str) -> bool:
-    """A relative link that climbs out of the site (``../x``) or an absolute path on the host (``/etc``)."""
-    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", href) or href.startswith("#"):
-        return False
-    path = href.split("#", 1)[0].split("?", 1)[0].replace("\\", "/")
-    return path.startswith("/") or ".." in path.split("/")
+def _link_problem(href: str) -> str:
+    if re.match(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:", href):
+        return _("link '{href}' uses a scheme the site does not allow: give a full https:// URL, "
+                 "or link to a page with {{ref}}`id`", href=href)
+    # A relative link that climbs out of the site (../x) or an absolute path on the host (/etc).
+    return _("link '{href}' leaves the site: link to a page with {{ref}}`id`, or give a full https:// URL", href=href)
 
 
 def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt,
@@ -251,6 +262,8 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
     title, title_line = options.get("title", ("", line))
     if not title:
         problems.append(Problem(path, title_line, _("state {id} needs ':title: …'", id=state_id)))
+    elif hidden := invisible_characters(title, _("state {id} title", id=state_id)):
+        problems.append(Problem(path, title_line, hidden))
     provenance, provenance_line = options.get("provenance", ("", line))
     if provenance not in PROVENANCES:
         problems.append(Problem(path, provenance_line, _("state {id} needs ':provenance:' set to one of {names}",

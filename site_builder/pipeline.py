@@ -27,10 +27,11 @@ from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
 from .notebook import lesson_notebook
-from .numbers import display
+from .numbers import class_text, display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
 from .render import SiteView, make_environment, render_page_blocks, use_language
+from .urls import check_html
 
 STATIC = Path(__file__).parent / "static"
 HEAD_SCRIPT = (Path(__file__).parent / "templates" / "head.js").read_text(encoding="utf-8").strip()
@@ -180,7 +181,7 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
         if site.evidence.notebook_setup:
             files[f"downloads/{page.meta.id}.ipynb"] = lesson_notebook(page, site.evidence, kit.titles, site.say)
-    return files
+    return guarded(files)
 
 
 def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
@@ -189,7 +190,7 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     gallery = {"gallery.html": jinja.get_template("gallery.html.j2").render(
         site=common, page=_generated("gallery", site.say(_("All figures and values"))), **gallery_context(site)).encode()
     } if site.teacher else {}
-    return gallery | {
+    return guarded(gallery | {
         "sources.html": jinja.get_template("sources.html.j2").render(
             site=common, page=_generated("sources", site.say(_("Sources"))), sources=_sources_context(site)).encode(),
         "numbers.html": jinja.get_template("numbers.html.j2").render(
@@ -197,7 +198,15 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
         "404.html": jinja.get_template("404.html.j2").render(
             site=common, page=_generated("404", site.say(_("Page not found")))).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
-    }
+    })
+
+
+def guarded(files: SiteFiles) -> SiteFiles:
+    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py)."""
+    for name, payload in files.items():
+        if name.endswith(".html") and isinstance(payload, bytes):
+            check_html(name, payload)
+    return files
 
 
 NAV_LIMIT = 24
@@ -311,6 +320,7 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
              "producer": v.producer, "description": v.description, "command": v.command,
              "source_file": v.source_file, "published_source": v.source_file in site.evidence.experiment_files,
              "conditions": v.conditions, "date": v.date, "tolerance": v.tolerance,
+             "value_class": v.value_class, "class_text": site.say(class_text(v.value_class, v.rtol, v.atol)),
              "uses": _uses(site, "num", v.name)}
             for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
 

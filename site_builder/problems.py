@@ -7,6 +7,7 @@ every mistake of a build at once.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -60,3 +61,20 @@ def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:
     for other in close[1:]:
         names = _("{first} or {second}", first=names, second=f"'{other}'")
     return _(" (did you mean {names}?)", names=names)
+
+
+_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+"""Unicode categories of controls, format characters (bidi overrides, zero-width spaces) and line separators."""
+
+
+def invisible_characters(text: str, what: str) -> str:
+    """A message naming the invisible or bidi control characters in ``text`` (``what`` says where), or ``''``.
+
+    Such characters make a title or an id read differently from what it is (Trojan Source), so
+    the places readers navigate by refuse them, as source-code review tools flag them.
+    """
+    found = sorted({c for c in text if c != "\t" and unicodedata.category(c) in _INVISIBLE})
+    if not found:
+        return ""
+    names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'control')}" for c in found)
+    return _("{what} contains invisible control characters ({names}): delete them", what=what, names=names)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from .load import read_content_file
+
 SKELETON = Path(__file__).parent / "skeletons" / "lesson.md"
 _PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # the rule frontmatter.py applies to page ids
 _FLOW = re.compile(r"^pages:[ \t]*\[(?P<items>[^\]]*?)(?P<end>\s*)\]", re.MULTILINE)
@@ -30,9 +32,12 @@ def new_lesson(root: Path, page_id: str, content_dir: str = "content") -> Path:
     content = root / content_dir
     page = content / "pages" / f"{page_id}.md"
     site_yml = content / "site.yml"
-    if page.exists():
+    if page.exists() or page.is_symlink():  # a dangling link too: writing through it would land elsewhere
         raise ValueError(f"{page.relative_to(root).as_posix()} already exists: choose another id")
-    text = site_yml.read_text(encoding="utf-8")
+    try:  # the build's own reader: never blocks on a FIFO, never follows a link out of content/
+        text = read_content_file(content, site_yml).decode("utf-8", errors="replace")
+    except ValueError as refused:
+        raise ValueError(f"{site_yml.relative_to(root).as_posix()} {refused}") from None
     pages = (yaml.safe_load(text) or {}).get("pages") or []
     if page_id in pages:
         raise ValueError(f"{site_yml.relative_to(root).as_posix()} already lists '{page_id}': choose another id")

@@ -26,6 +26,7 @@ import ipaddress
 import json
 import mimetypes
 import queue
+import re
 import socket
 import sys
 import threading
@@ -41,6 +42,7 @@ from typing import Any
 from .content import Evidence, FigureInfo, Value
 from .incremental import BuildReport, IncrementalSite
 from .i18n import _, course_language, localize
+from .load import read_content_file
 from .problems import ContentError, Problem
 
 CLIENT_SCRIPT = Path(__file__).parent / "devserver.js"
@@ -81,13 +83,17 @@ def progress(label: str, after: float = 0.5) -> Iterator[None]:
 
 
 def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
-                   language: str = "en") -> dict[str, Any]:
-    """A problem as the overlay shows it: ``path:line: message`` (in ``language``) and the source lines around it."""
+                   content_dir: str = "content", language: str = "en") -> dict[str, Any]:
+    """A problem as the overlay shows it: ``path:line: message`` (in ``language``) and the source lines around it.
+
+    The lines come only from a regular file inside the content folder, read the way the build
+    reads it: a FIFO must not hang the server, a link must not show what it points at.
+    """
     lines: list[dict[str, Any]] = []
     if problem.line:
         try:
-            text = (root / problem.path).read_text(encoding="utf-8").split("\n")
-        except (OSError, UnicodeDecodeError):
+            text = read_content_file(root / content_dir, root / problem.path).decode("utf-8").split("\n")
+        except (ValueError, OSError):  # refused, gone, or not UTF-8 (UnicodeDecodeError is a ValueError)
             text = []
         first, last = max(1, problem.line - context), min(len(text), problem.line + context)
         lines = [{"line": n, "text": text[n - 1], "here": n == problem.line} for n in range(first, last + 1)]
@@ -208,7 +214,8 @@ class DevServer:
             report = self.site.build(self._evidence)
         except ContentError as error:
             language = course_language(self.site.root, self.site.content_dir)
-            self._failed([problem_report(p, self.site.root, language=language) for p in error.problems], "")
+            self._failed([problem_report(p, self.site.root, content_dir=self.site.content_dir, language=language)
+                          for p in error.problems], "")
         except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
             self._failed([], traceback.format_exc())
         else:
@@ -286,7 +293,7 @@ def listen(host: str, port: int) -> http.server.ThreadingHTTPServer:
     builds or writes anything. ``port`` 0 picks a free port.
     """
     try:
-        httpd = http.server.ThreadingHTTPServer((host, port), http.server.BaseHTTPRequestHandler)
+        httpd = _HTTPServer((host, port), http.server.BaseHTTPRequestHandler)
     except OSError as error:
         if error.errno != errno.EADDRINUSE:
             raise
@@ -339,18 +346,40 @@ def resolve_request(site_dir: Path, raw_path: str) -> tuple[int, Path | None]:
     return (200, target) if target.is_file() else (404, None)
 
 
-def _host_allowed(host_header: str | None, bound: str) -> bool:
-    """On loopback, accept only loopback host names: a page on another site cannot reach the server
-    by pointing its own domain at 127.0.0.1 (DNS rebinding)."""
+_HOST = re.compile(r"^(?:\[(?P<ipv6>[0-9A-Fa-f:]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?$")
+
+
+def _host_allowed(host_header: str | None, bound: str, port: int) -> bool:
+    """On loopback, accept only a loopback host name and the bound port: a page on another site cannot
+    reach the server by pointing its own domain at 127.0.0.1 (DNS rebinding).
+
+    Parsed strictly, not split at the last colon: no user info (``127.0.0.1:80@evil.example``), no
+    trailing dot, a missing port means 80.
+    """
     try:
         if not ipaddress.ip_address(bound).is_loopback:
             return True
     except ValueError:
         if bound != "localhost":
             return True
-    name = (host_header or "").rsplit(":", 1)[0] if not (host_header or "").startswith("[") \
-        else (host_header or "")[1:].split("]")[0]
-    return name in _LOOPBACK_NAMES
+    match = _HOST.match((host_header or "").strip(" \t"))  # optional whitespace around a header value
+    if match is None:
+        return False
+    name = match["ipv6"] or match["name"].lower()
+    return name in _LOOPBACK_NAMES | {bound} and int(match["port"] or 80) == port
+
+
+class _HTTPServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+    """Listen backlog. A browser opening a page asks for its assets at once; with the default of 5 a
+    burst overflows the queue and the kernel makes each extra client retry after a second."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A tab closed or a client gave up mid-request: nothing is wrong with the server, so no traceback.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
 
 _MISSING_SITE = ('<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>构建失败</title></head>'
@@ -372,7 +401,7 @@ def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
             pass
 
         def _respond(self, head: bool) -> None:
-            if not _host_allowed(self.headers.get("Host"), server.host):
+            if not _host_allowed(self.headers.get("Host"), server.host, server.port):
                 return self._send(403, b"forbidden host\n", "text/plain; charset=utf-8", head)
             path = urllib.parse.urlsplit(self.path).path
             if path == DEV_PREFIX + "events":

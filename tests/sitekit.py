@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from site_builder import Evidence, FigureInfo, Value
@@ -28,13 +31,15 @@ def write_site(root: Path, pages: dict[str, str], *, site_yml: str | None = None
 
 
 def fake_evidence(figure_dir: Path) -> Evidence:
-    """Three values (measured and record) and two figures (teaching and measured)."""
+    """Four values (measured, of each value class, and record) and two figures (teaching and measured)."""
     figure_dir.mkdir(parents=True, exist_ok=True)
     for name in ("sketch", "plot"):
         (figure_dir / f"{name}.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", encoding="utf-8")
     values = {
-        "exp.diff": Value("exp.diff", 1.1e-15, "", "measured", "exp", command="python -m lessonmodel run exp"),
-        "exp.bytes": Value("exp.bytes", 819200, "B", "measured", "exp"),
+        "exp.diff": Value("exp.diff", 1.1e-15, "", "measured", "exp", command="python -m lessonmodel run exp",
+                          value_class="rounding", rtol=1e-9, atol=1e-12),
+        "exp.bytes": Value("exp.bytes", 819200, "B", "measured", "exp", value_class="exact"),
+        "bench.decode_ms": Value("bench.decode_ms", 1.5, "ms", "measured", "bench", value_class="timing"),
         "old_check.max_abs_diff": Value("old_check.max_abs_diff", 2.22e-15, "", "record", "old_check",
                                         date="2025-01-01"),
     }
@@ -46,6 +51,23 @@ def fake_evidence(figure_dir: Path) -> Evidence:
 def lesson(body: str, *, front: str = "title: 一课\n") -> str:
     """A lesson page with the given body after the front matter (front matter is lines 1–3)."""
     return f"---\n{front}---\n{body}"
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Turn a hang into a test failure (hypothesis' deadline only fires after an example returns).
+
+    SIGALRM interrupts a blocking system call too (such as opening a FIFO nobody writes to).
+    """
+    def expired(signum, frame):
+        raise TimeoutError(f"did not finish in {seconds} s: a hang on hostile input")
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 PROJECT = Path(__file__).resolve().parent.parent

@@ -121,6 +121,29 @@ def test_record_comparison_that_fails(tmp_path):
                      "<= 1×10⁻¹⁶"]
 
 
+def test_record_comparisons_follow_the_value_class(tmp_path):
+    rules = [{"value": "d", "with": "exp.diff", "rule": "==", "bound": 1.1e-15 + 1e-13},  # rounding: within atol
+             {"value": "d", "with": "exp.diff", "rule": "==", "bound": 1e-11},  # rounding: beyond
+             {"value": "d", "with": "exp.bytes", "rule": "==", "bound": 819201},  # exact: off by one
+             {"value": "d", "with": "bench.decode_ms", "rule": "<=", "bound": 10}]  # timing: never compared
+    record = {"id": "old", "title": "旧", "date": "2025-01-01",
+              "values": {"d": {"value": 1e-15, "unit": "", "class": "rounding"},
+                         "e": {"value": 1, "unit": "", "class": "approx"}}, "compare": rules}
+    found = problems(tmp_path, {"x": lesson(STATE)}, records={"old": record})
+    assert found == [
+        "content/records/old.json:11: record value 'e': unknown class 'approx' (one of exact, rounding, timing)",
+    ]
+    del record["values"]["e"]
+    found = problems(tmp_path, {"x": lesson(STATE)}, records={"old": record})
+    assert found == [
+        "content/records/old.json: comparison with 'bench.decode_ms': a timing value depends on the machine and its load; "
+        "it is recorded, never compared",
+        "content/records/old.json: today's exp.bytes = 800 KiB breaks the record's comparison == 800 KiB",
+        "content/records/old.json: today's exp.diff = 1.1×10⁻¹⁵ breaks the record's comparison == 1×10⁻¹¹ "
+        "(a rounding value: within rtol 1e-09, atol 1e-12)",
+    ]
+
+
 def test_record_shape_mistakes(tmp_path):
     record = {"id": "other", "title": "旧", "values": {"d": 3}, "colour": 1}
     found = problems(tmp_path, {"x": lesson(STATE)}, records={"old": record})

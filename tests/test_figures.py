@@ -1,4 +1,4 @@
-"""Tests of the figures package: registry, cache, determinism, manifest."""
+"""Tests of the figures package: registry, cache, determinism (the manifest: test_figure_baseline.py)."""
 
 from __future__ import annotations
 
@@ -189,51 +189,4 @@ def test_torn_cache_entry_is_redrawn(tmp_path: Path) -> None:
     assert render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE[:1]).drawn == ("fake-a",)
 
 
-# --- manifest -----------------------------------------------------------------
-
-
-def _entry(data: str = "d1", svg: str = "s1", provenance: str = "measured") -> dict[str, Any]:
-    return {"file": "x.svg", "alt": "", "description": "", "provenance": provenance, "inputs": ["exp"],
-            "svg_sha256": svg, "data_sha256": data, "width": 640, "height": 480}
-
-
-def test_manifest_round_trip_has_no_problems(tmp_path: Path) -> None:
-    rendered = {"r55-b2": _entry(), "rc-v1-b0": _entry()}
-    figures.write_manifest(rendered, tmp_path / "m.json")
-    assert figures.check_manifest(rendered, tmp_path / "m.json") == []
-
-
-def test_manifest_explains_each_kind_of_change(tmp_path: Path) -> None:
-    path = tmp_path / "m.json"
-    figures.write_manifest({"r55-b2": _entry(), "rc-v1-b0": _entry(), "bidirectional": _entry(),
-                            "kv-bytes-timing": _entry(provenance="record"), "r55-b1": _entry()}, path)
-    doc = json.loads(path.read_text())
-    doc["figures"]["old-figure"] = doc["figures"]["r55-b2"]
-    path.write_text(json.dumps(doc))
-    now = {
-        "r55-b2": _entry(data="d2", svg="s2"),  # data changed (svg too, as it would)
-        "rc-v1-b0": _entry(svg="s2"),  # same data, different SVG
-        "bidirectional": _entry(),  # unchanged
-        "kv-bytes-timing": _entry(data="d2", provenance="record"),
-        "char-stream": _entry(),  # new
-    }  # r55-b1 is in the manifest but was not rendered
-    assert figures.check_manifest(now, path) == [
-        "figure r55-b2 changed: its data changed (lessonmodel results differ)",
-        "figure rc-v1-b0 changed: its drawing changed (same data, different SVG)",
-        "figure kv-bytes-timing changed: its data changed (records differ: exp)",
-        "figure char-stream is not in the manifest",
-        "figure r55-b1 is in the manifest but was not rendered",
-        "manifest lists unknown figure old-figure",
-    ]
-
-
-def test_missing_manifest_is_one_problem(tmp_path: Path) -> None:
-    assert figures.check_manifest({}, tmp_path / "nope.json") == [
-        f"{tmp_path / 'nope.json'} does not exist; render the figures and accept them to create it"]
-
-
-def test_committed_manifest_matches_the_real_render(rendered: tuple[Path, Any]) -> None:
-    _, result = rendered
-    problems = figures.check_manifest(result.figures, figures.MANIFEST_PATH)
-    # kv-bytes-timing depends on a record that may not exist yet in content/records/.
-    assert [p for p in problems if "kv-bytes-timing" not in p] == []
+# --- manifest and baselines: tests/test_figure_baseline.py -------------------------------

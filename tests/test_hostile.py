@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,10 +22,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sitekit import SOURCES_YML, fake_evidence, lesson, write_site
+from sitekit import SOURCES_YML, fake_evidence, lesson, time_limit, write_site
 
 import build
 from site_builder import ContentError, Evidence, Problem, prepare_site, render_site, write_site as write_output
+from site_builder.urls import url_problems
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 ALPHA = (FIXTURE / "pages" / "alpha.md").read_text(encoding="utf-8")
@@ -47,20 +47,6 @@ PROPERTY = property_settings()
 # --------------------------------------------------------------------------- harness
 
 
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Turn a hang into a test failure (hypothesis' deadline only fires after an example returns)."""
-    def expired(signum, frame):
-        raise TimeoutError(f"build did not finish in {seconds} s: a hang on hostile input")
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 @pytest.fixture(scope="module")
 def evidence(tmp_path_factory) -> Evidence:
     return fake_evidence(tmp_path_factory.mktemp("figures"))
@@ -79,14 +65,30 @@ def assert_well_formed(problems: tuple[Problem, ...], root: Path) -> None:
 
 
 def try_build(root: Path, evidence: Evidence, teacher: bool = False) -> dict[str, bytes | Path] | None:
-    """Build the site at ``root``: its files, or ``None`` when the content was refused (problems checked)."""
+    """Build the site at ``root``: its files, or ``None`` when the content was refused (problems checked).
+
+    Both sites are rendered and every page and figure of each is scanned against the URL allowlist.
+    """
     with time_limit(TIME_LIMIT_S):
         try:
             prepared = prepare_site(root, evidence)
         except ContentError as error:
             assert_well_formed(error.problems, root)
             return None
-        return render_site(prepared, teacher=teacher)
+        sites = {flag: render_site(prepared, teacher=flag) for flag in (False, True)}
+    for files in sites.values():
+        assert_only_allowed_urls(files)
+    return sites[teacher]
+
+
+def assert_only_allowed_urls(files: dict[str, bytes | Path]) -> None:
+    """The output invariant: no URL-bearing attribute of any page or SVG outside the allowlist."""
+    found = []
+    for name, payload in files.items():
+        if name.endswith((".html", ".svg")):
+            data = payload if isinstance(payload, bytes) else payload.read_bytes()
+            found += [f"{name}: {p}" for p in url_problems(data.decode("utf-8"), images=name.endswith(".svg"))]
+    assert not found, "\n".join(found[:20])
 
 
 @contextmanager
@@ -215,6 +217,41 @@ def test_random_record_json_is_built_or_refused_with_locations(evidence, record)
         write_site(root, {"x": lesson(STATE)})
         (root / "content" / "records" / "old_check.json").write_text(record, encoding="utf-8")
         try_build(root, evidence)
+
+
+SCHEMES = ["javascript", "JaVaScRiPt", "vbscript", "data", "file", "ftp", "blob", "https", "http", "mailto", "tel"]
+url_noise = st.sampled_from(["", " ", "\t", "\n", "\x01", "\x7f", "\u00a0", "&#x20;", "&#9;", "%20", "\\"])
+
+
+@st.composite
+def hostile_urls(draw) -> str:
+    """Script URLs as browsers still read them (case, spaces, tabs, entities, encodings) and paths out of the site."""
+    scheme = draw(st.sampled_from(SCHEMES))
+    if draw(st.booleans()):
+        cut = draw(st.integers(0, len(scheme)))
+        scheme = scheme[:cut] + draw(st.sampled_from(["\t", "\n", "&#x9;", "&#115;", ""])) + scheme[cut:]
+    absolute = draw(url_noise) + scheme + draw(st.sampled_from([":", "&#58;", "&colon;", "%3A"]))
+    rest = draw(st.sampled_from(["alert(1)", "//evil.example/x", "text/html,<script>alert(1)</script>",
+                                 "image/svg+xml,<svg onload=alert(1)>", "x@y.z", "/etc/passwd"]))
+    relative = draw(st.sampled_from(["../x.html", "/etc/passwd", "//evil.example", "\\\\evil.example", "/\\evil",
+                                     "numbers.html#x", "#b0", "a/../../b", "static/site.css", "?q=1"]))
+    return draw(st.sampled_from([absolute + rest, relative, draw(st.text(max_size=12)) + absolute + rest]))
+
+
+URL_PLACES = [
+    lambda u: f"[点我]({u})", lambda u: f"[点我](<{u}>)", lambda u: f"<{u}>", lambda u: f"[点我][r]\n\n[r]: {u}",
+    lambda u: f"[点我]({u} \"t\")", lambda u: f"![x]({u})", lambda u: f"$\\href{{{u}}}{{x}}$",
+    lambda u: f"$$\n\\href{{{u}}}{{y}}\n$$", lambda u: f"{{ref}}`{u}`", lambda u: f"{{src}}`{u}`",
+]
+
+
+@PROPERTY
+@given(url=hostile_urls(), place=st.sampled_from(range(len(URL_PLACES))), in_source=st.booleans())
+def test_fuzzed_urls_never_reach_either_site_outside_the_allowlist(evidence, url, place, in_source):
+    with site_dir() as root:
+        sources = SOURCES_YML + (f"- id: Z\n  title: t\n  url: {json.dumps(url)}\n" if in_source else "")
+        write_site(root, {"x": lesson(_state(body=URL_PLACES[place](url) + "\n\n见 {src}`M34`。"))}, sources=sources)
+        try_build(root, evidence)  # scans both sites
 
 
 def test_non_utf8_and_odd_files_are_refused_with_locations(evidence, tmp_path):

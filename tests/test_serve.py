@@ -18,9 +18,9 @@ from site_builder.serve import DevServer, EventStream, EvidenceSource, resolve_r
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 
 
-def get(port: int, path: str, host: str = "127.0.0.1") -> tuple[int, bytes]:
+def get(port: int, path: str, host: str | None = None) -> tuple[int, bytes]:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("GET", path, headers={"Host": host})
+    connection.request("GET", path, headers={"Host": host or f"127.0.0.1:{port}"})
     response = connection.getresponse()
     body = response.read()
     connection.close()

@@ -51,6 +51,10 @@ def test_values_are_formatted_and_linked_to_the_numbers_page(sites):
     numbers = read(public, "numbers.html")
     assert 'id="exp.diff"' in numbers and "python -m lessonmodel run exp" in numbers
     assert '<a href="alpha.html#alpha-b1">A1 · b1</a>' in numbers
+    # each value says how it may be compared (its value class)
+    assert '<dd data-value-class="rounding">舍入：不同 CPU 的最后几位可能不同，相对差 1×10⁻⁹、绝对差 1×10⁻¹² 以内视为相同</dd>' in numbers
+    assert '<dd data-value-class="exact">精确：任何机器上都须逐位相同</dd>' in numbers
+    assert '<dd data-value-class="timing">计时：随机器与负载而变，只作记录，从不比较</dd>' in numbers
 
 
 def test_math_is_rendered_to_mathml_at_build_time(sites):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from markdown_it import MarkdownIt
-from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.myst_role import myst_role_plugin
 
 from .cjk import cjk_breaks_plugin
@@ -11,7 +10,8 @@ from .directives import directive_plugin
 from .headings import heading_anchor_plugin
 from .images import image_figure_plugin
 from .lines import inline_lines_plugin
-from .mathrules import math_render_plugin
+from .mathrules import dollar_math_plugin, math_render_plugin
+from .nesting import nesting_limit_plugin
 from .roles import role_render_plugin
 from .tables import table_align_plugin
 
@@ -23,9 +23,10 @@ def make_markdown() -> MarkdownIt:
     and refuse it; it is never rendered.
     """
     md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table")
+    md.use(nesting_limit_plugin)
     md.use(directive_plugin)
     md.use(myst_role_plugin)
-    md.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=False, double_inline=False)
+    md.use(dollar_math_plugin)
     md.use(heading_anchor_plugin)
     md.use(table_align_plugin)
     md.use(inline_lines_plugin)  # before cjk_breaks, which removes the line breaks it counts

@@ -1,0 +1,151 @@
+"""Baseline images: each figure as a reader sees it, and a pixel comparison with a tolerance.
+
+`figures/baseline/<id>.png` is committed, so a pull request shows the picture
+change. `build.py check` draws every figure again as PNG and compares pixels
+instead of SVG bytes: SVG bytes carry the installed font's glyph outlines and
+every last bit of the data, so they differ between machines that show the same
+picture.
+
+How the tolerance was chosen (measured with the real figures at 96 dpi; the
+cases are tests in tests/test_figure_baseline.py): a pixel counts as changed
+when one of its colour channels moved by more than 64 of 255, and a figure
+fails when more than `MAX_CHANGED_PIXELS` pixels changed.
+- Data that differs in the last bits (another CPU): no pixel changes.
+- Edge pixels shaded differently (another build of the same font with the same
+  metrics: Agg snaps text to whole pixels, so only anti-aliasing differs): passes.
+- A bar 1 % longer: about 400 pixels; one different Chinese character in the
+  corner label: about 100; everything one pixel to the side: thousands. Fails.
+- A font whose advance widths differ moves text by whole pixels and fails: the
+  comparison is only meaningful with the reference font, `REFERENCE_FONT`
+  (Debian's fonts-noto-cjk, i.e. upstream Noto CJK Sans 2.004; CI on macOS
+  installs that same release). Where it is missing the check says so and fails
+  rather than compare a fallback font.
+
+Hinting is off for these images: how a font's hinting instructions snap glyph
+stems to the pixel grid differs between font builds far more than the outlines.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from figures.runner import drawn_figure
+from figures.spec import Figure
+
+BASELINE_DIR = Path(__file__).with_name("baseline")
+DPI = 96
+"""One image pixel per CSS pixel at the size the page shows the figure."""
+CHANGED_LEVEL = 64 / 255
+"""A pixel changed when a colour channel moved by more than this (0..1)."""
+MAX_CHANGED_PIXELS = 32
+"""A figure fails when more pixels than this changed."""
+REFERENCE_FONT = "Noto Sans CJK SC"
+FONT_HINT = ("Debian/Ubuntu: apt-get install fonts-noto-cjk; elsewhere: NotoSansCJK-Regular.ttc and -Bold.ttc "
+             "from github.com/notofonts/noto-cjk release Sans2.004, as .github/workflows/pages.yml does on macOS")
+ACCEPT_HINT = "python build.py figures --accept"
+
+
+@dataclass(frozen=True)
+class PixelDiff:
+    """How a new drawing differs from its baseline."""
+
+    changed: int
+    """Pixels whose largest channel difference exceeds CHANGED_LEVEL."""
+    rms: float
+    """Root-mean-square difference over all channels, 0..255 (matplotlib's measure)."""
+    image: bytes
+    """PNG: the baseline faded, changed pixels in red."""
+
+    @property
+    def fails(self) -> bool:
+        return self.changed > MAX_CHANGED_PIXELS
+
+
+def draw_png(figure: Figure, data: Mapping[str, Any]) -> bytes:
+    """The figure as a PNG at DPI, without font hinting and without metadata."""
+    import matplotlib
+
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"text.hinting": "no_hinting"}), drawn_figure(figure, data) as fig:
+        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def reference_font_missing() -> str:
+    """Why the figures cannot be compared here ('' when the reference font is installed)."""
+    from matplotlib import font_manager
+
+    try:
+        font_manager.findfont(font_manager.FontProperties(family=REFERENCE_FONT), fallback_to_default=False)
+    except ValueError:
+        return (f"the figures are compared as drawn with the font '{REFERENCE_FONT}', which is not "
+                f"installed here ({FONT_HINT}; then delete matplotlib's font cache)")
+    return ""
+
+
+def read_baseline(path: Path) -> tuple[Any, str]:
+    """The baseline image as an (H, W, 3) float array, or (None, a `path: message` problem)."""
+    from PIL import Image, UnidentifiedImageError
+
+    if not path.exists():
+        return None, (f"{shown_path(path)}: no baseline image; look at the figure, then create it "
+                      f"with: {ACCEPT_HINT}")
+    try:
+        with Image.open(path) as image:
+            return _rgb(image), ""
+    except (OSError, UnidentifiedImageError, ValueError) as error:
+        return None, (f"{shown_path(path)}: cannot read the baseline image ({error}); regenerate it "
+                      f"with: {ACCEPT_HINT}")
+
+
+def _rgb(image: Any) -> Any:
+    import numpy as np
+
+    image.load()
+    return np.asarray(image.convert("RGB"), dtype=np.float64) / 255  # (H, W, 3)
+
+
+def png_pixels(png: bytes) -> Any:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        return _rgb(image)
+
+
+def compare_pixels(expected: Any, actual: Any) -> PixelDiff:
+    """Count changed pixels; a different image size counts every pixel as changed."""
+    import numpy as np
+
+    if expected.shape != actual.shape:
+        return PixelDiff(max(expected.size, actual.size) // 3, 255.0, _png(actual))
+    from matplotlib.testing.compare import calculate_rms
+
+    delta = np.abs(expected - actual).max(axis=-1)  # (H, W)
+    changed = delta > CHANGED_LEVEL
+    rms = float(calculate_rms(expected * 255, actual * 255))
+    faded = 0.8 + 0.2 * expected.mean(axis=-1, keepdims=True)  # (H, W, 1): a pale ghost of the baseline
+    picture = np.repeat(faded, 3, axis=-1)
+    picture[changed] = (0.85, 0.1, 0.1)
+    return PixelDiff(int(changed.sum()), rms, _png(picture))
+
+
+def _png(pixels: Any) -> bytes:
+    import numpy as np
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray((np.clip(pixels, 0, 1) * 255).round().astype(np.uint8)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def shown_path(path: Path) -> str:
+    """A path relative to the repository when it is inside it."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        return str(Path(path).resolve().relative_to(root))
+    except ValueError:
+        return str(path)
