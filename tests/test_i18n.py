@@ -3,7 +3,6 @@ complete, the site's UI strings from the catalogs, and English for anything untr
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 from pathlib import Path
@@ -72,7 +71,8 @@ def test_error_cases_read_in_chinese_for_zh_cn_and_in_english_for_en(tmp_path, n
 def test_the_build_command_prints_problems_in_the_course_language(tmp_path, monkeypatch, capsys):
     import build
 
-    monkeypatch.setattr(build, "measure_and_draw", lambda *args, **kwargs: (fake_evidence(tmp_path / "fig"), {}))
+    monkeypatch.setattr(build, "measure_all",
+                        lambda *args, **kwargs: build.Measured(fake_evidence(tmp_path / "fig"), {}, {}, {}))
     for language, expected in (("zh-CN", ["content/pages/x.md:8: 未知的数值 'exp.dif'（是不是 'exp.diff'？）",
                                           "1 个问题；站点没有改动。"]),
                                ("en", ["content/pages/x.md:8: unknown value 'exp.dif' (did you mean 'exp.diff'?)",
@@ -92,12 +92,13 @@ def test_untranslated_and_plain_messages_fall_back_to_english():
     assert isinstance(text, Text) and str(text) == "unknown value 'a\nb'"
 
 
-def test_every_message_in_code_and_templates_has_a_chinese_translation():
+def test_every_message_in_code_and_templates_has_a_chinese_translation(tmp_path):
     """New messages marked with _() must be translated (python site_builder/locales/update.py adds them)."""
-    pot = subprocess.run([sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg", "-k", "_",
-                          "-k", "ngettext:1,2", "--no-location", "--omit-header", "-o", "-", "."],
-                         cwd=ROOT, capture_output=True, check=True).stdout
-    extracted = {m.id for m in read_po(io.BytesIO(pot)) if m.id}
+    pot = tmp_path / "messages.pot"
+    subprocess.run([sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg", "-k", "_",
+                    "-k", "ngettext:1,2", "--no-location", "--omit-header", "-o", str(pot), "."],
+                   cwd=ROOT, capture_output=True, check=True)
+    extracted = {m.id for m in read_po(pot.open("rb")) if m.id}
     catalog = read_po((LOCALES / "zh_CN" / "LC_MESSAGES" / "messages.po").open("rb"))
     translated = {m.id for m in catalog if m.id and m.string}
     assert sorted(extracted - translated) == []
@@ -115,4 +116,4 @@ def test_site_ui_strings_follow_the_language(tmp_path):
                    ("图与数值</a>", "Figures and values</a>"), ("教师版", "teacher edition")):
         assert zh in html["zh-CN"] and zh not in html["en"], zh
         assert en in html["en"], en
-    assert '<html lang="en">' in html["en"]
+    assert '<html lang="en" data-ui=' in html["en"]
