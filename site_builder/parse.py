@@ -200,8 +200,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
 
 _TOO_DEEP = _("nesting too deep here (lists, quotes and directives more than 20 levels inside each other): "
               "everything from this line to the end of the enclosing block would be lost; flatten the structure")
-_STRAY_DISPLAY = _("'$$' in running text: put display math on lines of its own ('$$', the formula, '$$'); "
-                   "for a dollar sign write \\$")
+_STRAY_DISPLAY = _("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
+                   "of its own; for a dollar sign write \\$")
 _RAW_HTML = _("raw HTML is not allowed in lessons; write Markdown, or a directive "
                "(state, more, teacher); to show a tag as text, put it in `backticks`")
 _IMAGE_INLINE = _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
