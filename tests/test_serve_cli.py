@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import http.client
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,18 +16,25 @@ import pytest
 from sitekit import project_copy
 
 
+SERVING = "http://127.0.0.1:"
+"""In the line saying the server is up, whatever the course's language (the copied course is zh-CN)."""
+
+
 def wait_for_line(process: subprocess.Popen, needle: str, seconds: float = 120) -> str:
-    """Read the server's stderr until a line contains ``needle``; the line."""
+    """The first line of the server's stderr containing ``needle`` (AssertionError after ``seconds``).
+
+    A thread reads stderr into ``process.said``, so a server that never says it cannot block the test.
+    """
+    if not hasattr(process, "said"):
+        process.said = []
+        threading.Thread(target=lambda: process.said.extend(iter(process.stderr.readline, "")), daemon=True).start()
     deadline = time.monotonic() + seconds
-    seen = []
     while time.monotonic() < deadline:
-        line = process.stderr.readline()
-        if not line and process.poll() is not None:
-            break
-        seen.append(line)
-        if needle in line:
-            return line
-    raise AssertionError(f"no line with {needle!r}; got:\n{''.join(seen)}")
+        found = next((line for line in list(process.said) if needle in line), None)
+        if found is not None:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"no line with {needle!r}; got:\n{''.join(process.said)}")
 
 
 def status(port: int, path: str = "/") -> int:
@@ -49,17 +58,17 @@ def project(tmp_path_factory) -> Path:
 def test_second_server_on_a_busy_port_says_so_in_one_line_and_the_first_serves_on(project):
     first = start(project, "--port", "0")
     try:
-        line = wait_for_line(first, "serving ")
-        port = int(line.rsplit(":", 1)[1].split("/")[0])
+        line = wait_for_line(first, SERVING)
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
         own = project / ".cache" / "serve" / str(port)
         before = {p: p.stat().st_mtime_ns for p in own.rglob("*")}
         second = subprocess.run([sys.executable, "build.py", "serve", "--port", str(port)], cwd=project,
                                 capture_output=True, text=True, timeout=60)
         assert second.returncode == 1
-        [message] = second.stderr.splitlines()
-        assert message.startswith(f"port {port} on 127.0.0.1 is already in use (another server?); try --port ")
-        assert message.endswith(" or --port 0")
-        suggested = int(message.split("try --port ")[1].split()[0])
+        [message] = second.stderr.splitlines()  # in the course's language (zh-CN)
+        assert message.startswith(f"127.0.0.1 的端口 {port} 已被占用（另一个服务器？）；试试 --port ")
+        assert message.endswith(" 或 --port 0")
+        suggested = int(message.split("试试 --port ")[1].split()[0])
         assert suggested != port
         assert sorted((project / ".cache" / "serve").iterdir()) == [own]  # the second wrote nothing
         assert {p: p.stat().st_mtime_ns for p in own.rglob("*")} == before
@@ -67,16 +76,18 @@ def test_second_server_on_a_busy_port_says_so_in_one_line_and_the_first_serves_o
     finally:
         first.send_signal(signal.SIGINT)
         assert first.wait(timeout=30) == 0
-    assert "Traceback" not in first.stderr.read()
+    time.sleep(0.5)  # the reader thread drains the last lines
+    assert "Traceback" not in "".join(first.said)
 
 
 def test_sigterm_stops_the_server_cleanly(project):
     server = start(project, "--port", "0")
-    line = wait_for_line(server, "serving ")
-    port = int(line.rsplit(":", 1)[1].split("/")[0])
+    line = wait_for_line(server, SERVING)
+    port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
     server.terminate()
     assert server.wait(timeout=30) == 0
-    assert "Traceback" not in server.stderr.read()
+    time.sleep(0.5)
+    assert "Traceback" not in "".join(server.said)
     with pytest.raises(OSError):
         status(port)
 
@@ -87,7 +98,7 @@ def test_make_serve_runs_the_server_as_the_recipe_itself_and_ctrl_c_stops_it(pro
                              f"PY={sys.executable}"], cwd=project, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        wait_for_line(make, "serving ")
+        wait_for_line(make, SERVING)
         children = Path(f"/proc/{make.pid}/task/{make.pid}/children").read_text().split()
         assert len(children) == 1
         command = Path(f"/proc/{children[0]}/cmdline").read_bytes().split(b"\0")
