@@ -82,7 +82,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     values = _with_tolerances(values, records)
     figures = {fid: FigureInfo(id=fid, file=info["file"], alt=info["alt"], description=info["description"],
                                provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
-                               inputs=tuple(info.get("inputs", ()))) for fid, info in figure_info.items()}
+                               inputs=tuple(info.get("inputs", ())), marks=_marks(info))
+               for fid, info in figure_info.items()}
     sources = {e["source"] for e in results["experiments"].values()}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
                     experiment_files={s: str(ROOT / s) for s in sorted(sources) if (ROOT / s).is_file()},
@@ -103,6 +104,16 @@ def measure(experiment):
     \"\"\"Run one experiment of lessonmodel now; its values by key.\"\"\"
     return {key: entry["value"] for key, entry in compute_experiment(experiment)["values"].items()}"""
 """The first code cell of each lesson's notebook: how to rerun the experiment behind a measured value."""
+
+
+def _marks(info: dict) -> tuple:
+    """A figure's marks as fractions of its size (the SVG's user units are pt; its CSS size is in px)."""
+    from site_builder.content import FigureMark
+
+    width, height = info["width"] * 0.75, info["height"] * 0.75
+    return tuple(FigureMark(name, mark["label"], (mark["box"][0] / width, mark["box"][1] / height,
+                                                  mark["box"][2] / width, mark["box"][3] / height))
+                 for name, mark in info.get("marks", {}).items())
 
 
 def _config_line(config: dict) -> str:
@@ -156,8 +167,13 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     import figures
 
     figure_dir = figure_dir or CACHE / "figures-out"
+    from site_builder import Problem
+
     with step("drawing figures"):
-        drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
+        try:
+            drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
+        except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
+            raise ContentError([Problem(error.path, error.line, error.message)]) from None
     for info in drawn.values():  # the figures go into the site as they are: same URL allowlist as the pages
         check_html(f"figures/{info['file']}", (figure_dir / info["file"]).read_bytes(), images=True)
     return Measured(evidence_from(results, records, drawn, figure_dir), drawn, results, records)
@@ -178,8 +194,9 @@ def build(clean: bool = False, quiet: bool = False):
     evidence = measured.evidence
     prepared = prepare_site(ROOT, evidence)
     write_sites(prepared)
-    for warning in prepared.warnings:
-        print(warning.localized(LANGUAGE()), file=sys.stderr)
+    for warning in prepared.warnings:  # (check prints them through this build too)
+        said = warning.localized(LANGUAGE())
+        print(said if str(warning.message).startswith("warning:") else f"warning: {said}", file=sys.stderr)
     if not quiet:
         say(_("built {pages} pages, {figures} figures, {values} values → {public}/ and {teacher}/ in {seconds} s",
               pages=len(prepared.pages), figures=len(evidence.figures), values=len(evidence.values),
@@ -227,18 +244,25 @@ def check(report_dir: Path | None = None) -> int:
     shutil.rmtree(CACHE / "figures-clean", ignore_errors=True)
     prepared, measured = build(clean=True)
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
-    checks, problems = figures.check_figures(drawn, measured.results, measured.records)
+    checks, problems = figures.check_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))
     problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
     for problem in problems:
         print(problem, file=sys.stderr)
     if report_dir is not None:
         print(f"report: {write_report(checks, problems, report_dir)}", file=sys.stderr)
     values = prepared.evidence.values
-    say(_("check: {pages} pages, {values} values ({measured} measured today), {figures} figures, record comparisons "
-          "hold, {problems} problems", pages=len(prepared.pages), values=len(values),
-          measured=sum(v.provenance == "measured" for v in values.values()), figures=len(drawn),
-          problems=len(problems)))
+    say(_("check: {pages} pages, {values} values ({measured} measured today), {figures} figures compared with "
+          "their baselines, record comparisons hold, {problems} problems, {warnings} warnings",
+          pages=len(prepared.pages), values=len(values), measured=sum(v.provenance == "measured" for v in values.values()),
+          figures=len(drawn), problems=len(problems), warnings=len(prepared.warnings)))
     return 1 if problems else 0
+
+
+def _drawn_marks(measured: Measured) -> dict:
+    """Figure id → its marks' boxes as drawn now (the manifest keeps them: notes point at them)."""
+    from figures.manifest import mark_boxes
+
+    return {fid: mark_boxes(entry) for fid, entry in measured.drawn.items()}
 
 
 def accept_figures() -> int:
@@ -248,7 +272,7 @@ def accept_figures() -> int:
     _, measured = build()
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
     try:
-        said = figures.accept_figures(drawn, measured.results, measured.records)
+        said = figures.accept_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))
     except ValueError as error:
         print(error, file=sys.stderr)
         return 1

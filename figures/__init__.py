@@ -8,9 +8,10 @@ build whose figures are all cached never draws.
 from __future__ import annotations
 
 from figures.manifest import MANIFEST_PATH, FigureCheck, accept_figures, check_figures
+from figures.marks import MarkError
 from figures.registry import BY_ID, FIGURE_IDS, FIGURES
 from figures.runner import Rendered, render, render_all
 from figures.spec import Figure
 
-__all__ = ["BY_ID", "FIGURES", "FIGURE_IDS", "MANIFEST_PATH", "Figure", "FigureCheck", "Rendered",
+__all__ = ["BY_ID", "FIGURES", "FIGURE_IDS", "MANIFEST_PATH", "Figure", "FigureCheck", "MarkError", "Rendered",
            "accept_figures", "check_figures", "render", "render_all"]

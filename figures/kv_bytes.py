@@ -12,42 +12,48 @@ from typing import Any
 
 from figures import style as s
 from figures.inputs import human_bytes, kib, series, value
+from figures.marks import data_box, mark
 from figures.spec import Figure
 
-_FACTORS = (
-    ("2", "K 和 V 各存一份", s.INK),
-    ("L", "层数：每层一份缓存", s.INK),
-    ("B", "batch：同时服务的请求数", s.INK),
-    ("T", "已存的 token 数，随生成增长", s.ORANGE_TEXT),
-    ("$n_{kv}$", "K/V 头数：GQA、MQA 减少它", s.INK),
-    ("$d_h$", "每个头的维度", s.INK),
-    ("s", "每个元素的字节数（fp16 为 2）", s.INK),
+_FACTORS = (  # (mark name, symbol, meaning, colour)
+    ("two", "2", "K 和 V 各存一份", s.INK),
+    ("layers", "L", "层数：每层一份缓存", s.INK),
+    ("batch", "B", "batch：同时服务的请求数", s.INK),
+    ("tokens", "T", "已存的 token 数，随生成增长", s.ORANGE_TEXT),
+    ("heads", "$n_{kv}$", "K/V 头数：GQA、MQA 减少它", s.INK),
+    ("head-dim", "$d_h$", "每个头的维度", s.INK),
+    ("dtype", "s", "每个元素的字节数（fp16 为 2）", s.INK),
 )
+_FACTOR_LABELS = {"two": "因子 2", "layers": "因子 L", "batch": "因子 B", "tokens": "因子 T",
+                  "heads": "因子 n_kv", "head-dim": "因子 d_h", "dtype": "因子 s"}
 
 
-def draw_formula(fig: Any, _data: Mapping[str, Any]) -> None:
+def draw_formula(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     ax = s.sketch_axes(fig, 10, 10)
     s.note(ax, 0.2, 9.3, "K/V 缓存字节数", ha="left", color=s.INK, weight="bold")
-    ax.text(5.0, 8.2, r"$2 \cdot L \cdot B \cdot T \cdot n_{kv} \cdot d_h \cdot s$", ha="center",
-            va="center", fontsize=30, color=s.INK)
-    for i, (sym, meaning, color) in enumerate(_FACTORS):
+    formula = ax.text(5.0, 8.2, r"$2 \cdot L \cdot B \cdot T \cdot n_{kv} \cdot d_h \cdot s$", ha="center",
+                      va="center", fontsize=30, color=s.INK)
+    marks = {"formula": mark("整条公式", formula)}
+    for i, (name, sym, meaning, color) in enumerate(_FACTORS):
         y = 6.5 - i * 0.98
-        s.box(ax, 0.3, y - 0.38, 1.5, 0.76, fc="#fdf0d5" if sym == "T" else s.FAINT_FILL,
-              ec=s.ORANGE if sym == "T" else s.CARD_EDGE, lw=s.LW_THIN)
+        cell = s.box(ax, 0.3, y - 0.38, 1.5, 0.76, fc="#fdf0d5" if sym == "T" else s.FAINT_FILL,
+                     ec=s.ORANGE if sym == "T" else s.CARD_EDGE, lw=s.LW_THIN)
         ax.text(1.05, y, sym, ha="center", va="center", fontsize=s.FS_TITLE + 2, color=color)
-        s.note(ax, 2.2, y, meaning, ha="left", color=color, fs=s.FS_TEXT)
+        marks[name] = mark(_FACTOR_LABELS[name], cell, s.note(ax, 2.2, y, meaning, ha="left", color=color,
+                                                              fs=s.FS_TEXT))
+    return marks
 
 
 def _models(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     return list(series(data, "kv_bytes", "models"))
 
 
-def draw_measured(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_measured(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rows = series(data, "kv_bytes", "check")
     ax = fig.add_axes((0.2, 0.16, 0.72, 0.66))
     lo = min(r["formula"] for r in rows) / 2
     hi = max(r["formula"] for r in rows) * 2
-    ax.plot([lo, hi], [lo, hi], color=s.MUTED, lw=s.LW_THIN, ls="--", zorder=1)
+    diagonal = ax.plot([lo, hi], [lo, hi], color=s.MUTED, lw=s.LW_THIN, ls="--", zorder=1)
     markers = {t: m for t, m in zip(sorted({r["T"] for r in rows}), "osD^v", strict=False)}
     for t, marker in markers.items():
         pts = [r for r in rows if r["T"] == t]
@@ -57,16 +63,22 @@ def draw_measured(fig: Any, data: Mapping[str, Any]) -> None:
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
-    ax.set_xlabel("公式预测（字节）")
-    ax.set_ylabel("数组实测 nbytes（字节）")
-    ax.legend(loc="lower right", handletextpad=0.2)
+    xlabel = ax.set_xlabel("公式预测（字节）")
+    ylabel = ax.set_ylabel("数组实测 nbytes（字节）")
+    legend = ax.legend(loc="lower right", handletextpad=0.2)
     equal = value(data, "kv_bytes.formula_equals_nbytes")
     n = value(data, "kv_bytes.n_checked")
     verdict = "全部逐字节相等" if equal else "存在不相等！"
-    fig.text(0.03, 0.93, f"{n} 种 T、B、$n_{{kv}}$、dtype 组合：{verdict}", fontsize=s.FS_TEXT,
-             color=s.INK, weight="bold", va="top")
-    ax.text(0.04, 0.96, "虚线：两者相等", transform=ax.transAxes, fontsize=s.FS_SMALL, color=s.MUTED,
-            va="top")
+    title = fig.text(0.03, 0.93, f"{n} 种 T、B、$n_{{kv}}$、dtype 组合：{verdict}", fontsize=s.FS_TEXT,
+                     color=s.INK, weight="bold", va="top")
+    key = ax.text(0.04, 0.96, "虚线：两者相等", transform=ax.transAxes, fontsize=s.FS_SMALL, color=s.MUTED,
+                  va="top")
+    # A scatter's own extent ignores its offsets: outline the points by their data range.
+    points_box = data_box(ax, min(r["formula"] for r in rows) / 1.4, min(r["nbytes"] for r in rows) / 1.4,
+                          max(r["formula"] for r in rows) * 1.4, max(r["nbytes"] for r in rows) * 1.4)
+    return {"verdict": mark("检查结论", title), "points": mark("各组合的点", points_box),
+            "diagonal": mark("相等的对角虚线", diagonal, key), "legend": mark("T 的图例", legend),
+            "x-axis": mark("横轴：公式预测", xlabel), "y-axis": mark("纵轴：数组 nbytes", ylabel)}
 
 
 _KIND = {"MHA": (s.BLUE, "MHA"), "GQA": (s.ORANGE, "GQA"), "MQA": (s.GREEN, "MQA")}
@@ -78,101 +90,137 @@ def _kind(row: Mapping[str, Any]) -> str:
     return "MQA" if row["n_kv"] == 1 else "GQA"
 
 
-def draw_models(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_models(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rows = sorted(_models(data), key=lambda r: r["per_token"])
     ax = fig.add_axes((0.38, 0.12, 0.5, 0.76))
     ys = range(len(rows))
+    drawn = []
     for y, r in zip(ys, rows, strict=True):
         color = _KIND[_kind(r)][0]
-        ax.barh(y, kib(r["per_token"]), height=0.66, color=color, edgecolor=s.INK, lw=s.LW_THIN)
-        ax.text(kib(r["per_token"]) + 12, y, human_bytes(r["per_token"]), va="center",
-                fontsize=s.FS_SMALL)
+        bar = ax.barh(y, kib(r["per_token"]), height=0.66, color=color, edgecolor=s.INK, lw=s.LW_THIN)
+        drawn.append([bar, ax.text(kib(r["per_token"]) + 12, y, human_bytes(r["per_token"]), va="center",
+                                   fontsize=s.FS_SMALL)])
     ax.set_yticks(list(ys), [f"{r['name']}\n{_kind(r)}, $n_{{kv}}$={r['n_kv']}" for r in rows],
                   fontsize=s.FS_SMALL)
+    for row, label in zip(drawn, ax.get_yticklabels(), strict=True):
+        row.append(label)
+    by_key = {r["key"]: row for r, row in zip(rows, drawn, strict=True)}
+    kinds = {kind: [row for r, row in zip(rows, drawn, strict=True) if _kind(r) == kind] for kind in _KIND}
     ax.tick_params(axis="y", length=0)
     ax.set_xlim(0, kib(max(r["per_token"] for r in rows)) * 1.3)
     ax.set_xlabel("每个 token 的 K/V（KiB，fp16）")
     fig.text(0.03, 0.955, "按公开配置与公式计算，batch 1", fontsize=s.FS_TEXT, weight="bold", va="top")
+    marks = {f"model-{key.replace('_', '-')}": mark(f"{next(r['name'] for r in rows if r['key'] == key)} 这一行", row)
+             for key, row in by_key.items()}
+    marks |= {kind.lower(): mark(f"{kind} 的条形", rows_) for kind, rows_ in kinds.items() if rows_}
+    return marks
 
 
-def draw_growth(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_growth(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     row = next(r for r in _models(data) if r["key"] == "llama2_7b")
     t_max = row["native_context"]
     ax = fig.add_axes((0.16, 0.15, 0.66, 0.7))
     gib = 1024**3
+    lines = {}
     for batch, color in ((16, s.VERMILION), (4, s.ORANGE), (1, s.BLUE)):
-        ax.plot([0, t_max], [0, row["per_token"] * batch * t_max / gib], color=color, lw=2.2)
-        ax.text(t_max * 1.02, row["per_token"] * batch * t_max / gib, f"B = {batch}", va="center",
-                fontsize=s.FS_SMALL, color=s.INK)
+        lines[batch] = [*ax.plot([0, t_max], [0, row["per_token"] * batch * t_max / gib], color=color, lw=2.2),
+                        ax.text(t_max * 1.02, row["per_token"] * batch * t_max / gib, f"B = {batch}", va="center",
+                                fontsize=s.FS_SMALL, color=s.INK)]
     if "weights_bytes" in row:  # published parameter bytes, if lessonmodel provides them
         ax.axhline(row["weights_bytes"] / gib, color=s.INK, ls="--", lw=s.LW)
         ax.text(0, row["weights_bytes"] / gib, " 模型权重", va="bottom", fontsize=s.FS_SMALL)
     ax.set_xlim(0, t_max)
     ax.set_ylim(0, None)
-    ax.set_xlabel("已存 token 数 T")
-    ax.set_ylabel("K/V 缓存（GiB）")
+    xlabel = ax.set_xlabel("已存 token 数 T")
+    ylabel = ax.set_ylabel("K/V 缓存（GiB）")
     ax.grid(True, axis="y")
     fig.text(0.03, 0.955, f"{row['name']}，fp16：随 T 和 B 线性增长", fontsize=s.FS_TEXT,
              weight="bold", va="top")
+    return {"batch1": mark("B = 1 的直线", lines[1]), "batch4": mark("B = 4 的直线", lines[4]),
+            "batch16": mark("B = 16 的直线", lines[16]), "x-axis": mark("横轴：已存 token 数 T", xlabel),
+            "y-axis": mark("纵轴：缓存 GiB", ylabel)}
 
 
-def draw_gqa(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_gqa(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rows = [r for r in _models(data) if r["n_kv"] < r["n_heads"]]
     rows.sort(key=lambda r: r["n_kv"] / r["n_heads"], reverse=True)
     ax = fig.add_axes((0.36, 0.13, 0.54, 0.72))
     ys = list(range(len(rows)))[::-1]
+    ghosts, actual, ratios = [], [], []
     for y, r in zip(ys, rows, strict=True):
-        ax.barh(y + 0.19, kib(r["mha_per_token"]), height=0.36, color=s.FADED, edgecolor=s.MUTED,
-                lw=s.LW_THIN, ls="--")
-        ax.barh(y - 0.19, kib(r["per_token"]), height=0.36, color=_KIND[_kind(r)][0], edgecolor=s.INK,
-                lw=s.LW_THIN)
-        ax.text(kib(r["per_token"]) + 40, y - 0.19, f"÷{r['n_heads'] // r['n_kv']}" if
-                r["n_heads"] % r["n_kv"] == 0 else f"÷{r['n_heads'] / r['n_kv']:.0f}",
-                va="center", fontsize=s.FS_SMALL, weight="bold")
+        ghosts += ax.barh(y + 0.19, kib(r["mha_per_token"]), height=0.36, color=s.FADED, edgecolor=s.MUTED,
+                          lw=s.LW_THIN, ls="--")
+        actual += ax.barh(y - 0.19, kib(r["per_token"]), height=0.36, color=_KIND[_kind(r)][0], edgecolor=s.INK,
+                          lw=s.LW_THIN)
+        ratios.append(ax.text(kib(r["per_token"]) + 40, y - 0.19, f"÷{r['n_heads'] // r['n_kv']}" if
+                              r["n_heads"] % r["n_kv"] == 0 else f"÷{r['n_heads'] / r['n_kv']:.0f}",
+                              va="center", fontsize=s.FS_SMALL, weight="bold"))
     ax.set_yticks(ys, [f"{r['name']}\n{r['n_heads']} Q 头 → {r['n_kv']} K/V 头" for r in rows],
                   fontsize=s.FS_SMALL)
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel("每个 token 的 K/V（KiB，fp16）")
     fig.text(0.03, 0.955, "少存 K/V 头：GQA 与 MQA", fontsize=s.FS_TEXT, weight="bold", va="top")
-    fig.text(0.03, 0.895, "灰色虚线：若每个 Q 头各有 K/V (MHA)", fontsize=s.FS_SMALL, color=s.MUTED, va="top")
+    key = fig.text(0.03, 0.895, "灰色虚线：若每个 Q 头各有 K/V (MHA)", fontsize=s.FS_SMALL, color=s.MUTED, va="top")
+    labels = ax.get_yticklabels()
+    marks = {"mha-bars": mark("灰色虚线条：假如是 MHA", ghosts, key), "actual-bars": mark("彩色条：实际配置", actual),
+             "ratios": mark("缩小倍数", ratios)}
+    for i, r in enumerate(rows):
+        marks[f"model-{r['key'].replace('_', '-')}"] = mark(f"{r['name']} 这一组", ghosts[i], actual[i], ratios[i],
+                                                           labels[i])
+    return marks
 
 
 _METHODS = (("recompute", "每步完整重算", s.VERMILION, "s"), ("cached", "K/V 缓存（预分配）", s.BLUE, "o"),
             ("naive", "K/V 缓存（拼接增长）", s.GREEN, "^"), ("tokenwise", "缓存，但逐 token 喂提示", s.PURPLE, "D"))
 
 
-def _timing_panel(ax: Any, rows: list[Mapping[str, Any]], generated: int, title: str) -> None:
+def _timing_panel(ax: Any, rows: list[Mapping[str, Any]], generated: int, title: str) -> dict[str, Any]:
+    lines: dict[str, Any] = {}
     for method, label, color, marker in _METHODS:
         points = sorted((r["prompt"], r["median_ms"], r["min_ms"], r["max_ms"]) for r in rows
                         if r["method"] == method and r["generated"] == generated)
         if not points:
             continue
         x, median, low, high = (list(col) for col in zip(*points, strict=True))
-        ax.errorbar(x, median, yerr=[[m - lo for m, lo in zip(median, low, strict=True)],
+        lines[method] = ax.errorbar(x, median, yerr=[[m - lo for m, lo in zip(median, low, strict=True)],
                                      [hi - m for m, hi in zip(median, high, strict=True)]],
                     color=color, marker=marker, ms=5, lw=s.LW, capsize=2, label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_title(title, fontsize=s.FS_SMALL, loc="left")
     ax.set_ylabel("ms / 生成的 token")
+    return lines
 
 
-def draw_timing(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_timing(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     """Two panels of the same record: many generated tokens (the cache pays off) and one (it may not)."""
     rec = data["decode_timing"]
     rows = rec["data"]["rows"]
     longest = max(r["generated"] for r in rows)
     top = fig.add_axes((0.15, 0.5, 0.8, 0.29))
     bottom = fig.add_axes((0.15, 0.1, 0.8, 0.29), sharex=top)
-    _timing_panel(top, rows, longest, f"生成 {longest} 个 token")
-    _timing_panel(bottom, rows, 1, "只生成 1 个 token")
+    many = _timing_panel(top, rows, longest, f"生成 {longest} 个 token")
+    one = _timing_panel(bottom, rows, 1, "只生成 1 个 token")
     bottom.set_xlabel("提示长度（token，对数坐标）")
     top.tick_params(labelbottom=False)
     handles, labels = top.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper left", fontsize=s.FS_TAG, ncols=2, frameon=False,
-               bbox_to_anchor=(0.02, 0.93))
-    fig.text(0.03, 0.975, f"记录于 {rec['date']}：中位数，误差棒为最小–最大", fontsize=s.FS_SMALL,
-             weight="bold", va="top")
+    legend = fig.legend(handles, labels, loc="upper left", fontsize=s.FS_TAG, ncols=2, frameon=False,
+                        bbox_to_anchor=(0.02, 0.93))
+    date = fig.text(0.03, 0.975, f"记录于 {rec['date']}：中位数，误差棒为最小–最大", fontsize=s.FS_SMALL,
+                    weight="bold", va="top")
+    return {"date": mark("记录日期", date), "legend": mark("四种做法的图例", legend),
+            "many-panel": mark(f"生成 {longest} 个 token 的上图", top),
+            "one-panel": mark("只生成 1 个 token 的下图", bottom),
+            "many-cached": mark("上图：预分配缓存的折线", _lines(many["cached"])),
+            "many-recompute": mark("上图：完整重算的折线", _lines(many["recompute"])),
+            "one-pair": mark("下图：几乎重合的缓存与重算两条线", _lines(one["cached"]), _lines(one["recompute"])),
+            "one-tokenwise": mark("下图：逐 token 喂提示的折线", _lines(one["tokenwise"]))}
+
+
+def _lines(errorbar: Any) -> list[Any]:
+    """The drawn parts of an errorbar container: its line and its bars."""
+    line, caps, bars = errorbar.lines
+    return [line, *caps, *bars]
 
 
 FIGURES = (

@@ -28,6 +28,9 @@ EXACT, ROUNDING = "exact", "rounding"
 DEFAULT_TOLERANCE = {"rtol": 1e-9, "atol": 1e-12}
 """Used only when the results document states none (lessonmodel's ROUNDING_RTOL/ATOL)."""
 SHOWN_CHANGES = 8
+MARK_TOLERANCE_PT = 2.0
+"""How far (SVG units, pt) a mark's edge may move before the check calls the mark moved: teacher
+notes and position words point at these boxes; a font's glyph widths may shift them a little."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,8 @@ class FigureCheck:
     """'path: old → new' for each input leaf that changed beyond its class's tolerance."""
     problems: tuple[str, ...]
     """`path: message` lines for build.py check."""
+    marks_changes: tuple[str, ...] = ()
+    """'name: what' for each mark added, removed or moved beyond MARK_TOLERANCE_PT."""
 
     @property
     def changed(self) -> bool:
@@ -130,14 +135,31 @@ def read_manifest(path: Path) -> tuple[dict[str, Any] | None, str]:
     return doc, ""
 
 
-def write_manifest(figures: Iterable[Figure], inputs: Mapping[str, Any], path: Path = MANIFEST_PATH) -> None:
+def mark_boxes(entry: Mapping[str, Any] | None) -> dict[str, list[float]]:
+    """A rendered figure's marks as the manifest records them: name → box (labels are text, not geometry)."""
+    return {name: list(mark["box"]) for name, mark in sorted(((entry or {}).get("marks") or {}).items())}
+
+
+def marks_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Marks added, removed or moved by more than MARK_TOLERANCE_PT, as 'name: what'."""
+    changes = [f"{name}: new" for name in new if name not in old]
+    changes += [f"{name}: removed" for name in old if name not in new]
+    changes += [f"{name}: moved {_short(old[name])} → {_short(new[name])}" for name in new if name in old
+                and max(abs(a - b) for a, b in zip(old[name], new[name], strict=True)) > MARK_TOLERANCE_PT]
+    return changes
+
+
+def write_manifest(figures: Iterable[Figure], inputs: Mapping[str, Any], path: Path = MANIFEST_PATH,
+                   marks: Mapping[str, Mapping[str, Any]] | None = None) -> None:
     import importlib.metadata
 
+    marks = marks or {}
     doc = {
         "matplotlib": importlib.metadata.version("matplotlib"),
         "font": baseline.REFERENCE_FONT,
         "figures": {f.id: {"provenance": f.provenance, "inputs": list(f.inputs),
-                           "baseline": f"baseline/{f.id}.png"} for f in sorted(figures, key=lambda f: f.id)},
+                           "baseline": f"baseline/{f.id}.png", "marks": dict(marks.get(f.id, {}))}
+                    for f in sorted(figures, key=lambda f: f.id)},
         "inputs": dict(inputs),
     }
     Path(path).write_text(json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=True) + "\n", "utf-8")
@@ -147,8 +169,9 @@ def write_manifest(figures: Iterable[Figure], inputs: Mapping[str, Any], path: P
 
 def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
                  accepted: Mapping[str, Any], baseline_dir: Path | None = None,
-                 manifest_path: Path = MANIFEST_PATH) -> FigureCheck:
-    """Draw `figure`, compare its picture with the baseline and its inputs with the manifest."""
+                 manifest_path: Path = MANIFEST_PATH, marks: Mapping[str, Any] | None = None) -> FigureCheck:
+    """Draw `figure`, compare its picture with the baseline, its inputs and (given the rendered
+    entry's ``marks``) its marks with the manifest."""
     baseline_dir = baseline_dir or baseline.BASELINE_DIR
     data, _ = figure_data(figure, results, records)
     new_png = baseline.draw_png(figure, data or {})
@@ -174,13 +197,18 @@ def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[st
         shown = "; ".join(changes[:SHOWN_CHANGES]) + (f"; and {len(changes) - SHOWN_CHANGES} more"
                                                       if len(changes) > SHOWN_CHANGES else "")
         problems.append(f"{baseline.shown_path(manifest_path)}: figure {figure.id}: its data changed: {shown}")
+    moved = marks_changes(accepted["figures"].get(figure.id, {}).get("marks", {}), marks) if marks is not None else []
+    if moved:
+        problems.append(f"{baseline.shown_path(manifest_path)}: figure {figure.id}: its marks changed (teacher notes "
+                        f"point at them): {'; '.join(moved[:SHOWN_CHANGES])}; accept it with: {baseline.ACCEPT_HINT}")
     return FigureCheck(figure.id, new_png, path.read_bytes() if expected is not None else None, pixels,
-                       tuple(changes), tuple(problems))
+                       tuple(changes), tuple(problems), tuple(moved))
 
 
 def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
                   records: Mapping[str, Mapping[str, Any]], manifest_path: Path | None = None,
-                  baseline_dir: Path | None = None) -> tuple[list[FigureCheck], list[str]]:
+                  baseline_dir: Path | None = None,
+                  marks: Mapping[str, Mapping[str, Any]] | None = None) -> tuple[list[FigureCheck], list[str]]:
     """Every figure's check, and every problem (`path: message`), including manifest-level ones."""
     manifest_path, baseline_dir = manifest_path or MANIFEST_PATH, baseline_dir or baseline.BASELINE_DIR
     accepted, problem = read_manifest(manifest_path)
@@ -190,7 +218,8 @@ def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
     if missing_font:
         return [], [f"{baseline.shown_path(baseline_dir)}: {missing_font}"]
     figures = list(figures)
-    checks = [check_figure(f, results, records, accepted, baseline_dir, manifest_path) for f in figures]
+    checks = [check_figure(f, results, records, accepted, baseline_dir, manifest_path,
+                           None if marks is None else marks.get(f.id, {})) for f in figures]
     problems = [p for c in checks for p in c.problems]
     from figures.registry import FIGURE_IDS
 
@@ -201,7 +230,7 @@ def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
 
 def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
                    records: Mapping[str, Mapping[str, Any]], manifest_path: Path | None = None,
-                   baseline_dir: Path | None = None) -> list[str]:
+                   baseline_dir: Path | None = None, marks: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
     """Write new baselines for the figures that changed and rewrite the manifest; say what was accepted.
 
     A figure within the tolerance keeps its committed PNG, so accepting on another
@@ -219,7 +248,8 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
     baseline_dir.mkdir(parents=True, exist_ok=True)
     said: list[str] = []
     for figure in figures:
-        check = check_figure(figure, results, records, accepted, baseline_dir, manifest_path)
+        check = check_figure(figure, results, records, accepted, baseline_dir, manifest_path,
+                             None if marks is None else marks.get(figure.id, {}))
         if not check.changed:
             continue
         if check.pixels is None or check.pixels.fails:
@@ -232,8 +262,14 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
             said.append(f"removed {baseline.shown_path(stale)}: no figure {stale.stem} is drawn")
     said += [f"removed figure {fid} from the manifest" for fid in accepted["figures"] if fid not in known]
     write_manifest(figures, _kept_inputs(figure_inputs(figures, results, records), accepted["inputs"], results),
-                   manifest_path)
+                   manifest_path, _kept_marks(marks or {}, accepted["figures"]))
     return said
+
+
+def _kept_marks(now: Mapping[str, Mapping[str, Any]], accepted: Mapping[str, Any]) -> dict[str, Any]:
+    """Marks within the tolerance keep the accepted boxes, as inputs do."""
+    return {fid: (accepted[fid]["marks"] if fid in accepted and "marks" in accepted[fid]
+                  and not marks_changes(accepted[fid]["marks"], boxes) else boxes) for fid, boxes in now.items()}
 
 
 def _kept_inputs(now: Mapping[str, Any], accepted: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]:
@@ -253,6 +289,9 @@ def _what_changed(check: FigureCheck) -> str:
         parts.append("new baseline image")
     elif check.pixels.fails:
         parts.append(f"picture changed ({check.pixels.changed} pixels)")
+    if check.marks_changes:
+        parts.append(f"marks changed ({'; '.join(check.marks_changes[:3])}" + ("; …" if len(check.marks_changes) > 3
+                                                                             else "") + ")")
     if check.data_changes:
         parts.append(f"data changed ({len(check.data_changes)}: {'; '.join(check.data_changes[:3])}"
                      + ("; …" if len(check.data_changes) > 3 else "") + ")")

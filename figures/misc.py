@@ -9,21 +9,22 @@ from typing import Any
 
 from figures import style as s
 from figures.inputs import series, value
+from figures.marks import mark
 from figures.spec import Figure
 
 
-def draw_bidirectional(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_bidirectional(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     change = series(data, "bidirectional", "old_kv_change_by_layer")
     causal, bidir = change["causal"], change["bidirectional"]
     layers = range(1, len(causal) + 1)
     ax = fig.add_axes((0.16, 0.15, 0.78, 0.66))
     top = max(max(bidir), max(causal)) or 1.0
+    drawn: dict[str, list[Any]] = {}
     for offset, vals, color, hatch in ((-0.2, causal, s.BLUE, ""), (0.2, bidir, s.VERMILION, "//")):
-        ax.bar([i + offset for i in layers], vals, width=0.38, color=color, edgecolor=s.INK,
-               lw=s.LW_THIN, hatch=hatch)
-        for i, v in zip(layers, vals, strict=True):
-            ax.text(i + offset, v + top * 0.03, "0" if v == 0 else f"{v:.2f}", ha="center",
-                    fontsize=s.FS_SMALL)
+        bars = ax.bar([i + offset for i in layers], vals, width=0.38, color=color, edgecolor=s.INK,
+                      lw=s.LW_THIN, hatch=hatch)
+        drawn[color] = [bars, *(ax.text(i + offset, v + top * 0.03, "0" if v == 0 else f"{v:.2f}", ha="center",
+                                        fontsize=s.FS_SMALL) for i, v in zip(layers, vals, strict=True))]
     ax.set_xticks(list(layers), [f"第 {i} 层" for i in layers])
     ax.set_ylim(0, top * 1.3)
     ax.set_ylabel("旧 K/V 最大变化 |Δ|")
@@ -32,9 +33,10 @@ def draw_bidirectional(fig: Any, data: Mapping[str, Any]) -> None:
              va="top")
     fig.text(0.03, 0.885, "■ 因果（可缓存）", color=s.BLUE_TEXT, fontsize=s.FS_SMALL, va="top")
     fig.text(0.42, 0.885, "▨ 双向（高层旧值改变）", color=s.VERMILION_TEXT, fontsize=s.FS_SMALL, va="top")
+    return {"causal": mark("因果注意力的条形", drawn[s.BLUE]), "bidirectional": mark("双向注意力的条形", drawn[s.VERMILION])}
 
 
-def draw_ledger(fig: Any, _data: Mapping[str, Any]) -> None:
+def draw_ledger(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     ax = s.sketch_axes(fig, 10, 11.25)
     rows = (
         ("每个模型", "参数", "所有请求共用，常驻", s.BLUE, "#e6f0f8"),
@@ -42,40 +44,43 @@ def draw_ledger(fig: Any, _data: Mapping[str, Any]) -> None:
         ("每一步", "临时激活", "算完即弃", s.MUTED, s.FAINT_FILL),
     )
     s.note(ax, 0.2, 10.6, "资源账本：谁占什么", ha="left", color=s.INK, weight="bold")
+    marks = {}
     for i, (scope, what, life, edge, fill) in enumerate(rows):
         y = 8.6 - i * 1.55
-        s.box(ax, 0.2, y, 2.6, 1.25, scope, fc="white", ec=edge, weight="bold")
-        s.box(ax, 3.0, y, 6.8, 1.25, "", fc=fill, ec=edge)
+        marks[("params", "kv-cache", "activations")[i]] = mark(what, s.box(ax, 0.2, y, 2.6, 1.25, scope, fc="white",
+                                                                            ec=edge, weight="bold"),
+                                                               s.box(ax, 3.0, y, 6.8, 1.25, "", fc=fill, ec=edge))
         s.note(ax, 3.3, y + 0.82, what, ha="left", color=s.INK, weight="bold")
         s.note(ax, 3.3, y + 0.35, life, ha="left", color=s.INK, fs=s.FS_SMALL)
-    s.box(ax, 0.2, 0.3, 4.7, 4.2, "", fc="white", ec=s.BLUE)
+    marks["prefill"] = mark("prefill 一栏", s.box(ax, 0.2, 0.3, 4.7, 4.2, "", fc="white", ec=s.BLUE))
     s.note(ax, 0.5, 4.0, "prefill", ha="left", color=s.BLUE_TEXT, weight="bold")
     for j, line in enumerate(("一次前向", "处理整段已知提示", "各位置成批计算", "写入各层 K/V", "得到首个分布")):
         s.note(ax, 0.5, 3.35 - j * 0.6, line, ha="left", color=s.INK, fs=s.FS_SMALL)
-    s.box(ax, 5.1, 0.3, 4.7, 4.2, "", fc="white", ec=s.ORANGE)
+    marks["decode"] = mark("decode 一栏", s.box(ax, 5.1, 0.3, 4.7, 4.2, "", fc="white", ec=s.ORANGE))
     s.note(ax, 5.4, 4.0, "decode", ha="left", color=s.ORANGE_TEXT, weight="bold")
     for j, line in enumerate(("每步一个 token", "读全部权重", "读增长的 K/V", "追加一列 K/V", "逐步等待")):
         s.note(ax, 5.4, 3.35 - j * 0.6, line, ha="left", color=s.INK, fs=s.FS_SMALL)
+    return marks
 
 
 FLOOR = 1e-17
 """Where a log-scale plot draws an exact zero."""
 
 
-def draw_char_stream(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_char_stream(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     cached = series(data, "char_stream", "cached_diff_by_position")
     stale = series(data, "char_stream", "stale_diff_by_position")
     n_prefill = data["char_stream"]["config"]["n_prefill"]
     ax = fig.add_axes((0.17, 0.15, 0.76, 0.64))
     xs = range(len(cached))
     decode_x = [x for x in xs if x >= n_prefill]
-    ax.axvspan(-0.5, n_prefill - 0.5, color="#efefef", lw=0)
+    span = ax.axvspan(-0.5, n_prefill - 0.5, color="#efefef", lw=0)
     ax.text(n_prefill / 2 - 0.5, 2e1, "prefill", ha="center", va="top", fontsize=s.FS_SMALL, color=s.MUTED)
-    ax.plot(decode_x, [stale[x] for x in decode_x], color=s.VERMILION, marker="s", ms=4,
-            label="旧前缀缓存 vs 新文本重算")
+    stale_line = ax.plot(decode_x, [stale[x] for x in decode_x], color=s.VERMILION, marker="s", ms=4,
+                         label="旧前缀缓存 vs 新文本重算")
     # A log axis has no 0: exact zeros sit on the axis floor, whose tick reads 0.
-    ax.plot(decode_x, [max(cached[x], FLOOR) for x in decode_x], color=s.BLUE, marker="o", ms=4,
-            label="缓存 vs 完整重算", clip_on=False, zorder=3)
+    cached_line = ax.plot(decode_x, [max(cached[x], FLOOR) for x in decode_x], color=s.BLUE, marker="o", ms=4,
+                          label="缓存 vs 完整重算", clip_on=False, zorder=3)
     ax.set_yscale("log")
     ax.set_ylim(FLOOR, 1e2)
     ax.set_xlim(-0.5, len(cached) - 0.5)
@@ -86,6 +91,8 @@ def draw_char_stream(fig: Any, data: Mapping[str, Any]) -> None:
     n = value(data, "char_stream.n_chars")
     fig.text(0.03, 0.955, f"字符流（{n} 个字符）：只验证缓存计算", fontsize=s.FS_TEXT, weight="bold",
              va="top")
+    return {"prefill": mark("prefill 区域", span), "stale": mark("旧前缀缓存的红线", stale_line),
+            "cached": mark("缓存路径的蓝线", cached_line)}
 
 
 FIGURES = (

@@ -12,120 +12,143 @@ from typing import Any
 
 from figures import style as s
 from figures.inputs import series, value
+from figures.marks import mark
 from figures.spec import Figure
 
 
 def _kv_cell(ax: Any, x: float, y: float, w: float, h: float, *, new: bool = False,
-             stale: bool = False) -> None:
-    """One cache entry: a K half and a V half."""
+             stale: bool = False) -> list[Any]:
+    """One cache entry: a K half and a V half (both patches returned)."""
     edge = s.STALE_COLOR if stale else (s.ORANGE if new else None)
     ls = "--" if (new or stale) else "-"
     fill = "#fbe3d3" if stale else "white"
-    s.box(ax, x, y, w / 2 - 0.04, h, "K", fc=fill, ec=edge or s.K_COLOR, ls=ls, color=s.BLUE_TEXT,
-          fs=s.FS_SMALL, weight="bold", lw=s.LW)
-    s.box(ax, x + w / 2 + 0.04, y, w / 2 - 0.04, h, "V", fc=fill, ec=edge or s.V_COLOR, ls=ls,
-          color=s.GREEN_TEXT, fs=s.FS_SMALL, weight="bold", lw=s.LW)
+    return [s.box(ax, x, y, w / 2 - 0.04, h, "K", fc=fill, ec=edge or s.K_COLOR, ls=ls, color=s.BLUE_TEXT,
+                  fs=s.FS_SMALL, weight="bold", lw=s.LW),
+            s.box(ax, x + w / 2 + 0.04, y, w / 2 - 0.04, h, "V", fc=fill, ec=edge or s.V_COLOR, ls=ls,
+                  color=s.GREEN_TEXT, fs=s.FS_SMALL, weight="bold", lw=s.LW)]
 
 
-def draw_b0(fig: Any, _data: Mapping[str, Any]) -> None:
+def draw_b0(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     tokens = ["BOS", "I", "gave"]
     ax = s.sketch_axes(fig, 10, 10)
     xs = [1.7 + i * 2.8 for i in range(len(tokens))]
     cw = 2.2
-    for x, tok in zip(xs, tokens, strict=True):
-        s.box(ax, x + 0.3, 0.5, cw - 0.6, 0.9, tok, fc=s.FAINT_FILL)
+    inputs = [s.box(ax, x + 0.3, 0.5, cw - 0.6, 0.9, tok, fc=s.FAINT_FILL) for x, tok in zip(xs, tokens, strict=True)]
+    caches: dict[int, list[Any]] = {}
     for layer, y in ((1, 3.0), (2, 6.2)):
-        s.note(ax, 0.1, y + 0.55, f"第 {layer} 层", ha="left", color=s.INK, weight="bold")
+        caches[layer] = [s.note(ax, 0.1, y + 0.55, f"第 {layer} 层", ha="left", color=s.INK, weight="bold")]
         for x in xs:
-            _kv_cell(ax, x, y, cw, 1.1)
-    for x in xs:  # layer 1 K/V only project this position's input
-        s.arrow(ax, (x + cw / 2, 1.45), (x + cw / 2, 2.95), lw=s.LW_THIN, head=10)
-    for i, x in enumerate(xs):  # layer 2 K/V at `gave` come from a layer-1 output that read BOS, I, gave
-        s.arrow(ax, (x + cw / 2, 4.15), (xs[-1] + cw / 2 + (i - 1) * 0.55, 6.15), lw=s.LW_THIN, head=10,
-                color=s.MUTED)
-    s.note(ax, 0.1, 5.35, "第 2 层的 gave 读过这三项", ha="left", va="center", fs=s.FS_SMALL)
+            caches[layer] += _kv_cell(ax, x, y, cw, 1.1)
+    # layer 1 K/V only project this position's input
+    projections = [s.arrow(ax, (x + cw / 2, 1.45), (x + cw / 2, 2.95), lw=s.LW_THIN, head=10) for x in xs]
+    # layer 2 K/V at `gave` come from a layer-1 output that read BOS, I, gave
+    reads = [s.arrow(ax, (x + cw / 2, 4.15), (xs[-1] + cw / 2 + (i - 1) * 0.55, 6.15), lw=s.LW_THIN, head=10,
+                     color=s.MUTED) for i, x in enumerate(xs)]
+    reads.append(s.note(ax, 0.1, 5.35, "第 2 层的 gave 读过这三项", ha="left", va="center", fs=s.FS_SMALL))
     s.note(ax, 0.1, 9.3, "缓存 = 每层各一组 K/V 张量", ha="left", color=s.INK, weight="bold")
     s.note(ax, 0.1, 8.55, "不是句子，也不是答案", ha="left", color=s.INK)
+    return {"inputs": mark("输入 BOS、I、gave", inputs), "layer1": mark("第 1 层的缓存", caches[1]),
+            "layer2": mark("第 2 层的缓存", caches[2]), "projections": mark("从输入到第 1 层的箭头", projections),
+            "reads": mark("第 2 层 gave 读过的三项", reads)}
 
 
-def _weight_row(ax: Any, xs: list[float], cw: float, y: float, weights: list[float]) -> None:
+def _weight_row(ax: Any, xs: list[float], cw: float, y: float, weights: list[float]) -> list[Any]:
     top = 1.0 / 2.6  # bars scaled so that weight 1.0 would be 2.6 units tall
+    drawn = []
     for i, (x, wt) in enumerate(zip(xs, weights, strict=True)):
         new = i == len(xs) - 1
-        s.box(ax, x + 0.45, y, cw - 0.9, max(wt / top, 0.02), fc=s.ORANGE if new else s.SKY, ec=s.INK,
-              lw=s.LW_THIN, radius=0.02)
-        s.note(ax, x + cw / 2, y + wt / top + 0.28, f"{wt:.2f}", color=s.INK, fs=s.FS_SMALL)
+        drawn += [s.box(ax, x + 0.45, y, cw - 0.9, max(wt / top, 0.02), fc=s.ORANGE if new else s.SKY, ec=s.INK,
+                        lw=s.LW_THIN, radius=0.02),
+                  s.note(ax, x + cw / 2, y + wt / top + 0.28, f"{wt:.2f}", color=s.INK, fs=s.FS_SMALL)]
+    return drawn
 
 
-def draw_b1(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_b1(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     att = series(data, "lesson_data", "r55_her_attention")
     tokens, means = att["columns"], att["by_layer_mean"]
     ax = s.sketch_axes(fig, 10, 11.25)
     xs = [1.9 + i * 2.0 for i in range(len(tokens))]
     cw = 1.7
+    inputs = []
     for i, (x, tok) in enumerate(zip(xs, tokens, strict=True)):
         new = i == len(tokens) - 1
-        s.box(ax, x + 0.1, 0.3, cw - 0.2, 0.85, tok, fc="#fdf0d5" if new else s.FAINT_FILL,
-              ec=s.ORANGE if new else s.INK, weight="bold" if new else "normal")
+        inputs.append(s.box(ax, x + 0.1, 0.3, cw - 0.2, 0.85, tok, fc="#fdf0d5" if new else s.FAINT_FILL,
+                            ec=s.ORANGE if new else s.INK, weight="bold" if new else "normal"))
+    old: list[Any] = []
+    appended: list[Any] = []
+    weights: dict[int, list[Any]] = {}
     for layer, y in enumerate((1.9, 5.9)):
         s.note(ax, 0.05, y + 0.45, f"第 {layer + 1} 层", ha="left", color=s.INK, weight="bold")
         for i, x in enumerate(xs):
-            _kv_cell(ax, x, y, cw, 0.9, new=i == len(xs) - 1)
-        _weight_row(ax, xs, cw, y + 1.05, means[layer])
+            (appended if i == len(xs) - 1 else old).extend(_kv_cell(ax, x, y, cw, 0.9, new=i == len(xs) - 1))
+        weights[layer + 1] = _weight_row(ax, xs, cw, y + 1.05, means[layer])
     s.note(ax, 0.05, 10.7, "条形：her 的 Q 对每一项的权重", ha="left", color=s.INK, fs=s.FS_SMALL)
     s.note(ax, 0.05, 10.15, "（lessonmodel，各头平均）", ha="left", fs=s.FS_TAG)
     s.note(ax, (xs[0] + xs[-2] + cw) / 2, 9.45, "旧缓存：只读，不重算", color=s.MUTED, fs=s.FS_SMALL)
-    s.note(ax, xs[-1] + cw / 2, 9.45, "每层追加", color=s.ORANGE_TEXT, weight="bold", fs=s.FS_SMALL)
+    appended.append(s.note(ax, xs[-1] + cw / 2, 9.45, "每层追加", color=s.ORANGE_TEXT, weight="bold", fs=s.FS_SMALL))
+    return {"her": mark("新 token her", inputs[-1]), "old-inputs": mark("旧输入 BOS、I、gave", inputs[:-1]),
+            "appended": mark("每层新追加的 K/V", appended), "old-entries": mark("两层的旧缓存条目", old),
+            "weights1": mark("第 1 层的权重条", weights[1]), "weights2": mark("第 2 层的权重条", weights[2])}
 
 
 def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[list[bool]],
-               edit: int) -> None:
+               edit: int) -> dict[str, Any]:
     n = len(original)
     x0, pitch, cw = 1.7, 1.62, 1.5
     xs = [x0 + i * pitch for i in range(n)]
+    edited_word: list[Any] = []
     for i, x in enumerate(xs):
         tok = edited[i]
         if i == edit:
-            s.note(ax, x + cw / 2, 0.95, original[i], color=s.MUTED, fs=s.FS_SMALL)
+            edited_word.append(s.note(ax, x + cw / 2, 0.95, original[i], color=s.MUTED, fs=s.FS_SMALL))
             ax.plot([x + 0.45, x + cw - 0.45], [0.95, 0.95], color=s.MUTED, lw=s.LW_THIN)
-        s.box(ax, x + 0.05, 0.1 + (0 if i != edit else 0), cw - 0.1, 0.6, tok, fs=s.FS_SMALL,
-              fc="#fbe3d3" if i == edit else s.FAINT_FILL, ec=s.STALE_COLOR if i == edit else s.INK)
+        word = s.box(ax, x + 0.05, 0.1 + (0 if i != edit else 0), cw - 0.1, 0.6, tok, fs=s.FS_SMALL,
+                     fc="#fbe3d3" if i == edit else s.FAINT_FILL, ec=s.STALE_COLOR if i == edit else s.INK)
+        if i == edit:
+            edited_word.append(word)
+    kept: list[Any] = []
     for layer, y in enumerate((1.6, 3.0)):
         s.note(ax, 0.05, y + 0.45, f"第 {layer + 1} 层", ha="left", color=s.INK, fs=s.FS_SMALL)
         for i, x in enumerate(xs):
-            _kv_cell(ax, x, y, cw, 0.9, stale=changed[layer][i])
+            cell = _kv_cell(ax, x, y, cw, 0.9, stale=changed[layer][i])
+            if i < edit:
+                kept += cell
     right = xs[-1] + cw + 0.1
-    s.box(ax, xs[edit] - 0.08, 1.45, right - xs[edit] + 0.02, 2.65, fc="none", ec=s.STALE_COLOR, lw=2.2,
-          ls="--", radius=0.08)
-    s.note(ax, (xs[edit] + right) / 2, 4.45, "从编辑处起须重算", color=s.VERMILION_TEXT, weight="bold",
-           fs=s.FS_SMALL)
+    frame = s.box(ax, xs[edit] - 0.08, 1.45, right - xs[edit] + 0.02, 2.65, fc="none", ec=s.STALE_COLOR, lw=2.2,
+                  ls="--", radius=0.08)
+    title = s.note(ax, (xs[edit] + right) / 2, 4.45, "从编辑处起须重算", color=s.VERMILION_TEXT, weight="bold",
+                   fs=s.FS_SMALL)
     s.note(ax, 0.05, 4.45, "浅红 = 实测已变", ha="left", fs=s.FS_TAG)
+    return {"edited-word": mark("被改动的词", edited_word), "invalidated": mark("须重算的条目", frame, title),
+            "kept": mark("编辑处之前仍可用的条目", kept)}
 
 
-def _diff_bars(ax: Any, legal: float, stale: float) -> None:
+def _diff_bars(ax: Any, legal: float, stale: float) -> dict[str, Any]:
     labels = ["按新前缀\n重建的缓存", "编辑后仍用\n旧缓存"]
     vals = [legal, stale]
-    ax.barh([1, 0], vals, height=0.55, color=[s.BLUE, s.VERMILION], edgecolor=s.INK, lw=s.LW_THIN)
+    bars = ax.barh([1, 0], vals, height=0.55, color=[s.BLUE, s.VERMILION], edgecolor=s.INK, lw=s.LW_THIN)
     ax.set_xscale("log")
     ax.set_xlim(1e-17, 1e2)
-    for y, v in zip([1, 0], vals, strict=True):
-        # A log axis has no 0: an exact zero gets no bar, only its label at the axis floor.
-        ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else "0（逐位相同）", va="center",
-                fontsize=s.FS_SMALL)
+    # A log axis has no 0: an exact zero gets no bar, only its label at the axis floor.
+    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else "0（逐位相同）", va="center",
+                     fontsize=s.FS_SMALL) for y, v in zip([1, 0], vals, strict=True)]
     ax.set_yticks([1, 0], labels)
+    names = ax.get_yticklabels()
     ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel("max |Δlogits|，对照完整重算（对数轴）")
+    return {"legal-diff": mark("按新前缀重建的缓存：差值", bars[0], texts[0], names[0]),
+            "stale-diff": mark("仍用旧缓存：差值", bars[1], texts[1], names[1])}
 
 
-def draw_b2(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_b2(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     d = series(data, "stale_prefix", "changed")
     original = series(data, "stale_prefix", "tokens_original")
     edited = series(data, "stale_prefix", "tokens_edited")
     edit = value(data, "stale_prefix.edit_position")
-    _edit_grid(s.sketch_axes(fig, 10, 4.9, (0.02, 0.47, 0.96, 0.47)), original, edited, d, edit)
-    _diff_bars(fig.add_axes((0.3, 0.13, 0.64, 0.25)), value(data, "stale_prefix.legal_max_abs_diff"),
-               value(data, "stale_prefix.max_abs_diff"))
+    grid = _edit_grid(s.sketch_axes(fig, 10, 4.9, (0.02, 0.47, 0.96, 0.47)), original, edited, d, edit)
+    return grid | _diff_bars(fig.add_axes((0.3, 0.13, 0.64, 0.25)), value(data, "stale_prefix.legal_max_abs_diff"),
+                             value(data, "stale_prefix.max_abs_diff"))
 
 
 FIGURES = (

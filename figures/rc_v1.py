@@ -12,13 +12,14 @@ from typing import Any
 
 from figures import style as s
 from figures.inputs import kib, series, value
+from figures.marks import data_box, mark
 from figures.spec import Figure
 
 
 # --- b0 -------------------------------------------------------------------
 
 
-def draw_b0(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_b0(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     params = value(data, "training_state.params_bytes")
     grads = value(data, "training_state.grads_bytes")
     adam = value(data, "training_state.adam_bytes")
@@ -27,58 +28,70 @@ def draw_b0(fig: Any, data: Mapping[str, Any]) -> None:
             ("Adam m", adam / 2, s.FADED, "推理不建"), ("Adam v", adam / 2, s.FADED, "推理不建")]
     ax = fig.add_axes((0.2, 0.42, 0.62, 0.47))
     ys = list(range(len(rows)))[::-1]
+    bars = []
     for y, (_, n, color, _) in zip(ys, rows, strict=True):
         faded = color == s.FADED
-        ax.barh(y, kib(n), height=0.62, color=color, alpha=0.55 if faded else 1.0,
+        bars += ax.barh(y, kib(n), height=0.62, color=color, alpha=0.55 if faded else 1.0,
                 edgecolor=s.MUTED if faded else s.INK, linestyle="--" if faded else "-", lw=s.LW_THIN)
     xmax = max(kib(n) for _, n, _, _ in rows)
+    verdicts = []
     for y, (_, n, color, verdict) in zip(ys, rows, strict=True):
-        ax.text(kib(n) + xmax * 0.03, y, verdict, va="center", fontsize=s.FS_SMALL,
-                color=s.INK if color != s.FADED else s.MUTED)
+        verdicts += [ax.text(kib(n) + xmax * 0.03, y, verdict, va="center", fontsize=s.FS_SMALL,
+                color=s.INK if color != s.FADED else s.MUTED)]
     ax.set_yticks(ys, [r[0] for r in rows])
+    ticks = ax.get_yticklabels()
     ax.set_xlim(0, xmax * 1.45)
     ax.set_xlabel("lessonmodel 的字节数（KiB）")
     ax.tick_params(axis="y", length=0)
     ax.set_title("训练结束：保留什么？", loc="left", fontsize=s.FS_TITLE, pad=12)
-    _request_thumbnail(s.sketch_axes(fig, 10, 3.2, (0.03, 0.02, 0.94, 0.27)))
+    request = _request_thumbnail(s.sketch_axes(fig, 10, 3.2, (0.03, 0.02, 0.94, 0.27)))
+    return {"params": mark("保留的参数条", bars[0], verdicts[0], ticks[0]),
+            "training-state": mark("变淡的梯度与 Adam m、v", bars[1:], verdicts[1:], ticks[1:]),
+            "request": mark("新请求 A/B", request)}
 
 
-def _request_thumbnail(ax: Any) -> None:
+def _request_thumbnail(ax: Any) -> Any:
     """The A/B request: a known prompt A, the answer B not known yet."""
-    s.box(ax, 0.1, 0.2, 9.8, 2.8, fc="#fafafa", ec=s.CARD_EDGE, lw=s.LW_THIN)
+    frame = s.box(ax, 0.1, 0.2, 9.8, 2.8, fc="#fafafa", ec=s.CARD_EDGE, lw=s.LW_THIN)
     s.note(ax, 0.5, 2.45, "新请求 A/B", color=s.INK, ha="left", weight="bold")
     s.box(ax, 0.5, 0.55, 1.3, 1.2, "A", fc="white", weight="bold")
     s.box(ax, 2.2, 0.55, 1.3, 1.2, "B?", fc="white", ec=s.MUTED, color=s.MUTED, ls="--")
     s.arrow(ax, (3.8, 1.15), (5.0, 1.15))
     s.note(ax, 5.2, 1.5, "仍须前向计算", color=s.INK, ha="left")
     s.note(ax, 5.2, 0.8, "才有本次的表示和 K/V", color=s.INK, ha="left")
+    return frame
 
 
 # --- b1 -------------------------------------------------------------------
 
 
-def draw_b1(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_b1(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     dist = series(data, "lesson_data", "first_token_distribution")
     prompt = dist["prompt"]
     ax = s.sketch_axes(fig, 10, 6.2, (0.02, 0.45, 0.96, 0.52))
-    s.note(ax, 0.2, 5.8, "已知输入", ha="left", color=s.INK, weight="bold")
+    inputs = [s.note(ax, 0.2, 5.8, "已知输入", ha="left", color=s.INK, weight="bold")]
     xs = [0.3 + i * 1.75 for i in range(len(prompt))]
     for x, tok in zip(xs, prompt, strict=True):
-        s.box(ax, x, 4.4, 1.55, 0.95, tok, fc="white")
+        inputs.append(s.box(ax, x, 4.4, 1.55, 0.95, tok, fc="white"))
+    layers = []
     for layer, y in ((1, 2.85), (2, 1.35)):
-        s.box(ax, 0.3, y, 1.75 * len(prompt) - 0.2, 0.95, f"第 {layer} 层：已知位置一起算",
-              fc="#e6f0f8", ec=s.BLUE)
+        layers += [s.box(ax, 0.3, y, 1.75 * len(prompt) - 0.2, 0.95, f"第 {layer} 层：已知位置一起算",
+              fc="#e6f0f8", ec=s.BLUE)]
     for x in xs:
         s.arrow(ax, (x + 0.78, 4.4), (x + 0.78, 3.8), lw=s.LW_THIN, head=10)
         s.arrow(ax, (x + 0.78, 2.85), (x + 0.78, 2.3), lw=s.LW_THIN, head=10)
     s.note(ax, 9.85, 3.3, "prefill", ha="right", color=s.BLUE, weight="bold")
     s.note(ax, 9.85, 2.7, "每行只读\n自己的前缀", ha="right", va="top")
     last = xs[-1] + 0.78
-    s.arrow(ax, (last, 1.35), (last, 0.1), color=s.INK)
-    s.note(ax, last - 0.2, 0.65, "最后位置 →", ha="right", color=s.INK)
-    _distribution_bars(fig.add_axes((0.22, 0.15, 0.7, 0.27)), dist)
-    fig.text(0.03, 0.025, "权重为随机初始化：分布只是计算结果，不代表语言能力", fontsize=s.FS_SMALL,
+    last_arrow = s.arrow(ax, (last, 1.35), (last, 0.1), color=s.INK)
+    last_note = s.note(ax, last - 0.2, 0.65, "最后位置 →", ha="right", color=s.INK)
+    dist_ax = fig.add_axes((0.22, 0.15, 0.7, 0.27))
+    _distribution_bars(dist_ax, dist)
+    caveat = fig.text(0.03, 0.025, "权重为随机初始化：分布只是计算结果，不代表语言能力", fontsize=s.FS_SMALL,
              color=s.VERMILION_TEXT, ha="left", va="bottom")
+    return {"inputs": mark("已知输入", inputs), "layers": mark("各层 prefill", layers),
+            "last-position": mark("最后位置", last_arrow, last_note),
+            "distribution": mark("首个输出分布", dist_ax), "caveat": mark("随机权重的说明", caveat)}
 
 
 def _distribution_bars(ax: Any, dist: Mapping[str, Any], top: int = 5) -> None:
@@ -98,7 +111,7 @@ def _distribution_bars(ax: Any, dist: Mapping[str, Any], top: int = 5) -> None:
 # --- b2 -------------------------------------------------------------------
 
 
-def draw_b2(fig: Any, _data: Mapping[str, Any]) -> None:
+def draw_b2(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     ax = s.sketch_axes(fig, 10, 9)
     s.note(ax, 0.3, 8.5, "① 首分布", ha="left", color=s.INK, weight="bold")
     heights = (0.6, 1.6, 0.9, 0.4, 0.25)  # a sketch: no model numbers here
@@ -106,26 +119,30 @@ def draw_b2(fig: Any, _data: Mapping[str, Any]) -> None:
         s.box(ax, 0.5 + i * 0.75, 6.0, 0.55, h * 1.2, fc=s.ORANGE if i == 1 else s.FAINT_FILL,
               ec=s.INK, lw=s.LW_THIN, radius=0.03)
     ax.plot([0.3, 4.3], [6.0, 6.0], color=s.INK, lw=s.LW_THIN)
-    s.arrow(ax, (4.6, 7.0), (5.8, 7.0))
-    s.note(ax, 5.2, 7.45, "② 选择")
-    s.box(ax, 6.1, 6.35, 1.4, 1.3, "B", fc="#fdf0d5", ec=s.ORANGE, fs=s.FS_TITLE + 4, weight="bold")
-    s.note(ax, 6.8, 5.85, "教学标记，非实测", color=s.INK)
+    choose = [s.arrow(ax, (4.6, 7.0), (5.8, 7.0)), s.note(ax, 5.2, 7.45, "② 选择")]
+    chosen = s.box(ax, 6.1, 6.35, 1.4, 1.3, "B", fc="#fdf0d5", ec=s.ORANGE, fs=s.FS_TITLE + 4, weight="bold")
+    marker_note = s.note(ax, 6.8, 5.85, "教学标记，非实测", color=s.INK)
     s.note(ax, 0.3, 4.6, "③ decode：B 成为新的已知输入", ha="left", color=s.INK, weight="bold")
     tokens = ["BOS", "I", "gave", "him"]
-    for i, tok in enumerate(tokens):
-        s.box(ax, 0.3 + i * 1.55, 3.0, 1.4, 0.9, tok, fc=s.FAINT_FILL, ec=s.MUTED, color=s.MUTED)
-    s.box(ax, 0.3 + 4 * 1.55, 3.0, 1.4, 0.9, "B", fc="#fdf0d5", ec=s.ORANGE, weight="bold")
-    s.arrow(ax, (6.8, 5.6), (6.8 + 0.05, 4.05), color=s.ORANGE, rad=0.0)
-    s.note(ax, 3.2, 2.45, "旧位置：兼容的计算直接复用", color=s.MUTED)
-    s.box(ax, 0.3, 0.4, 7.6, 1.2, "同一套参数 · 多算一个位置", fc="#e6f0f8", ec=s.BLUE)
-    s.arrow(ax, (7.0, 3.0), (7.0, 1.65), color=s.ORANGE)
+    old = [s.box(ax, 0.3 + i * 1.55, 3.0, 1.4, 0.9, tok, fc=s.FAINT_FILL, ec=s.MUTED, color=s.MUTED)
+           for i, tok in enumerate(tokens)]
+    new_input = s.box(ax, 0.3 + 4 * 1.55, 3.0, 1.4, 0.9, "B", fc="#fdf0d5", ec=s.ORANGE, weight="bold")
+    entrance = s.arrow(ax, (6.8, 5.6), (6.8 + 0.05, 4.05), color=s.ORANGE, rad=0.0)
+    reuse = s.note(ax, 3.2, 2.45, "旧位置：兼容的计算直接复用", color=s.MUTED)
+    params = s.box(ax, 0.3, 0.4, 7.6, 1.2, "同一套参数 · 多算一个位置", fc="#e6f0f8", ec=s.BLUE)
+    into_model = s.arrow(ax, (7.0, 3.0), (7.0, 1.65), color=s.ORANGE)
     s.note(ax, 8.2, 1.0, "→ 下一步", ha="left", color=s.INK)
+    return {"distribution": mark("首分布（示意）", data_box(ax, 0.2, 5.9, 4.35, 8.8)),
+            "choose": mark("选择箭头", choose), "b": mark("教学标记 B", chosen, marker_note),
+            "entrance": mark("decode 入口", entrance, new_input),
+            "old-positions": mark("旧位置", old, reuse),
+            "model": mark("同一套参数，多算一个位置", params, into_model)}
 
 
 # --- b3 -------------------------------------------------------------------
 
 
-def draw_b3(fig: Any, data: Mapping[str, Any]) -> None:
+def draw_b3(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     att = series(data, "lesson_data", "rc_v1_b3_attention")
     layer = 0  # the first layer; every layer works the same way
     weights, tokens = att["by_layer_mean"][layer], att["columns"]
@@ -134,39 +151,44 @@ def draw_b3(fig: Any, data: Mapping[str, Any]) -> None:
     x0, cw, w = 1.9, 1.12, 0.98  # first column, column pitch, column width
     cols = [x0 + i * cw for i in range(n)]
     top = max(weights)
+    bars, ks, vs = [], [], []
     for i, (x, wt, tok) in enumerate(zip(cols, weights, tokens, strict=True)):
         new = i == n - 1
         edge, ls = (s.ORANGE, "--") if new else (None, "-")
         # the new query's real attention weights (lessonmodel), as bars above the K row
-        s.box(ax, x + 0.14, 7.0, w - 0.28, 1.3 * wt / top, fc=s.ORANGE if new else s.SKY, ec=s.INK,
-              lw=s.LW_THIN, radius=0.02)
-        s.note(ax, x + w / 2, 7.0 + 1.3 * wt / top + 0.3, f"{wt:.2f}", color=s.INK, fs=s.FS_SMALL)
-        s.box(ax, x, 5.3, w, 1.2, "K", fc="white", ec=edge or s.K_COLOR, ls=ls, color=s.BLUE_TEXT,
-              weight="bold")
-        s.box(ax, x, 3.6, w, 1.2, "V", fc="white", ec=edge or s.V_COLOR, ls=ls, color=s.GREEN_TEXT,
-              weight="bold")
+        bars += [s.box(ax, x + 0.14, 7.0, w - 0.28, 1.3 * wt / top, fc=s.ORANGE if new else s.SKY, ec=s.INK,
+                       lw=s.LW_THIN, radius=0.02),
+                 s.note(ax, x + w / 2, 7.0 + 1.3 * wt / top + 0.3, f"{wt:.2f}", color=s.INK, fs=s.FS_SMALL)]
+        ks.append(s.box(ax, x, 5.3, w, 1.2, "K", fc="white", ec=edge or s.K_COLOR, ls=ls, color=s.BLUE_TEXT,
+                        weight="bold"))
+        vs.append(s.box(ax, x, 3.6, w, 1.2, "V", fc="white", ec=edge or s.V_COLOR, ls=ls, color=s.GREEN_TEXT,
+                        weight="bold"))
         s.note(ax, x + w / 2, 3.15, tok, color=s.INK, fs=s.FS_SMALL)
     s.note(ax, 0.1, 9.5, f"第 {layer + 1} 层（共 {len(att['by_layer_mean'])} 层）", ha="left", color=s.INK,
            weight="bold")
     s.note(ax, x0 - 0.15, 7.6, "权重", ha="right", color=s.INK)
     s.note(ax, x0 - 0.15, 7.1, "各头平均", ha="right", fs=s.FS_TAG)
-    s.box(ax, 0.05, 5.3, 1.35, 1.2, "新 Q", fc="#fbe3d3", ec=s.Q_COLOR, color=s.VERMILION_TEXT,
-          weight="bold", fs=s.FS_SMALL)
+    query = s.box(ax, 0.05, 5.3, 1.35, 1.2, "新 Q", fc="#fbe3d3", ec=s.Q_COLOR, color=s.VERMILION_TEXT,
+                  weight="bold", fs=s.FS_SMALL)
     s.arrow(ax, (1.42, 5.9), (x0 - 0.06, 5.9), color=s.Q_COLOR)
     s.note(ax, 0.72, 4.75, "与 6 列 K\n逐一匹配", color=s.VERMILION_TEXT, va="top", fs=s.FS_TAG)
     s.note(ax, (cols[0] + cols[-2] + w) / 2, 2.6, f"旧缓存 {n - 1} 列：只读，不重算", color=s.MUTED,
            fs=s.FS_SMALL)
     s.note(ax, cols[-1] + w / 2, 2.6, "新追加", color=s.ORANGE_TEXT, weight="bold", fs=s.FS_SMALL)
-    s.box(ax, 2.6, 0.3, 4.2, 1.2, "Σ 权重 × V", fc="#e0f2eb", ec=s.V_COLOR, weight="bold")
+    total = s.box(ax, 2.6, 0.3, 4.2, 1.2, "Σ 权重 × V", fc="#e0f2eb", ec=s.V_COLOR, weight="bold")
     s.arrow(ax, (4.7, 2.2), (4.7, 1.55), color=s.V_COLOR)
-    s.arrow(ax, (6.85, 0.9), (8.0, 0.9))
-    s.note(ax, 8.1, 0.9, "送往\n下一层", ha="left", color=s.INK, fs=s.FS_SMALL)
+    output = [s.arrow(ax, (6.85, 0.9), (8.0, 0.9)),
+              s.note(ax, 8.1, 0.9, "送往\n下一层", ha="left", color=s.INK, fs=s.FS_SMALL)]
+    return {"query": mark("新 Q", query), "old-k": mark("旧的五列 K", ks[:-1]), "new-k": mark("新追加的 K", ks[-1]),
+            "weights": mark("注意力权重条", bars), "old-v": mark("旧的五列 V", vs[:-1]),
+            "new-v": mark("新追加的 V", vs[-1]), "sum": mark("按权重汇总 V", total),
+            "output": mark("送往下一层的箭头", output)}
 
 
 # --- n21 ------------------------------------------------------------------
 
 
-def draw_n21(fig: Any, _data: Mapping[str, Any]) -> None:
+def draw_n21(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     inputs, labels = ["BOS", "I", "gave", "him"], ["I", "gave", "him", "a"]
     ax = s.sketch_axes(fig, 10, 9)
     x0, y0, c = 2.4, 1.2, 1.35  # matrix origin (lower-left) and cell size
@@ -183,11 +205,13 @@ def draw_n21(fig: Any, _data: Mapping[str, Any]) -> None:
     for col in range(n):
         s.note(ax, x0 + col * c + c / 2 - 0.04, y0 + n * c + 0.3, inputs[col], color=s.INK)
     gave = y0 + (n - 3) * c  # the `gave` row
-    s.box(ax, x0 - 0.12, gave - 0.1, n * c + 0.16, c + 0.12, fc="none", ec=s.ORANGE, lw=2.6, radius=0.08)
+    row = s.box(ax, x0 - 0.12, gave - 0.1, n * c + 0.16, c + 0.12, fc="none", ec=s.ORANGE, lw=2.6, radius=0.08)
     s.note(ax, x0 + n * c / 2, y0 + n * c + 0.95, "可读取的输入（列）", color=s.MUTED)
     s.note(ax, x0 - 0.2, y0 + n * c + 0.3, "行＼列", ha="right", color=s.MUTED, fs=s.FS_SMALL)
     s.note(ax, x0 + n * c + 0.35, y0 + n * c + 0.3, "标签", ha="left", color=s.GREEN_TEXT)
     s.note(ax, 5.0, 0.55, "gave 行读 BOS、I、gave，读不到后面的 him", color=s.INK)
+    return {"gave-row": mark("gave 这一行", row),
+            "labels": mark("标签列", data_box(ax, x0 + n * c + 0.3, y0, x0 + n * c + 1.9, y0 + n * c + 0.55))}
 
 
 FIGURES = (

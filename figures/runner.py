@@ -27,13 +27,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from figures.marks import mark_boxes
 from figures.spec import Figure
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
 # invalid inline HTML and says nothing a reader needs.
 SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 SEED = 0
-_SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs")
+_SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs", "figures.marks")
 
 
 @dataclass(frozen=True)
@@ -120,11 +121,11 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
 
 
 @contextmanager
-def drawn_figure(figure: Figure, data: Mapping[str, Any]) -> Iterator[Any]:
+def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | None = None) -> Iterator[Any]:
     """A matplotlib figure with ``figure`` drawn on it, under the shared style; cleared afterwards.
 
     Every output format (the SVG, the baseline PNG of figures/baseline.py) is saved from here,
-    so they show the same drawing.
+    so they show the same drawing. What ``draw`` returned (its marks) is appended to ``returned``.
     """
     import matplotlib
 
@@ -140,19 +141,23 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any]) -> Iterator[Any]:
         fig = MplFigure(figsize=figure.size)
         try:
             style.card(fig)
-            figure.draw(fig, data)
+            marks = figure.draw(fig, data)
             style.tag(fig, figure.provenance, figure.tag or None)
+            if returned is not None:
+                returned.append(marks)
             yield fig
         finally:
             fig.clear()
 
 
-def draw_svg(figure: Figure, data: Mapping[str, Any]) -> bytes:
-    """Draw one figure and return its SVG bytes (imports matplotlib)."""
+def draw_svg(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, dict[str, Any]]:
+    """Draw one figure; return its SVG bytes and its marks' boxes (imports matplotlib)."""
     buf = io.BytesIO()
-    with drawn_figure(figure, data) as fig:
+    returned: list[Any] = []
+    with drawn_figure(figure, data, returned) as fig:
         fig.savefig(buf, format="svg", metadata=SVG_METADATA)
-    return buf.getvalue()
+        boxes = mark_boxes(fig, returned[0], figure.id, figure.draw)
+    return buf.getvalue(), boxes
 
 
 def _write_if_changed(path: Path, content: bytes) -> None:
@@ -175,10 +180,11 @@ def _cached(cache_dir: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:
     return svg, meta
 
 
-def _entry(figure: Figure, svg_sha: str, data_sha: str, width: int, height: int) -> dict[str, Any]:
+def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": f"{figure.id}.svg", "alt": figure.alt, "description": figure.description,
             "provenance": figure.provenance, "inputs": list(figure.inputs),
-            "svg_sha256": svg_sha, "data_sha256": data_sha, "width": width, "height": height}
+            "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
+            "marks": meta.get("marks", {})}
 
 
 def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
@@ -208,16 +214,16 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         key = cache_key(figure.id, code_hash(figure), shared, data_sha, mpl)
         hit = _cached(cache_dir, key)
         if hit is None:
-            svg = draw_svg(figure, data)
+            svg, marks = draw_svg(figure, data)
             width, height = svg_size_px(svg)
-            meta = {"id": figure.id, "svg_sha256": sha256(svg), "width": width, "height": height}
+            meta = {"id": figure.id, "svg_sha256": sha256(svg), "width": width, "height": height, "marks": marks}
             _write_if_changed(cache_dir / f"{key}.svg", svg)
             _write_if_changed(cache_dir / f"{key}.json", canonical_json(meta))
             drawn.append(figure.id)
         else:
             svg, meta = hit
         _write_if_changed(out_dir / f"{figure.id}.svg", svg)
-        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta["width"], meta["height"])
+        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta)
     return Rendered(done, skipped, tuple(drawn), time.perf_counter() - start)
 
 

@@ -152,9 +152,9 @@ def box(ax: Any, x: float, y: float, w: float, h: float, text: str = "", *, fc: 
 
 
 def arrow(ax: Any, start: tuple[float, float], end: tuple[float, float], *, color: str = INK,
-          lw: float = LW_ARROW, ls: str = "-", rad: float = 0.0, head: float = 14) -> None:
-    """A plain arrow from start to end (data coordinates)."""
-    ax.annotate(
+          lw: float = LW_ARROW, ls: str = "-", rad: float = 0.0, head: float = 14) -> Any:
+    """A plain arrow from start to end (data coordinates); returns it (a mark may name it)."""
+    return ax.annotate(
         "", xy=end, xytext=start,
         arrowprops={"arrowstyle": f"-|>,head_length={head / 20:.2f},head_width={head / 40:.2f}",
                     "color": color, "lw": lw, "ls": ls, "shrinkA": 0, "shrinkB": 0,
@@ -163,9 +163,9 @@ def arrow(ax: Any, start: tuple[float, float], end: tuple[float, float], *, colo
 
 
 def note(ax: Any, x: float, y: float, text: str, *, color: str = MUTED, fs: float = FS_SMALL,
-         ha: str = "center", va: str = "center", weight: str = "normal") -> None:
-    """Secondary text inside a sketch."""
-    ax.text(x, y, text, ha=ha, va=va, fontsize=fs, color=color, fontweight=weight)
+         ha: str = "center", va: str = "center", weight: str = "normal") -> Any:
+    """Secondary text inside a sketch; returns it (a mark may name it)."""
+    return ax.text(x, y, text, ha=ha, va=va, fontsize=fs, color=color, fontweight=weight)
 
 
 def sci(x: float) -> str:

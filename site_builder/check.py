@@ -6,14 +6,15 @@ import operator
 import re
 from collections.abc import Iterable
 
-from .content import PROVENANCES, Content, Evidence, Value
+from .content import PROVENANCES, Content, Evidence, FigureInfo, FigureMark, Value
 from .numbers import agrees, format_number
 from .parse import ParsedPage, RoleUse, StateSource
 from .i18n import _
 from .problems import Problem, suggest
 from .mathrender import MathError, render_math
+from .positions import describe, position_words, word_holds
 
-ROLES = ("num", "fig", "src", "ref", "example")
+ROLES = ("num", "fig", "src", "ref", "example", "mark")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 # Numbers that look measured: they must come from {num} (or be marked {example}).
@@ -80,7 +81,73 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
                         + _(" (sources are listed in content/sources.yml)"))]
     if use.name == "ref":
         return _check_ref(use, page, anchors)
+    if use.name == "mark":
+        return _check_mark(use, page, evidence)
     return []
+
+
+def state_figure(page: ParsedPage, state_id: str) -> str:
+    """The ``:figure:`` of a state on ``page`` (``''`` when it has none or there is no such state)."""
+    return next((b.figure for b in page.blocks if isinstance(b, StateSource) and b.id == state_id), "")
+
+
+def resolve_mark(target: str, figure_id: str) -> tuple[str, str]:
+    """``fig:name`` → (fig, name); ``name`` → (the state's figure, name)."""
+    figure, sep, name = target.rpartition(":")
+    return (figure, name) if sep else (figure_id, target)
+
+
+def _check_mark(use: RoleUse, page: ParsedPage, evidence: Evidence) -> list[Problem]:
+    path = page.meta.path
+    figure_id, name = resolve_mark(use.target, state_figure(page, use.state))
+    if not figure_id:
+        where = f"state {use.state} has no ':figure:'" if use.state else "it stands outside any state"
+        return [Problem(path, use.line, f"{{mark}}`{use.target}` points at no figure: {where}; "
+                                        f"name the figure as {{mark}}`figure-id:{name}`")]
+    figure = evidence.figures.get(figure_id)
+    if figure is None:
+        return [Problem(path, use.line, f"{{mark}}`{use.target}`: unknown figure '{figure_id}'"
+                                        + suggest(figure_id, evidence.figures))]
+    mark = figure.mark(name)
+    if mark is None:
+        names = [m.name for m in figure.marks]
+        known = f"its marks: {', '.join(names)}" if names else "it declares no marks (its draw returns none)"
+        return [Problem(path, use.line, f"figure {figure_id} has no mark '{name}'" + suggest(name, names)
+                                        + f" ({known})")]
+    return _check_position(use, page, figure, mark)
+
+
+def _check_position(use: RoleUse, page: ParsedPage, figure: FigureInfo, mark: FigureMark) -> list[Problem]:
+    """Position words in the clause before a mark must be true of where it is drawn."""
+    after = figure.mark(resolve_mark(use.after_mark, figure.id)[1]) if use.after_mark else None
+    problems = []
+    # Before the mark (左侧的{mark}`a`), or after it when it is the subject ({mark}`a`在左侧).
+    stated = _STATED.match(use.following)
+    words = [(w, after if after is not None and use.clause.strip().startswith(w.text) else None)
+             for w in position_words(use.clause)]
+    words += [(w, None) for w in position_words(stated.group(1) if stated else "")]
+    for word, relative in words:
+        if word_holds(word, mark, figure.marks, relative):
+            continue
+        if relative is not None:
+            why = f"it is not {word.text} of '{relative.name}' in figure {figure.id}"
+        else:
+            why = f"in figure {figure.id} it sits {describe(mark)}"
+        problems.append(Problem(page.meta.path, use.line, f"'{word.text}' does not describe mark '{mark.name}' "
+                                                          f"({mark.label}): {why}"))
+    return problems
+
+
+_STATED = re.compile(r"^\s*(?:在|位于|处于|就在)(.*)")
+"""``{mark}`a`在右下角``: a position stated of the mark after it."""
+
+
+def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
+    """A 指图 list in a teacher note that names no mark: the presentation has nothing to outline."""
+    return [Problem(page.meta.path, line, f"{'state ' + state + ': ' if state else ''}the 指图 list names no "
+                                          "{mark}: write each pointing step with {mark}`name` so the "
+                                          "presentation can outline it")
+            for page in pages for line, marks, state in page.pointing if marks == 0]
 
 
 def resolve_ref(target: str, page_id: str) -> tuple[str, str]:

@@ -109,6 +109,18 @@ class Value:
 
 
 @dataclass(frozen=True)
+class FigureMark:
+    """A named region of a figure that notes and prose may point at with ``{mark}``."""
+
+    name: str
+    """Name used in ``{mark}`name``` (e.g. ``params``)."""
+    label: str
+    """Short Chinese label, shown where the mark is referenced."""
+    box: tuple[float, float, float, float]
+    """(left, top, right, bottom) as fractions of the figure's width and height, origin top left."""
+
+
+@dataclass(frozen=True)
 class FigureInfo:
     """A figure file the build drew, as the site sees it."""
 
@@ -128,6 +140,11 @@ class FigureInfo:
     """Intrinsic height in CSS pixels."""
     inputs: tuple[str, ...] = ()
     """Experiments or records the figure was drawn from."""
+    marks: tuple[FigureMark, ...] = ()
+    """Regions a teacher may point at, by name."""
+
+    def mark(self, name: str) -> FigureMark | None:
+        return next((m for m in self.marks if m.name == name), None)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ def gallery_context(site: SiteView) -> dict[str, Any]:
     value_uses = _value_uses(site)
     figures = [{"id": f.id, "file": f"figures/{f.file}", "alt": f.alt, "description": f.description,
                 "provenance": f.provenance, "badge": site.badge(f.provenance), "inputs": list(f.inputs),
-                "marks": list(getattr(f, "marks", ())), "uses": figure_uses.get(f.id, [])}
+                "marks": [f"{m.name}（{m.label}）" if m.label else m.name for m in f.marks], "uses": figure_uses.get(f.id, [])}
                for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
     values = [{"name": v.name, "display": display(v), "description": v.description, "provenance": v.provenance,
                "badge": site.badge(v.provenance), "uses": value_uses.get(v.name, [])}

@@ -8,7 +8,8 @@ import zipfile
 
 from .content import Evidence
 from .numbers import display
-from .parse import ParsedPage
+from .check import resolve_mark
+from .parse import ParsedPage, StateSource
 
 _ROLE = re.compile(r"\{([A-Za-z][\w-]*)\}`([^`]*)`")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so two builds write identical bytes
@@ -20,12 +21,28 @@ def plain_markdown(page: ParsedPage, evidence: Evidence, titles: dict[str, str],
     if not teacher:
         for start, end in page.teacher_spans:
             lines[start:end] = [None] * (end - start)
+    figures = _state_figures(page, len(lines))
+    lines = [None if line is None else _ROLE.sub(
+        lambda m, fig=fig: _role_text(m.group(1), m.group(2).strip(), evidence, titles, fig), line)
+        for line, fig in zip(lines, figures, strict=True)]
     body = "\n".join(line for line in lines if line is not None).strip("\n")
-    body = _ROLE.sub(lambda m: _role_text(m.group(1), m.group(2).strip(), evidence, titles), body)
     return f"# {page.meta.title}\n\n{re.sub(chr(10) * 3 + '+', chr(10) * 2, body)}\n"
 
 
-def _role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str]) -> str:
+def _state_figures(page: ParsedPage, count: int) -> list[str]:
+    """For each source line, the figure of the state it stands in (``{mark}`` names resolve against it)."""
+    figures = [""] * count
+    for block in page.blocks:
+        if isinstance(block, StateSource):
+            figures[block.line - 1:block.end_line] = [block.figure] * (block.end_line - block.line + 1)
+    return figures[:count]
+
+
+def _role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str], state_figure: str = "") -> str:
+    if name == "mark":
+        figure_id, mark_name = resolve_mark(target, state_figure)
+        mark = evidence.figures[figure_id].mark(mark_name) if figure_id in evidence.figures else None
+        return mark.label if mark else target
     if name == "num" and target in evidence.values:
         return display(evidence.values[target])
     if name == "fig" and target in evidence.figures:

@@ -7,7 +7,7 @@ stage can say ``path:line``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -37,6 +37,13 @@ class RoleUse:
     """Id of the state it stands in (``b2``), or ``''``."""
     teacher: bool = False
     """True inside a teacher note (not published in the public site)."""
+    clause: str = ""
+    """Text of the clause just before the role (back to the last punctuation or role): where
+    position words such as 左侧 that describe a ``{mark}`` stand."""
+    after_mark: str = ""
+    """Target of the ``{mark}`` this clause directly follows (``{mark}`a`上方的{mark}`b```), or ``''``."""
+    following: str = ""
+    """Text right after the role, to the next punctuation or role (``{mark}`a`在底部``)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,8 @@ class ParsedPage:
     """Prose text runs (content, line, state id) for the unbound-number check."""
     math: tuple[tuple[str, int, bool], ...]
     """Math (tex, line, display) for the render check."""
+    pointing: tuple[tuple[int, int, str], ...] = ()
+    """Each 指图 list in a teacher note: (line, how many ``{mark}`` it names, state id)."""
     warnings: tuple[Problem, ...] = ()
     """Likely mistakes that still build (a tab-indented list that became a code block)."""
     images: tuple[tuple[str, int], ...] = ()
@@ -129,7 +138,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
     teacher_spans = tuple((t.map[0], t.map[1]) for t in tokens
                           if t.type == "directive_open" and t.meta["name"] == "teacher" and t.map)
     return ParsedPage(meta, page.body, tuple(blocks), teacher_spans, tuple(walker.anchors),
-                      tuple(walker.roles), tuple(walker.texts), tuple(walker.math),
+                      tuple(walker.roles), tuple(walker.texts), tuple(walker.math), tuple(walker.pointing),
                       _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
                             if t.type == "image_figure" and not _image_src_problem(t.meta["src"]))), problems
@@ -197,6 +206,9 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                 elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
                     problems.append(Problem(path, child.meta["line"], _link_problem(str(child.attrGet("href")))))
 
+
+_CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
+"""Where the clause before a role starts: the last punctuation."""
 
 _TOO_DEEP = _("nesting too deep here (lists, quotes and directives more than 20 levels inside each other): "
               "everything from this line to the end of the enclosing block would be lost; flatten the structure")
@@ -308,6 +320,7 @@ class _Walker:
         self.roles: list[RoleUse] = []
         self.texts: list[tuple[str, int, str]] = []
         self.math: list[tuple[str, int, bool]] = []
+        self.pointing: list[tuple[int, int, str]] = []
 
     def visit(self, block: tuple[Token, ...] | StateSource) -> None:
         if isinstance(block, StateSource):
@@ -320,6 +333,7 @@ class _Walker:
 
     def tokens(self, tokens: tuple[Token, ...], state: str, teacher: bool) -> None:
         in_teacher = 0
+        self.pointing_lists(tokens, state, teacher)
         for i, token in enumerate(tokens):
             if token.type == "directive_open" and token.meta["name"] == "teacher":
                 in_teacher += 1
@@ -333,11 +347,41 @@ class _Walker:
             elif token.type == "inline":
                 self.inline(token, state, teacher or in_teacher > 0)
 
+    def pointing_lists(self, tokens: tuple[Token, ...], state: str, teacher: bool) -> None:
+        """The list after a paragraph that says 指图 (in a teacher note): how many marks it names."""
+        in_teacher, announced = 0, False
+        for i, token in enumerate(tokens):
+            if token.type.startswith("directive_") and token.meta["name"] == "teacher":
+                in_teacher += token.nesting
+            elif token.type == "inline" and (teacher or in_teacher) and "指图" in token.content:
+                announced = True
+            elif token.type in ("bullet_list_open", "ordered_list_open") and announced:
+                announced = False
+                end = next(j for j in range(i + 1, len(tokens)) if tokens[j].type == token.type.replace("open", "close")
+                           and tokens[j].level == token.level)
+                marks = sum(c.type == "myst_role" and c.meta["name"] == "mark" for t in tokens[i:end]
+                            if t.type == "inline" for c in t.children or ())
+                self.pointing.append((token.map[0] + 1 if token.map else 0, marks, state))
+
     def inline(self, token: Token, state: str, teacher: bool) -> None:
+        clause, after_mark = "", ""
+        last: RoleUse | None = None  # a {mark} whose following words ("…在底部") are still being read
         for child in token.children or ():
             line = child.meta.get("line", 0)
+            if child.type in ("text", "code_inline"):
+                parts = _CLAUSE_END.split(child.content)
+                head, tail = parts[0], parts[-1]
+                if last is not None:
+                    self.roles[-1] = last = replace(last, following=last.following + head)
+                    last = last if head == child.content else None
+                if tail != child.content:
+                    clause, after_mark = "", ""
+                clause += tail
             if child.type == "myst_role":
-                self.roles.append(RoleUse(child.meta["name"], child.content.strip(), line, state, teacher))
+                name = child.meta["name"]
+                self.roles.append(RoleUse(name, child.content.strip(), line, state, teacher, clause, after_mark))
+                clause, after_mark = "", child.content.strip() if name == "mark" else ""
+                last = self.roles[-1] if name == "mark" else None
             elif child.type == "math_inline":
                 self.math.append((child.content, line, False))
             elif child.type == "text" and not teacher:

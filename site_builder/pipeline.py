@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import multiprocessing
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from jinja2 import Environment
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from .check import check_site
+from .check import check_site, pointing_warnings
 from .content import BADGE_TEXT, Content, Evidence, SourceFile
 from .frontmatter import split_page
 from .gallery import gallery_context
@@ -38,6 +39,8 @@ HEAD_SCRIPT = (Path(__file__).parent / "templates" / "head.js").read_text(encodi
 """Inlined in every <head> so theme and notes state apply before first paint; the only inline script."""
 HEAD_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(HEAD_SCRIPT.encode()).digest()).decode()
 """Lets the Content-Security-Policy allow exactly that script."""
+TEACHER_ONLY = frozenset({"present.js"})
+"""Static files only the teacher site loads (presenting, the speaker window)."""
 SiteFiles = dict[str, "bytes | Path"]
 """Output path (relative, POSIX) → bytes to write, or a file to copy."""
 
@@ -52,13 +55,10 @@ class PreparedSite:
     """Parsed pages by id, in site order."""
     evidence: Evidence
     """Values and figures of this build."""
+    warnings: tuple[Problem, ...] = ()
+    """What ``check`` reports without failing (a 指图 list naming no mark)."""
     images: dict[str, Picture] = field(default_factory=dict)
     """Teacher-supplied pictures the pages show, resized, by project-relative path."""
-
-    @property
-    def warnings(self) -> tuple[Problem, ...]:
-        """Likely mistakes that did not stop the build, in page order (``path:line: warning: …``)."""
-        return tuple(w for page in self.pages.values() for w in page.warnings)
 
 
 def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -> PreparedSite:
@@ -92,7 +92,8 @@ def check_parsed(content: Content, parsed: list[tuple[ParsedPage | None, list[Pr
     problems += image_problems
     if problems:
         raise ContentError(problems)
-    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, images)
+    warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings)
+    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, warnings, images)
 
 
 PARALLEL_MIN_PAGES = 64
@@ -326,11 +327,13 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
 
 
 def copied_files(site: SiteView) -> SiteFiles:
-    """Files copied as they are: static assets, figures, the published experiment sources and pictures."""
+    """Files copied as they are: static assets (scripts without their comments), figures, the
+    published experiment sources and pictures."""
     files: SiteFiles = {}
     for path in sorted(STATIC.rglob("*")):
-        if path.is_file():
-            files[f"static/{path.relative_to(STATIC).as_posix()}"] = path
+        if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY):
+            rel = f"static/{path.relative_to(STATIC).as_posix()}"
+            files[rel] = compact_js(path.read_text(encoding="utf-8")).encode() if path.suffix == ".js" else path
     if site.evidence.figure_dir:
         for figure in site.evidence.figures.values():
             files[f"figures/{figure.file}"] = Path(site.evidence.figure_dir) / figure.file
@@ -340,3 +343,28 @@ def copied_files(site: SiteView) -> SiteFiles:
         files.update(picture.files)
     return files
 
+
+
+_TRAILING_COMMENT = re.compile(r"\s{2,}// .*$")
+"""A comment after code, by the house convention: two spaces, then ``// ``."""
+
+
+def compact_js(source: str) -> str:
+    """A script as published: comment lines, blank lines and indentation dropped (the comments stay in
+    the repository, readers' browsers download the code only — the per-page script budget).
+
+    Line-based on purpose: statements keep their own lines, so nothing can change meaning except a
+    string holding a line that starts with ``//`` or ``/*``, which our scripts never have.
+    """
+    lines, in_block = [], False
+    for line in source.split("\n"):
+        text = line.strip()
+        if in_block:
+            in_block = "*/" not in text
+            continue
+        if text.startswith("/*"):
+            in_block = "*/" not in text
+            continue
+        if text and not text.startswith("//"):
+            lines.append(_TRAILING_COMMENT.sub("", text))
+    return "\n".join(lines) + "\n"

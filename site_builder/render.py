@@ -6,6 +6,7 @@ never reads files except templates through Jinja's loader.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
-from .check import derived_provenance, resolve_ref
+from .check import derived_provenance, resolve_mark, resolve_ref
 from .i18n import _, install, localize
 from .content import BADGE_TEXT, Content, Evidence, FigureInfo
 from .numbers import display
@@ -65,8 +66,10 @@ def use_language(env: Environment, site: SiteView) -> Environment:
     return env
 
 
-def role_resolver(site: SiteView, page_id: str, jinja: Environment) -> Callable[[str, str, bool], str]:
-    """How ``{num}``, ``{fig}``, ``{src}``, ``{ref}`` and ``{example}`` read on ``page_id``."""
+def role_resolver(site: SiteView, page_id: str, jinja: Environment,
+                  state_figure: str = "") -> Callable[[str, str, bool], str]:
+    """How ``{num}``, ``{fig}``, ``{src}``, ``{ref}``, ``{example}`` and ``{mark}`` read on ``page_id``
+    (inside a state whose figure is ``state_figure``)."""
     figure_macro = jinja.get_template("_figure.html.j2").module.figure
 
     def role_html(name: str, target: str, block: bool) -> str:
@@ -89,6 +92,8 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment) -> Callable[
         if name == "example":
             note = site.say(_("an illustrative number, not a measurement"))
             return f'<span class="example" title="{escapeHtml(note)}">{escapeHtml(target)}</span>'
+        if name == "mark":
+            return mark_html(site, page_id, *resolve_mark(target, state_figure))
         return f"<code>{escapeHtml(target)}</code>"
 
     return role_html
@@ -103,6 +108,14 @@ def image_resolver(site: SiteView, page: ParsedPage, jinja: Environment) -> Call
         return str(macro(picture, image["alt"], image["caption"]))
 
     return image_html
+
+
+def mark_html(site: SiteView, page_id: str, figure_id: str, name: str) -> str:
+    """A ``{mark}``: the mark's label, linked to its figure; site.js outlines the region on hover and focus."""
+    mark = site.evidence.figures[figure_id].mark(name)
+    assert mark is not None  # the check stage reported unknown marks
+    return (f'<a class="mark-ref" href="{escapeHtml(_figure_href(site, page_id, figure_id))}" '
+            f'data-figure="{escapeHtml(figure_id)}" data-mark="{escapeHtml(name)}">{escapeHtml(mark.label)}</a>')
 
 
 def _figure_href(site: SiteView, page_id: str, figure_id: str) -> str:
@@ -134,7 +147,14 @@ def figure_context(figure: FigureInfo, site: SiteView) -> dict[str, Any]:
     """A figure as its template macro sees it."""
     return {"id": figure.id, "src": f"figures/{figure.file}", "alt": figure.alt,
             "description": figure.description, "provenance": figure.provenance,
-            "badge": site.badge(figure.provenance), "width": figure.width, "height": figure.height}
+            "badge": site.badge(figure.provenance), "width": figure.width, "height": figure.height,
+            "marks": marks_json(figure)}
+
+
+def marks_json(figure: FigureInfo) -> str:
+    """The figure's marks for site.js: {name: [left, top, right, bottom, label]} in fractions of the image."""
+    return json.dumps({m.name: [*(round(v, 4) for v in m.box), m.label] for m in figure.marks},
+                      ensure_ascii=False, separators=(",", ":")) if figure.marks else ""
 
 
 def render_tokens(md: MarkdownIt, tokens, env: dict[str, Any], teacher: bool) -> Markup:
@@ -163,7 +183,8 @@ def render_page_blocks(site: SiteView, page: ParsedPage, md: MarkdownIt, jinja: 
     states = [b for b in page.blocks if isinstance(b, StateSource)]
     for block in page.blocks:
         if isinstance(block, StateSource):
-            blocks.append({"kind": "state", "state": _state_context(site, page, block, len(states), md, env)})
+            state_env = {"role_html": role_resolver(site, page.meta.id, jinja, block.figure)} if block.figure else env
+            blocks.append({"kind": "state", "state": _state_context(site, page, block, len(states), md, state_env)})
         else:
             blocks.append({"kind": "html", "html": render_tokens(md, block, env, site.teacher)})
     return blocks

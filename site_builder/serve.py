@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .content import Evidence, FigureInfo, Value
+from .content import Evidence, FigureInfo, FigureMark, Value
 from .incremental import BuildReport, IncrementalSite
 from .i18n import _, course_language, localize
 from .load import read_content_file
@@ -115,14 +115,18 @@ def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
 def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
     """Evidence as plain JSON, so a fresh process can measure and draw for the server."""
     return {"values": {k: vars(v) for k, v in evidence.values.items()},
-            "figures": {k: {**vars(f), "inputs": list(f.inputs)} for k, f in evidence.figures.items()},
+            "figures": {k: {**vars(f), "inputs": list(f.inputs), "marks": [vars(m) for m in f.marks]}
+                        for k, f in evidence.figures.items()},
             "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files,
             "notebook_setup": evidence.notebook_setup}
 
 
 def evidence_from_json(data: dict[str, Any]) -> Evidence:
     return Evidence(values={k: Value(**v) for k, v in data["values"].items()},
-                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"])}) for k, f in data["figures"].items()},
+                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"]),
+                                              "marks": tuple(FigureMark(m["name"], m["label"], tuple(m["box"]))
+                                                             for m in f["marks"])})
+                             for k, f in data["figures"].items()},
                     figure_dir=data["figure_dir"], experiment_files=data["experiment_files"],
                     notebook_setup=data.get("notebook_setup", ""))
 

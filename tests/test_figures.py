@@ -97,7 +97,7 @@ def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> N
         assert b"<metadata" not in svg  # no RDF block
         assert entry["svg_sha256"] == figures.runner.sha256(svg)
         assert set(entry) == {"file", "alt", "description", "provenance", "inputs", "svg_sha256",
-                              "data_sha256", "width", "height"}
+                              "data_sha256", "width", "height", "marks"}
 
 
 def test_missing_record_is_skipped_and_reported(results: dict[str, Any], tmp_path: Path) -> None:

@@ -121,6 +121,8 @@
     var first = this.index === -1;
     this.index = i;
     if (!how.remote && !first) announceStep(this, i);
+    // present.js (teacher build) walks this state's pointing steps and fits it to the screen.
+    this.el.dispatchEvent(new CustomEvent("lesson:step", { detail: { index: i, remote: !!how.remote } }));
   };
 
   Stepper.prototype.step = function (delta, event) {
@@ -200,15 +202,32 @@
 
   // ------------------------------------------------------ teacher tools --
   var presentButtons = [];
+  // What presenting turns off, put back by Esc. Opened with ?present=1 there was no "before":
+  // the notes come back as the teacher last chose them.
+  var beforePresent = null;
 
   function setPresent(on) {
-    if (on) { root.dataset.present = "on"; root.dataset.notes = "off"; }  // safe to project
-    else delete root.dataset.present;
+    var stepper = steppers[0];
+    if (on) {
+      beforePresent = { notes: root.dataset.notes, scrollY: window.scrollY, index: stepper ? stepper.index : -1 };
+      root.dataset.present = "on";
+      root.dataset.notes = "off";  // safe to project
+    } else {
+      var before = beforePresent || { notes: storedNotes(), scrollY: null, index: -2 };
+      delete root.dataset.present;
+      root.dataset.notes = before.notes;
+      beforePresent = null;
+    }
     presentButtons.forEach(function (b) { setPressed(b, on); });
     paintNotes();
-    var stepper = steppers[0];
+    document.dispatchEvent(new CustomEvent("lesson:present", { detail: { on: on } }));
     if (on) window.scrollTo({ top: 0, behavior: "auto" });
+    else if (stepper && before.index === stepper.index) window.scrollTo({ top: before.scrollY, behavior: "auto" });
     else if (stepper) stepper.states[stepper.index].scrollIntoView({ block: "start", behavior: "auto" });
+  }
+
+  function storedNotes() {
+    try { return localStorage.getItem("lesson:notes") === "on" ? "on" : "off"; } catch (e) { return "off"; }
   }
 
   var notesButtons = [];
@@ -234,7 +253,7 @@
     });
     document.querySelectorAll("[data-speaker-window]").forEach(function (button) {
       button.addEventListener("click", function () {
-        var url = location.pathname + "?notes=1" + location.hash;
+        var url = location.pathname + "?notes=1&speaker=1" + location.hash;
         window.open(url, "lesson-speaker", "popup,width=960,height=720");
       });
     });

@@ -1,0 +1,188 @@
+"""Marks in the browser (real course): hovering a {mark} outlines the right region of the figure;
+presentation mode walks the pointing steps, outlining each, and every step fits the projector
+sizes; the speaker window shows the current step's note without scrolling; Esc restores."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+SIZES = [(1280, 800), (1366, 768), (1920, 1080)]
+LESSONS = ("rc-v1", "r55", "kv-bytes")
+
+# The outlines on a figure next to the boxes recorded for those marks, both in page pixels.
+OUTLINES = """figure => {
+  const img = figure.querySelector('.figure-card img').getBoundingClientRect();
+  const marks = JSON.parse(figure.dataset.marks);
+  return [...figure.querySelectorAll('.mark-outline')].map(o => {
+    const r = o.getBoundingClientRect(), m = marks[o.dataset.mark];
+    return {name: o.dataset.mark, outline: [r.left, r.top, r.right, r.bottom],
+            mark: [img.left + m[0] * img.width, img.top + m[1] * img.height,
+                   img.left + m[2] * img.width, img.top + m[3] * img.height]};
+  });
+}"""
+
+# Everything a projected step must satisfy: nothing scrolls, nothing runs under the controls.
+FITS = """() => {
+  const state = document.querySelector('.state:not([hidden])');
+  const limit = document.querySelector('.stepper-controls').getBoundingClientRect().top;
+  const tools = document.querySelector('.teaching-tools').getBoundingClientRect();
+  let bottom = 0;
+  for (const child of state.children)
+    if (child.getClientRects().length) bottom = Math.max(bottom, child.getBoundingClientRect().bottom);
+  const img = state.querySelector('.figure-card img').getBoundingClientRect();
+  const wide = [...state.querySelectorAll('.state-body > *')].filter(e => e.scrollWidth > e.clientWidth + 1).length;
+  return {state: state.id, bottom, limit, toolsTop: tools.top, img: [img.left, img.top, img.right, img.bottom],
+          scrollH: document.scrollingElement.scrollHeight, scrollW: document.scrollingElement.scrollWidth,
+          innerH: innerHeight, innerW: innerWidth, wide,
+          fit: parseFloat(state.style.getPropertyValue('--present-fit') || '1'),
+          pointing: [...state.querySelectorAll('[data-teacher] li.is-pointing')].length};
+}"""
+
+
+@pytest.fixture
+def real(site):
+    if site.kind != "real":
+        pytest.skip("marks are drawn by the real figures")
+    return site
+
+
+def overlap(a, b) -> float:
+    """Intersection area over the smaller box's area."""
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    if width <= 0 or height <= 0:
+        return 0.0
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return width * height / smaller
+
+
+def assert_outlines(page, figure, names):
+    found = page.locator(figure).evaluate(OUTLINES)
+    assert sorted(o["name"] for o in found) == sorted(set(names))
+    for o in found:
+        # the outline is the mark's box plus a few pixels of air: it covers it, and not much more
+        assert overlap(o["outline"], o["mark"]) > 0.95, o
+        assert o["outline"][0] <= o["mark"][0] and o["outline"][2] >= o["mark"][2], o
+        assert (o["outline"][2] - o["outline"][0]) <= (o["mark"][2] - o["mark"][0]) + 12, o
+
+
+@pytest.mark.parametrize("teacher", [False, True], ids=["public", "teacher"])
+def test_hover_and_focus_outline_the_mark(real, open_tab, teacher):
+    tab = open_tab(real.url(teacher, "rc-v1.html?notes=1#rc-v1-b0"))
+    page = tab.page
+    figure = "#rc-v1-b0-fig"
+    refs = page.locator("#rc-v1-b0 a.mark-ref:visible")
+    assert refs.count() >= (4 if teacher else 1)  # the caption names one mark; the teacher's notes more
+    assert page.locator(figure).evaluate(OUTLINES) == []
+    for i in range(refs.count()):
+        ref = refs.nth(i)
+        ref.hover()
+        assert_outlines(page, figure, [ref.get_attribute("data-mark")])
+    page.mouse.move(0, 0)
+    assert page.locator(figure).evaluate(OUTLINES) == []
+    refs.first.focus()
+    assert_outlines(page, figure, [refs.first.get_attribute("data-mark")])
+    # the outline follows the image when the page is resized
+    page.set_viewport_size({"width": 700, "height": 900})
+    assert_outlines(page, figure, [refs.first.get_attribute("data-mark")])
+    assert tab.errors == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_presentation_walks_pointing_steps_and_every_step_fits(real, open_tab, size):
+    width, height = size
+    tab = open_tab(viewport={"width": width, "height": height})
+    page = tab.page
+    measured = 0
+    for lesson in LESSONS:
+        page.goto(real.url(True, f"{lesson}.html?present=1"))
+        page.wait_for_load_state("load")
+        states = page.eval_on_selector_all("section.state", "els => els.map(e => e.id)")
+        for state in states:
+            assert tab.visible_states() == [state]
+            steps = page.locator(f"#{state} [data-teacher] li:has(a.mark-ref)")
+            assert steps.count() >= 2, f"{state}: too few pointing steps"
+            for point in range(-1, steps.count()):
+                fits = page.evaluate(FITS)
+                where = f"{state} step {point} at {width}×{height}: {fits}"
+                assert fits["state"] == state and fits["pointing"] == (point >= 0), where
+                assert fits["scrollH"] <= fits["innerH"] and fits["scrollW"] <= fits["innerW"], where
+                assert fits["bottom"] <= fits["limit"] + 0.5 and fits["bottom"] <= fits["toolsTop"] + 0.5, where
+                assert fits["img"][1] >= 0 and fits["img"][3] <= fits["limit"], where
+                assert fits["wide"] == 0 and fits["fit"] >= 0.5, where
+                if point >= 0:
+                    names = steps.nth(point).locator("a.mark-ref").evaluate_all("els => els.map(e => e.dataset.mark)")
+                    assert_outlines(page, f"#{state}-fig", names)
+                    status = page.locator("[data-point-status]").inner_text()
+                    assert f"指图 {point + 1}/{steps.count()}" in status
+                else:
+                    assert page.locator(f"#{state}-fig").evaluate(OUTLINES) == []
+                measured += 1
+                page.keyboard.press("PageDown")
+        # PageUp walks back: from a state's start to the previous state's last step, then its steps
+        page.keyboard.press("End")
+        assert page.locator("li.is-pointing").count() == 1  # End on the last state: nothing moves
+        for _ in range(page.locator(f"#{states[-1]} [data-teacher] li:has(a.mark-ref)").count()):
+            page.keyboard.press("PageUp")
+        assert page.locator("li.is-pointing").count() == 0 and tab.visible_states() == [states[-1]]
+        page.keyboard.press("PageUp")
+        previous = page.locator(f"#{states[-2]} [data-teacher] li:has(a.mark-ref)")
+        assert tab.visible_states() == [states[-2]]
+        expect(previous.nth(previous.count() - 1)).to_have_class("is-pointing")
+        page.keyboard.press("PageUp")
+        expect(previous.nth(previous.count() - 2)).to_have_class("is-pointing")
+    assert measured >= 60
+    assert tab.errors == []
+
+
+def test_speaker_window_shows_the_current_note_and_step_without_scrolling(real, open_tab):
+    projector = open_tab(real.url(True, "rc-v1.html?present=1"), viewport={"width": 1280, "height": 800})
+    speaker = projector.page.context.new_page()
+    speaker.set_viewport_size({"width": 960, "height": 720})
+    speaker.goto(real.url(True, "rc-v1.html?notes=1&speaker=1"))
+    speaker.wait_for_load_state("load")
+
+    def in_view(selector):
+        box = speaker.locator(selector).first.bounding_box()
+        return box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 80) <= 720
+
+    assert in_view("#rc-v1-b0 [data-teacher]")  # no one scrolled: the note is there when the window opens
+    projector.page.bring_to_front()
+    for state, steps in (("rc-v1-b0", 3), ("rc-v1-b1", 4)):
+        for point in range(steps):
+            projector.page.keyboard.press("PageDown")
+            # the channel delivers asynchronously: wait for this step, then check it is the only one
+            expect(speaker.locator(f"#{state} [data-teacher] li").nth(point)).to_have_class(re.compile("is-pointing"))
+            current = speaker.locator(f"#{state} [data-teacher] li.is-pointing")
+            expect(current).to_have_count(1)
+            assert in_view(f"#{state} [data-teacher] li.is-pointing"), (state, point)
+            names = current.locator("a.mark-ref").evaluate_all("els => els.map(e => e.dataset.mark)")
+            assert_outlines(speaker, f"#{state}-fig", names)  # the speaker sees the same outline
+        projector.page.keyboard.press("PageDown")
+        if state == "rc-v1-b0":
+            expect(speaker.locator("#rc-v1-b1 h3")).to_be_visible()
+            assert in_view("#rc-v1-b1 [data-teacher]")
+    assert projector.errors == []
+
+
+def test_escape_restores_notes_and_scroll(real, open_tab):
+    tab = open_tab(real.url(True, "rc-v1.html?notes=1"), viewport={"width": 1280, "height": 800})
+    page = tab.page
+    page.evaluate("window.scrollTo(0, 400)")
+    page.wait_for_function("scrollY === 400")
+    expect(page.locator("#rc-v1-b0 [data-teacher]")).to_be_visible()
+    page.locator("[data-present-toggle]").first.click()
+    expect(page.locator("#rc-v1-b0 [data-teacher]")).to_be_hidden()
+    page.keyboard.press("PageDown")
+    assert page.locator("#rc-v1-b0-fig .mark-outline").count() == 1
+    page.keyboard.press("Escape")
+    expect(page.locator(".site-header")).to_be_visible()
+    expect(page.locator("#rc-v1-b0 [data-teacher]")).to_be_visible()
+    assert page.evaluate("scrollY") == 400
+    assert page.locator("#rc-v1-b0-fig .mark-outline").count() == 0
+    assert page.locator("#rc-v1-b0 li.is-pointing").count() == 0
+    assert page.evaluate("document.querySelector('#rc-v1-b0-fig img').style.height") == ""
+    assert tab.errors == []
