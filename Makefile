@@ -6,7 +6,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: serve build test check fonts system-deps clean
+# The Nu Html Checker; tests/browser/test_validator.py pins the same version.
+VNU_VERSION := 26.9.27
+
+.PHONY: serve build test check fonts system-deps test-deps clean
 
 # What building and previewing need: the pinned site packages.
 $(VENV)/.installed-site: requirements.txt
@@ -20,7 +23,7 @@ $(VENV)/.installed: $(VENV)/.installed-site requirements-test.txt
 	$(PY) -m pip install --quiet -r requirements-test.txt
 	touch $@
 
-# Debian's CJK fonts: the figures' Chinese labels.
+# Debian's CJK fonts: the figures' and pages' Chinese labels.
 fonts:
 	@if [ -z "$$(fc-list :lang=zh 2>/dev/null)" ]; then \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -35,6 +38,15 @@ system-deps: fonts
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 
+# Java and npm for the Nu Html Checker (npm vnu-jar) and axe-core, which the tests install into .cache/npm.
+test-deps: system-deps
+	@if ! command -v java >/dev/null || ! command -v npm >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq default-jre-headless npm >/dev/null; \
+	fi
+	@test -f .cache/npm/node_modules/vnu-jar/build/dist/vnu.jar || \
+		npm install --prefix .cache/npm --no-audit --no-fund --silent vnu-jar@$(VNU_VERSION)
+
 build: $(VENV)/.installed-site fonts
 	$(PY) build.py
 
@@ -42,7 +54,7 @@ build: $(VENV)/.installed-site fonts
 serve: $(VENV)/.installed-site fonts
 	exec $(PY) build.py serve --port $(PORT)
 
-test: $(VENV)/.installed system-deps
+test: $(VENV)/.installed test-deps
 	$(PY) -m pytest
 	$(PY) build.py check
 

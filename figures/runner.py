@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from figures import dark as _dark  # noqa: F401  (imported so its source is part of the shared hash)
 from figures.marks import mark_boxes
 from figures.spec import Figure
 
@@ -34,7 +35,8 @@ from figures.spec import Figure
 # invalid inline HTML and says nothing a reader needs.
 SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 SEED = 0
-_SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs", "figures.marks")
+_SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs", "figures.marks",
+                   "figures.dark")
 
 
 @dataclass(frozen=True)
@@ -150,14 +152,22 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | 
             fig.clear()
 
 
-def draw_svg(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, dict[str, Any]]:
-    """Draw one figure; return its SVG bytes and its marks' boxes (imports matplotlib)."""
-    buf = io.BytesIO()
+def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes, dict[str, Any]]:
+    """Draw one figure once; return its light SVG, its dark variant (recoloured on the same
+    matplotlib figure by figures/dark.py) and its marks' boxes (imports matplotlib)."""
+    import matplotlib
+
+    from figures import dark
+
+    light, dark_svg = io.BytesIO(), io.BytesIO()
     returned: list[Any] = []
     with drawn_figure(figure, data, returned) as fig:
-        fig.savefig(buf, format="svg", metadata=SVG_METADATA)
+        fig.savefig(light, format="svg", metadata=SVG_METADATA)
         boxes = mark_boxes(fig, returned[0], figure.id, figure.draw)
-    return buf.getvalue(), boxes
+        with matplotlib.rc_context(dark.dark_rc()):
+            dark.darken(fig)
+            fig.savefig(dark_svg, format="svg", metadata=SVG_METADATA)
+    return light.getvalue(), dark_svg.getvalue(), boxes
 
 
 def _write_if_changed(path: Path, content: bytes) -> None:
@@ -169,19 +179,20 @@ def _write_if_changed(path: Path, content: bytes) -> None:
     tmp.replace(path)
 
 
-def _cached(cache_dir: Path, key: str) -> tuple[bytes, dict[str, Any]] | None:
-    svg_path, meta_path = cache_dir / f"{key}.svg", cache_dir / f"{key}.json"
-    if not (svg_path.exists() and meta_path.exists()):
+def _cached(cache_dir: Path, key: str) -> tuple[bytes, bytes, dict[str, Any]] | None:
+    svg_path, dark_path, meta_path = (cache_dir / f"{key}{suffix}" for suffix in (".svg", ".dark.svg", ".json"))
+    if not (svg_path.exists() and dark_path.exists() and meta_path.exists()):
         return None
-    svg = svg_path.read_bytes()
+    svg, dark_svg = svg_path.read_bytes(), dark_path.read_bytes()
     meta = json.loads(meta_path.read_text("utf-8"))
-    if meta.get("svg_sha256") != sha256(svg):  # a torn or edited cache entry: redraw
-        return None
-    return svg, meta
+    if meta.get("svg_sha256") != sha256(svg) or meta.get("dark_sha256") != sha256(dark_svg):
+        return None  # a torn or edited cache entry: redraw
+    return svg, dark_svg, meta
 
 
 def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any]) -> dict[str, Any]:
-    return {"file": f"{figure.id}.svg", "alt": figure.alt, "description": figure.description,
+    return {"file": f"{figure.id}.svg", "dark_file": f"{figure.id}.dark.svg", "alt": figure.alt,
+            "description": figure.description,
             "provenance": figure.provenance, "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
             "marks": meta.get("marks", {})}
@@ -214,15 +225,18 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         key = cache_key(figure.id, code_hash(figure), shared, data_sha, mpl)
         hit = _cached(cache_dir, key)
         if hit is None:
-            svg, marks = draw_svg(figure, data)
+            svg, dark_svg, marks = draw_variants(figure, data)
             width, height = svg_size_px(svg)
-            meta = {"id": figure.id, "svg_sha256": sha256(svg), "width": width, "height": height, "marks": marks}
+            meta = {"id": figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
+                    "width": width, "height": height, "marks": marks}
             _write_if_changed(cache_dir / f"{key}.svg", svg)
+            _write_if_changed(cache_dir / f"{key}.dark.svg", dark_svg)
             _write_if_changed(cache_dir / f"{key}.json", canonical_json(meta))
             drawn.append(figure.id)
         else:
-            svg, meta = hit
+            svg, dark_svg, meta = hit
         _write_if_changed(out_dir / f"{figure.id}.svg", svg)
+        _write_if_changed(out_dir / f"{figure.id}.dark.svg", dark_svg)
         done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta)
     return Rendered(done, skipped, tuple(drawn), time.perf_counter() - start)
 

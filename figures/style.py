@@ -5,9 +5,10 @@ This module must not import matplotlib at import time (``import figures``
 stays cheap and a warm build never loads matplotlib); the primitives import
 what they need when they are called, which only happens while drawing.
 
-Sizes are in points on a canvas 480 pt (640 CSS px) wide. The page scales the
-SVG down to about 360 px on a phone (factor 0.56), so the smallest text here
-(14 pt ≈ 18.7 px) still lands near 10.5 px there.
+Sizes are in points on a canvas 480 pt (640 CSS px) wide. On a 390 px phone the
+page lets figures run the full screen width (site.css), a factor of 390/480 per
+point, so the smallest text here (15 pt) lands at 12.2 CSS px there — the floor
+the browser tests check.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ PARAM_COLOR = BLUE
 # Type scale (pt). See the module docstring for why these are large.
 FS_TITLE = 17
 FS_TEXT = 16
-FS_SMALL = 14
-FS_TAG = 13  # only the corner provenance tag, in a bold pill
+FS_SMALL = 15
+FS_TAG = 15  # the corner provenance tag (bold pill) and the smallest notes
 
 LW = 1.6  # outline and line weight
 LW_THIN = 1.0

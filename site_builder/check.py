@@ -13,6 +13,7 @@ from .i18n import _
 from .problems import Problem, suggest
 from .mathrender import MathError, render_math
 from .positions import describe, position_words, word_holds
+from .value_text import check_value_text
 
 ROLES = ("num", "fig", "src", "ref", "example", "mark")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
@@ -42,6 +43,8 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
             problems += _unbound_numbers(page)
         problems += _math_errors(page)
     problems += check_records(content, evidence.values)
+    problems += check_value_text(content.value_text, set(evidence.values),
+                                 {v.producer for v in evidence.values.values()})
     return problems
 
 

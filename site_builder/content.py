@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .i18n import _
+from .value_text import ValueText
 
 PROVENANCES = ("teaching", "measured", "record")
+"""Where something a reader sees comes from, weakest claim first."""
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 """Picture files a page may show with ``![alt](path)``."""
-"""Where something a reader sees comes from, weakest claim first."""
 
 BADGE_TEXT = {
     "teaching": _("teaching sketch, not measured"),
@@ -142,6 +143,8 @@ class FigureInfo:
     """Experiments or records the figure was drawn from."""
     marks: tuple[FigureMark, ...] = ()
     """Regions a teacher may point at, by name."""
+    dark_file: str = ""
+    """The dark-mode variant's file name in ``figures/`` (empty: the light figure serves both)."""
 
     def mark(self, name: str) -> FigureMark | None:
         return next((m for m in self.marks if m.name == name), None)
@@ -185,6 +188,8 @@ class Content:
     """Historical records."""
     images: tuple[ImageFile, ...] = ()
     """Picture files under ``content/pages/`` (read only when under the size limit)."""
+    value_text: ValueText = ValueText()
+    """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
 
 
 @dataclass(frozen=True)

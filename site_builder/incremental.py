@@ -32,8 +32,8 @@ from .content import Evidence, SourceFile
 from .load import load_content
 from .markdown import make_markdown
 from .parse import ParsedPage, StateSource
-from .pipeline import (STATIC, SiteFiles, check_parsed, copied_files, make_kit, parse_source, render_generated,
-                       render_page_files)
+from .pipeline import (STATIC, SiteFiles, check_parsed, copied_files, make_kit, math_font_file, parse_source,
+                       render_generated, render_page_files)
 from .problems import ContentError, Problem
 from .render import TEMPLATES, SiteView, make_environment
 from .writer import write_site
@@ -174,6 +174,7 @@ class IncrementalSite:
             generated = (generated_key, render_generated(site, kit))
         files.update(generated[1])
         files.update(copied_files(site))
+        files.update(math_font_file(files))
         changed = self._write(files)
         self._pages, self._generated = pages, generated
         return BuildReport(_urls_to_reload(changed, site), tuple(sorted(changed)), tuple(rendered),
@@ -243,10 +244,11 @@ def _urls_to_reload(changed: set[str], site: SiteView) -> tuple[str, ...]:
     """Changed HTML pages, pages showing a redrawn figure, and every page when CSS or JS changed."""
     html = {rel for rel in changed if rel.endswith(".html")}
     if any(rel.startswith("static/") for rel in changed):
-        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html"}
-    files = {f.file: f.id for f in site.evidence.figures.values()}
+        html |= {f"{page_id}.html" for page_id in site.pages} | {"numbers.html", "sources.html", "figures.html"}
+    files = {name: f.id for f in site.evidence.figures.values() for name in (f.file, f.dark_file) if name}
     redrawn = {files[rel.removeprefix("figures/")] for rel in changed
                if rel.startswith("figures/") and rel.removeprefix("figures/") in files}
     if redrawn:
         html |= {f"{page_id}.html" for page_id, page in site.pages.items() if figures_shown(page) & redrawn}
+        html.add("figures.html")
     return tuple(sorted(html))

@@ -12,6 +12,7 @@ from .content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Sou
 from .i18n import _
 from .numbers import VALUE_CLASSES
 from .problems import Problem, invisible_characters, suggest
+from .value_text import parse_value_text
 from .yamlnodes import Located, load_located
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
@@ -40,11 +41,13 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     sources = _load_sources(_read_or_none(root, base, base / "sources.yml", problems), problems)
     records = tuple(_load_record(source, problems) for p in sorted((base / "records").glob("*.json"))
                     if (source := _read(root, base, p, problems)) is not None)
+    value_text, errors = parse_value_text(_read_or_none(root, base, base / "values.yml", problems))
+    problems += errors
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
     images = _load_images(root, base / "pages")
-    return Content(config, pages, sources, tuple(r for r in records if r), images), problems
+    return Content(config, pages, sources, tuple(r for r in records if r), images, value_text), problems
 
 
 MAX_IMAGE_BYTES = 8 * 1024 * 1024

@@ -435,7 +435,7 @@ _CSS_TEMPLATE = """\
 @font-face {
   font-family: "LessonMath";
   src: url("{prefix}/stix-two-math.woff2") format("woff2");
-  font-display: block;
+  font-display: swap;  /* preloaded (base.html.j2), so usually there before the first paint */
 }
 math {
   font-family: "LessonMath", math;

@@ -27,11 +27,13 @@ from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
+from .mathfont import FONT_PATH, math_characters, math_font
 from .notebook import lesson_notebook
 from .numbers import class_text, display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
-from .render import SiteView, make_environment, render_page_blocks, use_language
+from .render import SiteView, figure_anchor, figure_context, make_environment, render_page_blocks, use_language
+from .toc import has_evidence_heading, page_toc
 from .urls import check_html
 
 STATIC = Path(__file__).parent / "static"
@@ -111,7 +113,16 @@ def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> Site
         files = _render_pages(site, pages, kit)
     files.update(render_generated(site, kit))
     files.update(copied_files(site))
+    files.update(math_font_file(files))
     return files
+
+
+def math_font_file(files: SiteFiles) -> SiteFiles:
+    """The math font cut to the characters this site's formulas use (mathfont.py); nothing when
+    no page has maths (the committed full subset is copied but never linked)."""
+    chars = math_characters([data.decode() for name, data in files.items()
+                             if name.endswith(".html") and isinstance(data, bytes)])
+    return {FONT_PATH: math_font(chars)} if chars else {}
 
 
 def _render_pages(site: SiteView, page_ids: list[str], kit: RenderKit) -> SiteFiles:
@@ -173,31 +184,41 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
     jinja, common = kit.jinja, kit.common
     context = _page_context(site, page, list(kit.lessons), kit.md, jinja)
     template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
-    files: SiteFiles = {f"{page.meta.id}.html": jinja.get_template(template).render(site=common, page=context).encode()}
+    html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
+    files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
     markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher)
     files[f"{page.meta.id}.md"] = markdown.encode()
     if page.meta.kind == "lesson":
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
-            site=common, page=context, markdown=markdown).encode()
+            site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
         if site.evidence.notebook_setup:
             files[f"downloads/{page.meta.id}.ipynb"] = lesson_notebook(page, site.evidence, kit.titles, site.say)
     return guarded(files)
 
 
+def _eager_first_figure(html: str) -> str:
+    """The page's first figure is usually in the first screen (the largest thing painted there):
+    load it at once; every later one stays ``loading="lazy"``."""
+    return html.replace('loading="lazy"', 'loading="eager" fetchpriority="high"', 1)
+
+
 def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
-    """The pages made from the whole site: sources, numbers, 404, ``llms.txt`` and, for teachers, the gallery."""
+    """The pages made from the whole site: sources, numbers, figures, 404, ``llms.txt`` and, for teachers, the gallery."""
     jinja, common = kit.jinja, kit.common
     gallery = {"gallery.html": jinja.get_template("gallery.html.j2").render(
         site=common, page=_generated("gallery", site.say(_("All figures and values"))), **gallery_context(site)).encode()
     } if site.teacher else {}
+    # GitHub Pages serves 404.html for a missing path at any depth: its links are absolute, from base_url.
+    not_found = {**_generated("404", site.say(_("Page not found"))), "root": common["base_url"]}
     return guarded(gallery | {
+        "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
+            site=common, page=_generated("figures", site.say(_("All figures"))), figures=_figures_context(site))).encode(),
         "sources.html": jinja.get_template("sources.html.j2").render(
             site=common, page=_generated("sources", site.say(_("Sources"))), sources=_sources_context(site)).encode(),
         "numbers.html": jinja.get_template("numbers.html.j2").render(
-            site=common, page=_generated("numbers", site.say(_("Numbers and where they come from"))), values=_numbers_context(site)).encode(),
-        "404.html": jinja.get_template("404.html.j2").render(
-            site=common, page=_generated("404", site.say(_("Page not found")))).encode(),
+            site=common, page=_generated("numbers", site.say(_("Numbers and where they come from"))), groups=_numbers_context(site)).encode(),
+        "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
     })
 
@@ -228,7 +249,7 @@ def _site_context(site: SiteView) -> dict[str, Any]:
 
 
 def _generated(page_id: str, title: str) -> dict[str, Any]:
-    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": ""}
+    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": "", "toc": []}
 
 
 def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], md: MarkdownIt,
@@ -244,7 +265,8 @@ def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], m
             "sections": _sections(page.meta.id, render_page_blocks(site, page, md, jinja)),
             "prev": neighbour(index - 1) if index is not None else None,
             "next": neighbour(index + 1) if index is not None else None,
-            "evidence": _evidence_summary(site, page)}
+            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
+            "toc": page_toc(page, site.teacher, site.say)}
 
 
 def _sections(page_id: str, blocks: list[dict]) -> list[dict[str, Any]]:
@@ -310,6 +332,20 @@ def _uses(site: SiteView, name: str, target: str) -> list[dict[str, str]]:
     return uses
 
 
+def _figures_context(site: SiteView) -> list[dict[str, Any]]:
+    """Every figure with its home anchor and the pages that show or cite it."""
+    shown: dict[str, list[dict[str, str]]] = {}
+    for page in site.pages.values():
+        label = page.meta.label or page.meta.title
+        for block in page.blocks:
+            if isinstance(block, StateSource) and block.figure:
+                shown.setdefault(block.figure, []).append(
+                    {"url": f"{page.meta.id}.html#{page.meta.id}-{block.id}-fig", "text": f"{label} · {block.title}"})
+    return [{"figure": figure_context(f, site), "anchor": figure_anchor(f.id),
+             "uses": shown.get(f.id, []) + _uses(site, "fig", f.id)}
+            for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
+
+
 def _sources_context(site: SiteView) -> list[dict[str, Any]]:
     return [{"id": s.id, "title": s.title, "authors": s.authors, "year": s.year, "url": s.url,
              "checked": s.checked, "where": s.where, "uses": _uses(site, "src", s.id)}
@@ -317,13 +353,25 @@ def _sources_context(site: SiteView) -> list[dict[str, Any]]:
 
 
 def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
-    return [{"name": v.name, "display": display(v), "provenance": v.provenance, "badge": site.badge(v.provenance),
-             "producer": v.producer, "description": v.description, "command": v.command,
-             "source_file": v.source_file, "published_source": v.source_file in site.evidence.experiment_files,
-             "conditions": v.conditions, "date": v.date, "tolerance": v.tolerance,
-             "value_class": v.value_class, "class_text": site.say(class_text(v.value_class, v.rtol, v.atol)),
-             "uses": _uses(site, "num", v.name)}
-            for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
+    """Values grouped by the experiment or record that produced them, described in the reader's
+    language where ``content/values.yml`` says how (else the producer's own English line)."""
+    text = site.content.value_text
+    groups: dict[str, dict[str, Any]] = {}
+    for v in sorted(site.evidence.values.values(), key=lambda v: v.name):
+        group = groups.setdefault(v.producer, {
+            "name": v.producer, "title": text.group_title(v.producer) or v.producer, "provenance": v.provenance,
+            "badge": site.badge(v.provenance), "conditions": "", "command": "", "date": "", "entries": []})
+        for key in ("conditions", "command", "date"):  # one producer, one run: said once for the group
+            group[key] = group[key] or getattr(v, key)
+        description = text.describe(v.name)
+        group["entries"].append({
+            "name": v.name, "display": display(v), "provenance": v.provenance, "badge": site.badge(v.provenance),
+            "producer": v.producer, "description": description or v.description,
+            "description_lang": "" if description else "en", "command": v.command, "source_file": v.source_file,
+            "published_source": v.source_file in site.evidence.experiment_files, "conditions": v.conditions,
+            "date": v.date, "tolerance": v.tolerance, "value_class": v.value_class,
+            "class_text": site.say(class_text(v.value_class, v.rtol, v.atol)), "uses": _uses(site, "num", v.name)})
+    return list(groups.values())
 
 
 def copied_files(site: SiteView) -> SiteFiles:
@@ -336,7 +384,8 @@ def copied_files(site: SiteView) -> SiteFiles:
             files[rel] = compact_js(path.read_text(encoding="utf-8")).encode() if path.suffix == ".js" else path
     if site.evidence.figure_dir:
         for figure in site.evidence.figures.values():
-            files[f"figures/{figure.file}"] = Path(site.evidence.figure_dir) / figure.file
+            for name in filter(None, (figure.file, figure.dark_file)):
+                files[f"figures/{name}"] = Path(site.evidence.figure_dir) / name
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
     for picture in site.images.values():

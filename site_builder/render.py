@@ -120,7 +120,8 @@ def mark_html(site: SiteView, page_id: str, figure_id: str, name: str) -> str:
 
 def _figure_href(site: SiteView, page_id: str, figure_id: str) -> str:
     """Where an inline ``{fig}`` points: the figure as this page shows it (a state's, or a
-    stand-alone ``{fig}``), else the figure file itself — never an anchor the page lacks."""
+    stand-alone ``{fig}``), else its home on the figures page (caption, badge, description) —
+    never an anchor the page lacks, never the bare SVG file."""
     page = site.pages[page_id]
     state = next((b for b in page.blocks if isinstance(b, StateSource) and b.figure == figure_id), None)
     if state is not None:
@@ -129,7 +130,12 @@ def _figure_href(site: SiteView, page_id: str, figure_id: str) -> str:
     if any(c.type == "myst_role" and c.meta.get("block") and c.meta["name"] == "fig" and c.content.strip() == figure_id
            for run in runs for t in run if t.type == "inline" for c in t.children or ()):
         return f"#{page_id}-fig-{figure_id}"
-    return f"figures/{site.evidence.figures[figure_id].file}"
+    return f"figures.html#{figure_anchor(figure_id)}"
+
+
+def figure_anchor(figure_id: str) -> str:
+    """The figure's anchor on figures.html, the page that shows every figure."""
+    return f"fig-{figure_id}"
 
 
 def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
@@ -145,7 +151,8 @@ def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
 
 def figure_context(figure: FigureInfo, site: SiteView) -> dict[str, Any]:
     """A figure as its template macro sees it."""
-    return {"id": figure.id, "src": f"figures/{figure.file}", "alt": figure.alt,
+    return {"id": figure.id, "src": f"figures/{figure.file}",
+            "dark_src": f"figures/{figure.dark_file}" if figure.dark_file else "", "alt": figure.alt,
             "description": figure.description, "provenance": figure.provenance,
             "badge": site.badge(figure.provenance), "width": figure.width, "height": figure.height,
             "marks": marks_json(figure)}

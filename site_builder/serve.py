@@ -112,6 +112,15 @@ def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
     return "\n".join(out)
 
 
+def served_at_root(not_found: bytes) -> bytes:
+    """404.html links from base_url (https://…/lecture05/…) for GitHub Pages; this server puts the
+    site at /, so those links are re-rooted here."""
+    match = re.search(rb'href="([^"]*)static/site\.css"', not_found)
+    if match is None or not match[1]:
+        return not_found
+    return not_found.replace(b'="' + match[1], b'="/')
+
+
 def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
     """Evidence as plain JSON, so a fresh process can measure and draw for the server."""
     return {"values": {k: vars(v) for k, v in evidence.values.items()},
@@ -433,7 +442,7 @@ def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
 
         def _not_found(self, build_id: int, head: bool) -> None:
             page = server.site.out_dir / "404.html"
-            body = page.read_bytes() if page.is_file() else _MISSING_SITE
+            body = served_at_root(page.read_bytes()) if page.is_file() else _MISSING_SITE
             self._send(404, inject_client(body, build_id), "text/html; charset=utf-8", head)
 
         def _send(self, status: int, body: bytes, kind: str, head: bool) -> None:

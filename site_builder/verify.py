@@ -31,10 +31,13 @@ class _Links(HTMLParser):
 
 def verify_output(prepared: PreparedSite, public: Path, teacher: Path) -> list[Problem]:
     """Broken internal links or anchors in either site; teacher notes in the public one."""
-    return _broken_links(public) + _broken_links(teacher) + _teacher_leaks(prepared, public)
+    root = prepared.content.config.base_url
+    return _broken_links(public, root) + _broken_links(teacher, root) + _teacher_leaks(prepared, public)
 
 
-def _broken_links(site: Path) -> list[Problem]:
+def _broken_links(site: Path, root: str = "") -> list[Problem]:
+    """``root``: the site's base_url (404.html links from it, see pipeline.render_generated): such a
+    link is checked as the file it names in this site."""
     pages: dict[str, _Links] = {}
     for path in sorted(site.rglob("*.html")):
         parser = _Links()
@@ -43,6 +46,8 @@ def _broken_links(site: Path) -> list[Problem]:
     problems = []
     for name, parser in pages.items():
         for link, line in parser.links:
+            if root and link.startswith(root):
+                link = "../" * name.count("/") + link[len(root):]  # the same file, as a relative link
             reason = _check_link(site, name, link, pages)
             if reason:
                 problems.append(Problem(f"{site.name}/{name}", line, reason))

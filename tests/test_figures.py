@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import json
 import subprocess
 import sys
@@ -11,6 +13,7 @@ from typing import Any
 import pytest
 
 import figures
+import figures.dark
 from figures.registry import check_registry
 from figures.runner import render
 from figures.spec import Figure
@@ -96,8 +99,36 @@ def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> N
         assert len(svg) < 150_000, (fid, len(svg))
         assert b"<metadata" not in svg  # no RDF block
         assert entry["svg_sha256"] == figures.runner.sha256(svg)
-        assert set(entry) == {"file", "alt", "description", "provenance", "inputs", "svg_sha256",
+        assert set(entry) == {"file", "dark_file", "alt", "description", "provenance", "inputs", "svg_sha256",
                               "data_sha256", "width", "height", "marks"}
+
+
+def test_every_figure_has_a_dark_variant_on_a_dark_card(rendered: tuple[Path, Any]) -> None:
+    """The dark variant is the same drawing recoloured: same size, dark background, no white card
+    left, and light ink where the light figure has dark ink."""
+    out, result = rendered
+    for fid, entry in result.figures.items():
+        light, dark = (out / entry["file"]).read_text(), (out / entry["dark_file"]).read_text()
+        assert entry["dark_file"] == f"{fid}.dark.svg"
+        assert light[:400].split("<defs>")[0] == dark[:400].split("<defs>")[0]  # same <svg> size and viewBox
+        assert dark.count("<g id=\"text_") == light.count("<g id=\"text_")
+        background = re.search(r'fill: (#[0-9a-f]{6})', dark)[1]
+        assert background == figures.dark.CARD, fid
+        assert "fill: #ffffff" not in dark and "fill: #1a1a1a" not in dark, fid  # no white card, no black ink
+        assert "fill: #1a1a1a" in light, fid
+
+
+def test_dark_mapping_mirrors_lightness_and_keeps_hue() -> None:
+    from matplotlib.colors import rgb_to_hsv, to_rgb
+
+    def lightness(hex_colour: str) -> float:
+        return sum(to_rgb(hex_colour)) / 3
+
+    ink, card = (figures.dark.dark_rgba((*to_rgb(c), 1.0)) for c in ("#1a1a1a", "#ffffff"))
+    assert sum(ink[:3]) / 3 > 0.8 and sum(card[:3]) / 3 < 0.15
+    blue = figures.dark.dark_rgba((*to_rgb("#0072B2"), 1.0))
+    assert abs(rgb_to_hsv(blue[:3])[0] - rgb_to_hsv(to_rgb("#0072B2"))[0]) < 0.01  # still blue
+    assert lightness("#0072B2") < sum(blue[:3]) / 3  # lifted for a dark page
 
 
 def test_missing_record_is_skipped_and_reported(results: dict[str, Any], tmp_path: Path) -> None:

@@ -126,6 +126,13 @@ def test_absolute_paths_and_folders_are_not_found(served, path):
     assert status == 404 and b"root:" not in body and b"Index of" not in body
 
 
+def test_not_found_page_is_re_rooted_for_this_server(served):
+    """404.html links from base_url's path (for GitHub Pages); the dev server serves the site at /."""
+    _, server, _ = served
+    status, body = get(server.port, "/a/b/nope.html")
+    assert status == 404 and b'href="/static/site.css"' in body and b'/course/' not in body
+
+
 def test_root_serves_index_and_symlinks_out_of_the_site_are_refused(served, tmp_path):
     root, server, _ = served
     status, body = get(server.port, "/")

@@ -8,6 +8,7 @@ from mdit_py_plugins.myst_role import myst_role_plugin
 from .cjk import cjk_breaks_plugin
 from .directives import directive_plugin
 from .headings import heading_anchor_plugin
+from .highlight import highlight_code
 from .images import image_figure_plugin
 from .lines import inline_lines_plugin
 from .mathrules import dollar_math_plugin, math_render_plugin
@@ -22,7 +23,7 @@ def make_markdown() -> MarkdownIt:
     Raw HTML is *parsed* (``html=True``) so that the check stage can point at it
     and refuse it; it is never rendered.
     """
-    md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table")
+    md = MarkdownIt("commonmark", {"html": True, "typographer": False, "highlight": highlight_code}).enable("table")
     md.use(nesting_limit_plugin)
     md.use(directive_plugin)
     md.use(myst_role_plugin)

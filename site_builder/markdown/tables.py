@@ -1,7 +1,10 @@
-"""Table column alignment as classes, not ``style`` attributes.
+"""Tables: column alignment as classes, and a box that scrolls only when a table cannot fit.
 
 The pages' Content-Security-Policy forbids inline styles, so markdown-it's
 ``style="text-align:right"`` would be ignored; ``class="align-right"`` is not.
+Each table is wrapped in ``<div class="table-scroll">`` (site.css: the table wraps to fit,
+may grow into the margin on wide screens, and scrolls with edge shadows only as a last
+resort); the box is a focusable, named region so a keyboard can scroll it too.
 """
 
 from __future__ import annotations
@@ -15,8 +18,20 @@ _ALIGN = re.compile(r"text-align:(left|center|right)")
 
 
 def table_align_plugin(md: MarkdownIt) -> None:
-    """Turn the table rule's alignment styles on ``th``/``td`` into ``align-*`` classes."""
+    """Turn the table rule's alignment styles on ``th``/``td`` into ``align-*`` classes, and
+    render every table inside its scroll box."""
     md.core.ruler.push("table_align_classes", _align_classes)
+    md.add_render_rule("table_open", _render_table_open)
+    md.add_render_rule("table_close", _render_table_close)
+
+
+def _render_table_open(self, tokens, idx, options, env) -> str:
+    return '<div class="table-scroll" tabindex="0" role="region" aria-label="表格">' + self.renderToken(
+        tokens, idx, options, env)
+
+
+def _render_table_close(self, tokens, idx, options, env) -> str:
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
 
 
 def _align_classes(state: StateCore) -> None:

@@ -48,6 +48,17 @@
   }
   var THEME_NAMES = { auto: say("theme_auto"), light: say("theme_light"), dark: say("theme_dark") };
 
+  // Figures' dark variants are <source media="(prefers-color-scheme: dark)">; a theme the reader
+  // picked overrides the system's, so the media query follows the choice.
+  var FIGURE_MEDIA = { auto: "(prefers-color-scheme: dark)", light: "not all", dark: "all" };
+
+  function paintFigures() {
+    var media = FIGURE_MEDIA[root.dataset.theme || "auto"];
+    document.querySelectorAll("source[data-dark-source]").forEach(function (source) {
+      if (source.media !== media) source.media = media;
+    });
+  }
+
   function initTheme(button) {
     function paint() { button.textContent = say("theme") + THEME_NAMES[root.dataset.theme || "auto"]; }
     button.addEventListener("click", function () {
@@ -55,6 +66,7 @@
       if (next === "auto") { delete root.dataset.theme; forget("lesson:theme"); }
       else { root.dataset.theme = next; save("lesson:theme", next); }
       paint();
+      paintFigures();
     });
     paint();
   }
@@ -120,6 +132,7 @@
     }
     var first = this.index === -1;
     this.index = i;
+    prefetchFigure(this.states[i + 1]);
     if (!how.remote && !first) announceStep(this, i);
     // present.js (teacher build) walks this state's pointing steps and fits it to the screen.
     this.el.dispatchEvent(new CustomEvent("lesson:step", { detail: { index: i, remote: !!how.remote } }));
@@ -294,16 +307,32 @@
     opened = [];
   });
 
-  // Once the page has loaded, fetch the other states' figures too: stepping is then instant
-  // and printing (which shows every state) finds them ready.
-  window.addEventListener("load", function () {
-    document.querySelectorAll(".state img[loading='lazy']").forEach(function (img) { img.loading = "eager"; });
-  });
+  // Figures load lazily; the next state's figure is fetched while this one is read, so a step
+  // forward shows it at once without loading every state's figure up front.
+  function prefetchFigure(state) {
+    var img = state && state.querySelector("img[loading='lazy']");
+    if (!img) return;
+    var fetchIt = function () { img.loading = "eager"; };
+    if (document.readyState === "complete") fetchIt();
+    else window.addEventListener("load", fetchIt, { once: true });
+  }
+
+  // ------------------------------------------------------------ site nav --
+  // On a phone the page links are one scrolling row: bring the current page's link into it.
+  function initNav() {
+    var current = document.querySelector(".site-nav [aria-current='page']");
+    var row = current && current.closest("ul");
+    if (row && row.scrollWidth > row.clientWidth) {
+      row.scrollLeft = current.offsetLeft - row.offsetLeft - (row.clientWidth - current.offsetWidth) / 2;
+    }
+  }
 
   // ---------------------------------------------------------------- init --
   function init() {
     document.querySelectorAll("[data-js-only]").forEach(function (el) { el.hidden = false; });
     document.querySelectorAll("[data-theme-toggle]").forEach(initTheme);
+    paintFigures();
+    initNav();
     document.querySelectorAll("[data-copy-target]").forEach(initCopy);
     document.querySelectorAll("[data-stepper]").forEach(function (el) {
       if (el.querySelector(".state")) steppers.push(new Stepper(el));

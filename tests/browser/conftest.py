@@ -61,7 +61,7 @@ class SiteUnderTest:
 
 
 # ------------------------------------------------------------------ building --
-def build_fixture_sites(out: Path) -> tuple[Path, Path]:
+def build_fixture_sites(out: Path, fixture: Path = FIXTURE) -> tuple[Path, Path]:
     """The fixture content with fake evidence (as in the site tests), public site indexed for search."""
     from site_builder import Evidence, FigureInfo, Value, prepare_site, render_site, write_site
     from site_builder.search import index_site
@@ -79,7 +79,7 @@ def build_fixture_sites(out: Path) -> tuple[Path, Path]:
                  "plot": FigureInfo("plot", "plot.svg", "曲线", "差值随位置变化的曲线，全部低于十的负十二次方。",
                                     "measured")},
         figure_dir=str(figure_dir))
-    prepared = prepare_site(FIXTURE, evidence)
+    prepared = prepare_site(fixture, evidence)
     public, teacher = out / "_site", out / "_site-teacher"
     write_site(render_site(prepared, teacher=False), public, finish=index_site)
     write_site(render_site(prepared, teacher=True), teacher)

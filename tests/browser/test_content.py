@@ -138,6 +138,8 @@ def test_no_console_errors_and_no_other_hosts(site, open_tab):
         tab = open_tab(None)
         origin = urlsplit(site.url(teacher)).netloc
         for name in site.pages:
+            if name == "404.html":  # links from the deployed root path: test_reader serves it there
+                continue
             tab.page.goto(site.url(teacher, name))
             if name == f"{site.lesson}.html":
                 tab.page.keyboard.press("ArrowRight")
@@ -164,10 +166,9 @@ def test_prev_next_lessons_and_404(site, open_tab):
         assert target in lessons
         nxt.click()
         assert page.locator(".lesson-pager a[rel=prev]").get_attribute("href") == f"{site.lesson}.html"
-    page.goto(site.url(False, "404.html"))
+    page.goto(site.url(False, "404.html"))  # clicked through from a nested path in test_reader
     assert page.locator("h1").text_content() == "找不到这一页"
-    page.locator(".not-found-links a").first.click()
-    assert re.search(r"/index\.html$", page.url)
+    assert re.search(r"^https://[^/]+/[^/]+/index\.html$", page.locator(".not-found-links a").first.get_attribute("href"))
 
 
 def test_one_inline_script_allowed_by_its_hash(site):
@@ -181,8 +182,10 @@ def test_one_inline_script_allowed_by_its_hash(site):
             policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html).group(1)
             assert f"'sha256-{digest}'" in policy and "unsafe-inline" not in policy, path.name
             assert html.index("Content-Security-Policy") < html.index("<script"), path.name
+            # 404.html links from base_url (served at any depth); every other page relatively.
+            root = re.search(r'<script src="(https://[^"]*/)static/', html)[1] if path.name == "404.html" else ""
             for src in re.findall(r'<script src="([^"]+)"', html):
-                assert src.startswith("static/"), (path.name, src)
+                assert src.startswith(root + "static/"), (path.name, src)
 
 
 def test_cjk_typography(site, open_tab):

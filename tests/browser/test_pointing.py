@@ -42,10 +42,12 @@ FITS = """() => {
 }"""
 
 
+# Marks are drawn by the real figures, so these tests run on the real course only (no skipped fixture cases).
+pytestmark = pytest.mark.parametrize("site", ["real"], indirect=True)
+
+
 @pytest.fixture
 def real(site):
-    if site.kind != "real":
-        pytest.skip("marks are drawn by the real figures")
     return site
 
 
