@@ -1,30 +1,44 @@
 # Two commands for a newcomer (see README):
-#   make serve   install what is needed, build both sites, serve the public one with live reload
-#   make test    install what is needed (Chromium and CJK fonts too), run every test and `build.py check`
+#   make serve   install what previewing needs, then serve the public site with live reload (it builds once)
+#   make test    install everything (Chromium and CJK fonts too), run every test and `build.py check`
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+PORT ?= 8000
 
 # The Nu Html Checker; tests/browser/test_validator.py pins the same version.
 VNU_VERSION := 26.9.27
 
-.PHONY: serve build test check system-deps test-deps clean
+.PHONY: serve build test check fonts system-deps test-deps clean
 
-$(VENV)/.installed: requirements.txt requirements-test.txt
+# What building and previewing need: the pinned site packages.
+$(VENV)/.installed-site: requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+# What the tests need on top: pytest, Playwright, the notebook runner, the font tools.
+$(VENV)/.installed: $(VENV)/.installed-site requirements-test.txt
 	$(PY) -m pip install --quiet -r requirements-test.txt
 	touch $@
 
-# Debian packages: CJK fonts for figures and pages, Chromium for the browser tests, Java and npm for
-# the Nu Html Checker (npm vnu-jar) and axe-core, which the tests install into .cache/npm.
-system-deps:
-	@if [ -z "$$(fc-list :lang=zh 2>/dev/null)" ] || ! command -v chromium >/dev/null; then \
+# Debian's CJK fonts: the figures' and pages' Chinese labels.
+fonts:
+	@if [ -z "$$(fc-list :lang=zh 2>/dev/null)" ]; then \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fonts-noto-cjk chromium >/dev/null && \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null && \
 		rm -f $$HOME/.cache/matplotlib/fontlist-*.json; \
 	fi
 
+# Chromium for the browser tests (and the fonts).
+system-deps: fonts
+	@if ! command -v chromium >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+# Java and npm for the Nu Html Checker (npm vnu-jar) and axe-core, which the tests install into .cache/npm.
 test-deps: system-deps
 	@if ! command -v java >/dev/null || ! command -v npm >/dev/null; then \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
@@ -33,12 +47,12 @@ test-deps: system-deps
 	@test -f .cache/npm/node_modules/vnu-jar/build/dist/vnu.jar || \
 		npm install --prefix .cache/npm --no-audit --no-fund --silent vnu-jar@$(VNU_VERSION)
 
-build: $(VENV)/.installed system-deps
+build: $(VENV)/.installed-site fonts
 	$(PY) build.py
 
-serve: $(VENV)/.installed system-deps
-	$(PY) build.py
-	$(PY) build.py serve
+# exec: the server replaces the recipe's shell, so Ctrl-C (or a signal to the recipe) reaches it directly.
+serve: $(VENV)/.installed-site fonts
+	exec $(PY) build.py serve --port $(PORT)
 
 test: $(VENV)/.installed test-deps
 	$(PY) -m pytest

@@ -5,6 +5,9 @@
     python build.py figures --accept  record the current figures in figures/manifest.json
     python build.py serve           build, serve on 127.0.0.1 and rebuild on every save
     python build.py new lesson ID   start a new lesson from a template
+    python build.py new figure ID [--from EXPERIMENT]   a figure module, registered in figures/registry.py
+    python build.py new experiment ID   an experiment module, registered in lessonmodel/runner.py
+    python build.py list [values|figures|sources|terms]   what pages may cite, one line each
 
 Every mistake a teacher can make is printed as ``path:line: message``; the
 build then exits with status 1 and leaves the previous site untouched.
@@ -24,6 +27,26 @@ CACHE = ROOT / ".cache"
 PUBLIC, TEACHER = ROOT / "_site", ROOT / "_site-teacher"
 WORKERS = 2
 """Processes rendering the pages of each site (these machines have 2 cores)."""
+
+
+def LANGUAGE() -> str:  # noqa: N802 (read when needed: a teacher may change site.yml)
+    """The course's language (site.yml ``language``): teacher-facing messages are printed in it."""
+    from site_builder.i18n import course_language
+
+    return course_language(ROOT)
+
+
+def _(msgid: str, /, **params):
+    from site_builder.i18n import Text
+
+    return Text(msgid, **params)
+
+
+def say(text: str, file=None) -> None:
+    """Print a message in the course's language."""
+    from site_builder.i18n import localize
+
+    print(localize(text, LANGUAGE()), file=file)
 
 
 def measure(cache: Path | None) -> dict:
@@ -65,7 +88,24 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
                for fid, info in figure_info.items()}
     sources = {e["source"] for e in results["experiments"].values()}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
-                    experiment_files={s: str(ROOT / s) for s in sorted(sources) if (ROOT / s).is_file()})
+                    experiment_files={s: str(ROOT / s) for s in sorted(sources) if (ROOT / s).is_file()},
+                    notebook_setup=NOTEBOOK_SETUP)
+
+
+NOTEBOOK_SETUP = """\
+# Run from the course repository: find the folder holding lessonmodel/ and import it from there.
+import pathlib
+import sys
+
+root = next(p for p in (pathlib.Path.cwd(), *pathlib.Path.cwd().parents) if (p / "lessonmodel").is_dir())
+sys.path.insert(0, str(root))
+from lessonmodel.runner import compute_experiment
+
+
+def measure(experiment):
+    \"\"\"Run one experiment of lessonmodel now; its values by key.\"\"\"
+    return {key: entry["value"] for key, entry in compute_experiment(experiment)["values"].items()}"""
+"""The first code cell of each lesson's notebook: how to rerun the experiment behind a measured value."""
 
 
 def _marks(info: dict) -> tuple:
@@ -111,7 +151,7 @@ class Measured:
     """Record id → the record's JSON."""
 
 
-def measure_all(clean: bool = False, progress=None) -> Measured:
+def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = None) -> Measured:
     """Run the model and draw the figures (both cached)."""
     from contextlib import nullcontext
 
@@ -128,7 +168,7 @@ def measure_all(clean: bool = False, progress=None) -> Measured:
         results = measure(None if clean else CACHE / "lessonmodel")
     import figures
 
-    figure_dir = CACHE / "figures-out"
+    figure_dir = figure_dir or CACHE / "figures-out"
     from site_builder import Problem
 
     with step("drawing figures"):
@@ -141,9 +181,9 @@ def measure_all(clean: bool = False, progress=None) -> Measured:
     return Measured(evidence_from(results, records, drawn, figure_dir), drawn, results, records)
 
 
-def measure_and_draw(clean: bool = False, progress=None):
+def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
     """The site's evidence and the figure results."""
-    measured = measure_all(clean, progress)
+    measured = measure_all(clean, progress, figure_dir)
     return measured.evidence, measured.drawn
 
 
@@ -167,10 +207,14 @@ def build(clean: bool = False, quiet: bool = False):
         return None, measured
     prepared = prepare_site(ROOT, evidence)
     write_sites(prepared)
+    for warning in prepared.warnings:  # (check prints them through this build too)
+        said = warning.localized(LANGUAGE())
+        print(said if str(warning.message).startswith("warning:") else f"warning: {said}", file=sys.stderr)
     _remember(inputs or _inputs_digest(evidence))
     if not quiet:
-        print(f"built {len(prepared.pages)} pages, {len(evidence.figures)} figures, {len(evidence.values)} values "
-              f"→ {PUBLIC.name}/ and {TEACHER.name}/ in {time.perf_counter() - started:.2f} s")
+        say(_("built {pages} pages, {figures} figures, {values} values → {public}/ and {teacher}/ in {seconds} s",
+              pages=len(prepared.pages), figures=len(evidence.figures), values=len(evidence.values),
+              public=PUBLIC.name, teacher=TEACHER.name, seconds=f"{time.perf_counter() - started:.2f}"))
     return prepared, measured
 
 
@@ -277,19 +321,17 @@ def check(report_dir: Path | None = None) -> int:
     prepared, measured = build(clean=True)
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
     checks, problems = figures.check_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))
-    problems += [str(p) for p in verify_output(prepared, PUBLIC, TEACHER)]
+    problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
     for problem in problems:
         print(problem, file=sys.stderr)
-    for warning in prepared.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     if report_dir is not None:
         print(f"report: {write_report(checks, problems, report_dir)}", file=sys.stderr)
     values = prepared.evidence.values
-    print(f"check: {len(prepared.pages)} pages, {len(values)} values "
-          f"({sum(v.provenance == 'measured' for v in values.values())} measured, "
-          f"{sum(v.provenance == 'computed' for v in values.values())} computed today), "
-          f"{len(drawn)} figures compared with their baselines, record comparisons hold, {len(problems)} problems, "
-          f"{len(prepared.warnings)} warnings")
+    say(_("check: {pages} pages, {values} values ({measured} measured, {computed} computed today), {figures} figures "
+          "compared with their baselines, record comparisons hold, {problems} problems, {warnings} warnings",
+          pages=len(prepared.pages), values=len(values), measured=sum(v.provenance == "measured" for v in values.values()),
+          computed=sum(v.provenance == "computed" for v in values.values()),
+          figures=len(drawn), problems=len(problems), warnings=len(prepared.warnings)))
     return 1 if problems else 0
 
 
@@ -318,7 +360,7 @@ def accept_figures() -> int:
     return 0
 
 
-def print_evidence() -> None:
+def print_evidence(figure_dir: str | None = None) -> None:
     """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
     import json
 
@@ -326,7 +368,7 @@ def print_evidence() -> None:
     from site_builder.serve import evidence_to_json, progress
 
     try:
-        evidence, _ = measure_and_draw(progress=progress)
+        evidence, _drawn = measure_and_draw(progress=progress, figure_dir=Path(figure_dir) if figure_dir else None)
     except ContentError as error:
         print(json.dumps({"problems": [[p.path, p.line, p.message] for p in error.problems]}, ensure_ascii=False))
         sys.exit(1)
@@ -338,8 +380,8 @@ def print_evidence() -> None:
     print(json.dumps(evidence_to_json(evidence), ensure_ascii=False))
 
 
-def evidence_in_fresh_process():
-    """The evidence, measured and drawn by a new Python process.
+def evidence_in_fresh_process(figure_dir: Path):
+    """The evidence, measured and drawn by a new Python process, its figures written to ``figure_dir``.
 
     The server process imported lessonmodel and figures once; after a teacher
     edits their code only a fresh interpreter runs the new code. Its progress
@@ -352,7 +394,8 @@ def evidence_in_fresh_process():
     from site_builder import ContentError, Problem
     from site_builder.serve import evidence_from_json
 
-    process = subprocess.Popen([sys.executable, "-c", "import build; build.print_evidence()"], cwd=ROOT,
+    code = f"import build; build.print_evidence({str(figure_dir)!r})"
+    process = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
     said: list[str] = []
 
@@ -375,38 +418,123 @@ def evidence_in_fresh_process():
 
 
 def serve(host: str, port: int, teacher: bool) -> int:
-    """Build one site into .cache/serve/, serve it and rebuild on every save until Ctrl-C."""
+    """Bind the port, then build one site into this server's own folder and rebuild on every save until Ctrl-C.
+
+    Binding comes first: a second server on a busy port says so in one line and
+    exits before it builds or writes anything. The folder is keyed by the bound
+    port (two live servers never share a port), so servers never write into each
+    other's site or figures; the content-hashed model and figure caches are shared.
+    """
+    import signal
+
     from site_builder.incremental import IncrementalSite
     from site_builder.pipeline import STATIC
     from site_builder.render import TEMPLATES
     from site_builder.search import carry_index
-    from site_builder.serve import DevServer, EvidenceSource
+    from site_builder.serve import DevServer, EvidenceSource, PortBusy, listen
 
     _keep_math_fonts()
-    # Its own folder, not _site/: a running server never competes with `python build.py` for the published site.
-    out_dir = CACHE / "serve" / ("teacher" if teacher else "public")
+    try:
+        httpd = listen(host, port)
+    except PortBusy as busy:
+        say(busy.args[0], file=sys.stderr)
+        return 1
+    own = CACHE / "serve" / str(httpd.server_address[1])
+    out_dir = own / ("teacher" if teacher else "public")
     site = IncrementalSite(ROOT, out_dir, teacher,
                            finish=None if teacher else (
                                lambda staging: carry_index(staging, out_dir, site.prepared, CACHE / "search")))
-    evidence = EvidenceSource(load=evidence_in_fresh_process,
+    evidence = EvidenceSource(load=lambda: evidence_in_fresh_process(own / "figures-out"),
                               inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     server = DevServer(site, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",
-                                              ROOT / "lessonmodel"), host=host, port=port)
+                                              ROOT / "lessonmodel"), httpd=httpd)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops it as Ctrl-C does: cleanly
     server.serve_forever()
     return 0
 
 
-def new(kind: str, page_id: str) -> int:
-    from site_builder.scaffold import new_lesson
-
+def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
+    """Scaffold a lesson, a figure or an experiment, registered in its one place (see README, extending)."""
     try:
-        page = new_lesson(ROOT, page_id)
+        if kind == "lesson":
+            from site_builder.scaffold import new_lesson
+
+            made = new_lesson(ROOT, new_id)
+            print(f"created {made.relative_to(ROOT)} and listed '{new_id}' in content/site.yml; "
+                  f"see it with: python build.py serve")
+        elif kind == "experiment":
+            from lessonmodel.scaffold import new_experiment
+
+            made = new_experiment(new_id)
+            print(f"created {made.relative_to(ROOT)} and registered '{new_id}' in lessonmodel/runner.py "
+                  f"(EXPERIMENTS); its values: python build.py list values")
+        else:
+            made = _new_figure(new_id, inputs)
+            print(f"created {made.relative_to(ROOT)} and registered it in figures/registry.py (MODULES); "
+                  f"cite it with ':figure: {new_id}', then record it: python build.py figures --accept")
     except ValueError as error:
         print(f"new {kind}: {error}", file=sys.stderr)
         return 1
-    print(f"created {page.relative_to(ROOT)} and listed '{page_id}' in content/site.yml; "
-          f"see it with: python build.py serve")
     return 0
+
+
+def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
+    from site_builder.problems import suggest
+
+    import figures
+    from figures.scaffold import new_figure
+    from lessonmodel.runner import EXPERIMENTS
+
+    for name in inputs:
+        if name not in EXPERIMENTS:
+            raise ValueError(f"unknown experiment '{name}'" + (suggest(name, EXPERIMENTS)
+                                                                or f" (known: {', '.join(EXPERIMENTS)})"))
+    return new_figure(figure_id, inputs, known=figures.FIGURE_IDS)
+
+
+LISTS = ("values", "figures", "sources", "terms")
+
+
+def list_assets(what: str) -> int:
+    """Print what a page may cite, one line each: the ids to copy into a lesson."""
+    from site_builder import ContentError
+    from site_builder.load import load_content
+
+    content, problems = load_content(ROOT)
+    if content is None:
+        raise ContentError(problems)
+    if what == "values":
+        from site_builder.numbers import display
+
+        evidence, _drawn = measure_and_draw()
+        rows = [(v.name, display(v), f"[{v.provenance}] {v.description}") for v in evidence.values.values()]
+    elif what == "figures":
+        import figures
+
+        rows = [(f.id, f.provenance + (f" ← {', '.join(f.inputs)}" if f.inputs else ""), f.alt)
+                for f in figures.FIGURES]
+    elif what == "sources":
+        rows = [(s.id, str(s.year or ""), s.title) for s in content.sources]
+    else:
+        rows = _glossary_rows(ROOT / "content" / "glossary.yml")
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
+    for row in sorted(rows):
+        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip())
+    print(f"{len(rows)} {what}", file=sys.stderr)
+    return 0
+
+
+def _glossary_rows(path: Path) -> list[tuple[str, str, str]]:
+    """Terms of ``content/glossary.yml`` (a list of entries or a mapping term → entry), if the course has one."""
+    import yaml
+
+    if not path.is_file():
+        return []
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    entries = [{"term": k, **(v if isinstance(v, dict) else {"definition": v})} for k, v in data.items()] \
+        if isinstance(data, dict) else [e for e in data if isinstance(e, dict)]
+    return [(str(e.get("id") or e.get("term", "")), str(e.get("term", "") if e.get("id") else ""),
+             str(e.get("definition") or e.get("description") or "")) for e in entries]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -423,12 +551,18 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--host", default="127.0.0.1",
                               help="address to listen on (default 127.0.0.1: only this machine can connect)")
     serve_parser.add_argument("--teacher", action="store_true", help="serve the teacher site (with teacher notes)")
-    new_parser = commands.add_parser("new", help="start a new page from a template: new lesson ID")
-    new_parser.add_argument("kind", choices=["lesson"], help="what to create")
-    new_parser.add_argument("id", help="page id: lowercase letters, digits and '-', e.g. r56")
+    new_parser = commands.add_parser("new", help="start a lesson, figure or experiment from a skeleton: "
+                                                 "new lesson|figure|experiment ID")
+    new_parser.add_argument("kind", choices=["lesson", "figure", "experiment"], help="what to create")
+    new_parser.add_argument("id", help="lesson and figure ids: lowercase letters, digits and '-' (r56, "
+                                       "attention-span); experiment ids: lowercase letters, digits and '_'")
+    new_parser.add_argument("--from", dest="inputs", action="append", default=[], metavar="EXPERIMENT",
+                            help="figure only: draw from this experiment's results (a measured figure)")
+    list_parser = commands.add_parser("list", help="print what pages may cite: values, figures, sources or terms")
+    list_parser.add_argument("what", nargs="?", choices=LISTS, default="values", help="what to list (default values)")
     args = parser.parse_args(argv)
     if args.command == "new":
-        return new(args.kind, args.id)
+        return new(args.kind, args.id, tuple(args.inputs))
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
     from site_builder import ContentError
@@ -436,14 +570,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "check":
             return check(args.report)
+        if args.command == "list":
+            return list_assets(args.what)
         if args.command == "figures":
             return accept_figures() if args.accept else (build(), 0)[1]
         build()
         return 0
     except ContentError as error:
         for problem in error.problems:
-            print(problem, file=sys.stderr)
-        print(f"{len(error.problems)} problem(s); the site was not changed.", file=sys.stderr)
+            print(problem.localized(LANGUAGE()), file=sys.stderr)
+        say(_("{n} problem(s); the site was not changed.", n=len(error.problems)), file=sys.stderr)
         return 1
 
 

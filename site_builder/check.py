@@ -10,10 +10,14 @@ from .content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, Fig
 from .glossary import find_term, forbidden_uses
 from .numbers import agrees, format_number
 from .parse import ParsedPage, RoleUse, StateSource
+from .i18n import _, localize
 from .problems import Problem, suggest
 from .mathrender import MathError, render_math
 from .positions import describe, position_words, word_holds
 from .value_text import check_value_text
+
+LANGUAGES = ("zh-CN", "en")
+"""The languages of the catalogs (site_builder/locales)."""
 
 ROLES = ("num", "fig", "src", "ref", "example", "term", "mark")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
@@ -54,8 +58,8 @@ def _duplicate_ids(pages: tuple[ParsedPage, ...]) -> list[Problem]:
     problems = []
     for page in pages:
         if page.meta.id in seen:
-            problems.append(Problem(page.meta.path, 1, f"duplicate page id '{page.meta.id}' "
-                                                       f"(also used by {seen[page.meta.id]})"))
+            problems.append(Problem(page.meta.path, 1, _("duplicate page id '{id}' (also used by {other})",
+                                                         id=page.meta.id, other=seen[page.meta.id])))
         seen.setdefault(page.meta.id, page.meta.path)
     return problems
 
@@ -63,9 +67,9 @@ def _duplicate_ids(pages: tuple[ParsedPage, ...]) -> list[Problem]:
 def _duplicate_anchors(page: ParsedPage) -> list[Problem]:
     seen: set[str] = set()
     problems = []
-    for anchor, line, _ in page.anchors:
+    for anchor, line, _title in page.anchors:
         if anchor in seen:
-            problems.append(Problem(page.meta.path, line, f"duplicate anchor '#{anchor}' on this page"))
+            problems.append(Problem(page.meta.path, line, _("duplicate anchor '#{anchor}' on this page", anchor=anchor)))
         seen.add(anchor)
     return problems
 
@@ -74,15 +78,15 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
                 evidence: Evidence) -> list[Problem]:
     path = page.meta.path
     if use.name not in ROLES:
-        return [Problem(path, use.line, f"unknown role '{{{use.name}}}'" + (suggest(use.name, ROLES)
-                                                                             or f" (known: {', '.join(ROLES)})"))]
+        return [Problem(path, use.line, _("unknown role '{{{name}}}'", name=use.name)
+                        + (suggest(use.name, ROLES) or _(" (known: {names})", names=", ".join(ROLES))))]
     if use.name == "num" and use.target not in evidence.values:
-        return [Problem(path, use.line, f"unknown value '{use.target}'" + suggest(use.target, evidence.values))]
+        return [Problem(path, use.line, _("unknown value '{name}'", name=use.target) + suggest(use.target, evidence.values))]
     if use.name == "fig" and use.target not in evidence.figures:
-        return [Problem(path, use.line, f"unknown figure '{use.target}'" + suggest(use.target, evidence.figures))]
+        return [Problem(path, use.line, _("unknown figure '{id}'", id=use.target) + suggest(use.target, evidence.figures))]
     if use.name == "src" and use.target not in sources:
-        return [Problem(path, use.line, f"unknown source '{use.target}'" + suggest(use.target, sources)
-                        + " (sources are listed in content/sources.yml)")]
+        return [Problem(path, use.line, _("unknown source '{id}'", id=use.target) + suggest(use.target, sources)
+                        + _(" (sources are listed in content/sources.yml)"))]
     if use.name == "ref":
         return _check_ref(use, page, anchors)
     if use.name == "mark":
@@ -170,7 +174,7 @@ def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
 
 def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
     """``r55#b2`` → (``r55``, ``r55-b2``); ``#notes`` → (this page, ``notes``); ``r55`` → (``r55``, ``''``)."""
-    page, _, anchor = target.partition("#")
+    page, _hash, anchor = target.partition("#")
     page = page or page_id
     if re.fullmatch(r"b\d+", anchor):
         anchor = f"{page}-{anchor}"
@@ -180,10 +184,11 @@ def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
 def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]]) -> list[Problem]:
     target_page, anchor = resolve_ref(use.target, page.meta.id)
     if target_page not in anchors:
-        return [Problem(page.meta.path, use.line, f"{{ref}} to unknown page '{target_page}'"
+        return [Problem(page.meta.path, use.line, _("{{ref}} to unknown page '{page}'", page=target_page)
                         + suggest(target_page, anchors))]
     if anchor and anchor not in anchors[target_page]:
-        return [Problem(page.meta.path, use.line, f"{{ref}} to unknown anchor '#{anchor}' on page '{target_page}'"
+        return [Problem(page.meta.path, use.line, _("{{ref}} to unknown anchor '#{anchor}' on page '{page}'",
+                                                    anchor=anchor, page=target_page)
                         + suggest(anchor, anchors[target_page]))]
     return []
 
@@ -192,14 +197,15 @@ def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence)
     """The provenance a state earns from what it shows, and the thing that earned it."""
     used: list[tuple[str, str]] = []
     if state.figure in evidence.figures:
-        used.append((evidence.figures[state.figure].provenance, f"figure {state.figure}"))
+        used.append((evidence.figures[state.figure].provenance, _("figure {id}", id=state.figure)))
     for use in page.roles:
         if use.state == state.id and not use.teacher:
             if use.name == "num" and use.target in evidence.values:
                 value = evidence.values[use.target]
-                used.append((value.provenance, f"{value.provenance} value {use.target}"))
+                used.append((value.provenance, _("{provenance} value {name}", provenance=value.provenance,
+                                                           name=use.target)))
             elif use.name == "fig" and use.target in evidence.figures:
-                used.append((evidence.figures[use.target].provenance, f"figure {use.target}"))
+                used.append((evidence.figures[use.target].provenance, _("figure {id}", id=use.target)))
     for provenance in ("measured", "record", "computed"):  # the strongest claim the state makes wins
         for kind, what in used:
             if kind == provenance:
@@ -210,7 +216,8 @@ def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence)
 def figure_label_problem(figure: FigureInfo) -> str:
     """A figure's corner label must say what its badge says (both come from its provenance)."""
     badge = BADGE_TEXT.get(figure.provenance, "")
-    if figure.label and figure.label != badge:
+    # Figures are drawn with one label whatever the site's language; it must be the badge in one of them.
+    if figure.label and figure.label not in {localize(badge, language) for language in LANGUAGES}:
         return f"figure {figure.id}: its corner label '{figure.label}' disagrees with its badge '{badge}'"
     return ""
 
@@ -218,16 +225,18 @@ def figure_label_problem(figure: FigureInfo) -> str:
 def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> list[Problem]:
     path, problems = page.meta.path, []
     if state.figure and state.figure not in evidence.figures:
-        problems.append(Problem(path, state.figure_line, f"unknown figure '{state.figure}'"
+        problems.append(Problem(path, state.figure_line, _("unknown figure '{id}'", id=state.figure)
                                 + suggest(state.figure, evidence.figures)))
     elif state.figure and figure_label_problem(evidence.figures[state.figure]):
         problems.append(Problem(path, state.figure_line, figure_label_problem(evidence.figures[state.figure])))
     if state.provenance in PROVENANCES:
         derived, what = derived_provenance(state, page, evidence)
         if derived != state.provenance:
-            reason = f"uses {what}" if what else "uses no computed or measured value or figure, and no record"
-            problems.append(Problem(path, state.provenance_line, f"state {state.id} declares {state.provenance} "
-                                                                 f"but {reason}: declare {derived}"))
+            reason = (_("uses {what}", what=what) if what
+                      else _("uses no computed or measured value or figure, and no record"))
+            problems.append(Problem(path, state.provenance_line, _("state {id} declares {declared} but {reason}: declare {derived}",
+                                                                   id=state.id, declared=state.provenance,
+                                                                   reason=reason, derived=derived)))
     return problems
 
 
@@ -235,10 +244,10 @@ def _unbound_numbers(page: ParsedPage) -> list[Problem]:
     problems = []
     for text, line, state in page.texts:
         for match in _UNBOUND.finditer(text):
-            where = f"state {state}: " if state else ""
-            problems.append(Problem(page.meta.path, line, f"{where}number '{match.group(0).strip()}' is written "
-                                    "by hand: cite a value with {num}`name`, or mark an illustration "
-                                    "with {example}`…`"))
+            where = _("state {id}: ", id=state) if state else ""
+            problems.append(Problem(page.meta.path, line, where + _("number '{number}' is written "
+                                              "by hand: cite a value with {{num}}`name`, or mark an illustration "
+                                              "with {{example}}`…`", number=match.group(0).strip())))
     return problems
 
 
@@ -249,7 +258,7 @@ def _math_errors(page: ParsedPage) -> list[Problem]:
             render_math(tex, display)
         except MathError as error:
             shown = " ".join(tex.split())  # one line per problem, even for a multi-line $$ block
-            problems.append(Problem(page.meta.path, line, f"cannot render math '{shown}': {error}"))
+            problems.append(Problem(page.meta.path, line, _("cannot render math '{tex}': {error}", tex=shown, error=str(error))))
     return problems
 
 
@@ -265,10 +274,10 @@ def check_records(content: Content, values: dict[str, Value]) -> list[Problem]:
 def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[Problem]:
     name, rule, bound = entry.get("with", ""), entry.get("rule", ""), entry.get("bound")
     if name not in values:
-        return [Problem(path, 0, f"comparison with unknown value '{name}'" + suggest(name, values))]
+        return [Problem(path, 0, _("comparison with unknown value '{name}'", name=name) + suggest(name, values))]
     if rule not in _RULES or not isinstance(bound, (int, float)):
-        return [Problem(path, 0, f"comparison with '{name}' needs 'rule' (one of {' '.join(_RULES)}) "
-                                 "and a numeric 'bound'")]
+        return [Problem(path, 0, _("comparison with '{name}' needs 'rule' (one of {rules}) "
+                                   "and a numeric 'bound'", name=name, rules=" ".join(_RULES)))]
     today = values[name]
     if today.value_class == "timing":
         return [Problem(path, 0, f"comparison with '{name}': a timing value depends on the machine and its "
@@ -280,6 +289,7 @@ def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[
                                      f"value: within rtol {today.rtol:g}, atol {today.atol:g})")]
         return []
     if not _RULES[rule](today.value, bound):
-        return [Problem(path, 0, f"today's {name} = {format_number(today.value, today.unit)} breaks the "
-                                 f"record's comparison {rule} {format_number(bound, today.unit)}")]
+        return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison {rule} {bound}",
+                                   name=name, today=format_number(today.value, today.unit), rule=rule,
+                                   bound=format_number(bound, today.unit)))]
     return []

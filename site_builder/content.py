@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .i18n import _
 from .value_text import ValueText
 
 if TYPE_CHECKING:
@@ -18,12 +19,14 @@ if TYPE_CHECKING:
 PROVENANCES = ("teaching", "computed", "measured", "record")
 """Where something a reader sees comes from, weakest claim first: a sketch; a formula applied to
 declared inputs (published configs); this build's model run; a result recorded earlier."""
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+"""Picture files a page may show with ``![alt](path)``."""
 
 BADGE_TEXT = {
-    "teaching": "教学示意",
-    "computed": "公式计算",
-    "measured": "模型实测",
-    "record": "历史记录",
+    "teaching": _("teaching sketch, not measured"),
+    "computed": _("computed by formula, not measured"),
+    "measured": _("measured by the model"),
+    "record": _("historical record"),
 }
 """The text of the provenance badge; provenance is text, never colour alone. A figure's corner
 label is drawn from the same provenance, and the build checks that the two texts agree."""
@@ -169,6 +172,18 @@ class Record:
 
 
 @dataclass(frozen=True)
+class ImageFile:
+    """A picture file under ``content/pages/`` that a page may show with ``![alt](path)``."""
+
+    path: str
+    """Path relative to the project root, e.g. ``content/pages/images/gpu.jpg``."""
+    size: int
+    """Size in bytes."""
+    data: bytes | None = field(repr=False, compare=False)
+    """The file's bytes; ``None`` when it is over the size limit (then it was not read)."""
+
+
+@dataclass(frozen=True)
 class Content:
     """Everything under ``content/``, read but not yet interpreted."""
 
@@ -182,6 +197,8 @@ class Content:
     """Historical records."""
     glossary: tuple[Term, ...] = ()
     """``content/glossary.yml``: preferred terms, variants and definitions (optional file)."""
+    images: tuple[ImageFile, ...] = ()
+    """Picture files under ``content/pages/`` (read only when under the size limit)."""
     value_text: ValueText = ValueText()
     """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
 
@@ -198,3 +215,6 @@ class Evidence:
     """Folder holding the figure files named in ``figures`` (absolute path)."""
     experiment_files: dict[str, str] = field(default_factory=dict, hash=False)
     """Experiment or module name → absolute path of its ``.py`` source, published with the site."""
+    notebook_setup: str = ""
+    """Python that defines ``measure(producer) -> {key: value}``, rerunning the experiment that produced a
+    measured value; the first code cell of each lesson's notebook. Empty: no notebooks are published."""

@@ -48,14 +48,14 @@
                                 borderTop: "6px solid #c0392b", borderRadius: "6px", padding: "1.2rem 1.5rem",
                                 font: "15px/1.5 system-ui, sans-serif" });
     box.setAttribute("role", "alertdialog");
-    box.setAttribute("aria-label", "构建失败");
+    const labels = failure.labels;  // in the course's language, from the server's catalogs
+    box.setAttribute("aria-label", labels.failed);
     const count = failure.problems.length;
     const title = el("h2", { margin: "0 0 .3rem", fontSize: "1.2rem", color: "#c0392b" },
-                     count ? `构建失败：${count} 个问题` : "构建程序出错");
-    const note = el("p", { margin: "0 0 1rem", color: "#555" },
-                    "下面是上一次成功构建的页面；保存修正后这里会自动消失。");
+                     count ? labels.count : labels.crashed);
+    const note = el("p", { margin: "0 0 1rem", color: "#555" }, labels.note);
     const close = el("button", { float: "right", font: "inherit", cursor: "pointer", border: "1px solid #999",
-                                 borderRadius: "4px", background: "#f4f4f4", padding: ".1rem .6rem" }, "隐藏");
+                                 borderRadius: "4px", background: "#f4f4f4", padding: ".1rem .6rem" }, labels.hide);
     close.type = "button";
     close.addEventListener("click", hide);
     box.append(close, title, note);

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from .content import SourceFile
+from .i18n import _
 from .problems import Problem, invisible_characters, suggest
 from .yamlnodes import load_located
 
@@ -50,11 +51,11 @@ def split_page(source: SourceFile) -> tuple[SplitPage | None, list[Problem]]:
     """
     lines = source.text.split("\n")
     if not lines or lines[0].strip() != "---":
-        return None, [Problem(source.path, 1, "a page must start with front matter: a line '---', "
-                              "'title: …', then '---'")]
+        return None, [Problem(source.path, 1, _("a page must start with front matter: a line '---', "
+                                "'title: …', then '---'"))]
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
     if end is None:
-        return None, [Problem(source.path, 1, "front matter is not closed: add a line '---' after it")]
+        return None, [Problem(source.path, 1, _("front matter is not closed: add a line '---' after it"))]
     located, problems = load_located("\n".join(lines[1:end]), source.path, first_line=2)
     if located is None:
         return None, problems
@@ -65,28 +66,28 @@ def split_page(source: SourceFile) -> tuple[SplitPage | None, list[Problem]]:
 
 def _check_meta(located, path: str) -> tuple[PageMeta | None, list[Problem]]:
     if not isinstance(located.value, dict):
-        return None, [Problem(path, located.line, "front matter must be a mapping of 'key: value' lines")]
+        return None, [Problem(path, located.line, _("front matter must be a mapping of 'key: value' lines"))]
     problems = []
     for key, item in located.children.items():
         if key not in FRONT_MATTER_KEYS:
-            problems.append(Problem(path, item.line, f"unknown front matter key '{key}'"
+            problems.append(Problem(path, item.line, _("unknown front matter key '{key}'", key=key)
                                     + (suggest(str(key), FRONT_MATTER_KEYS)
-                                       or f" (allowed: {', '.join(FRONT_MATTER_KEYS)})")))
+                                       or _(" (allowed: {names})", names=", ".join(FRONT_MATTER_KEYS)))))
         elif not isinstance(item.value, str) or not item.value.strip():
-            problems.append(Problem(path, item.line, f"front matter key '{key}' must be non-empty text"))
-        elif hidden := invisible_characters(item.value, f"front matter '{key}'"):
+            problems.append(Problem(path, item.line, _("front matter key '{key}' must be non-empty text", key=key)))
+        elif hidden := invisible_characters(item.value, _("front matter '{key}'", key=key)):
             problems.append(Problem(path, item.line, hidden))
     values = {k: v.strip() for k, v in located.value.items() if isinstance(v, str)}
     if "title" not in located.value:
-        problems.append(Problem(path, 1, "front matter has no 'title'"))
+        problems.append(Problem(path, 1, _("front matter has no 'title'")))
     kind = values.get("kind", "lesson")
     if kind not in PAGE_KINDS:
         problems.append(Problem(path, located.children["kind"].line,
-                                f"unknown page kind '{kind}' (use one of: {', '.join(PAGE_KINDS)})"))
+                                _("unknown page kind '{kind}' (use one of: {names})", kind=kind, names=", ".join(PAGE_KINDS))))
     page_id = values.get("id") or path.rsplit("/", 1)[-1].removesuffix(".md")
     if not _PAGE_ID.match(page_id):
         line = located.children["id"].line if "id" in values else 1
-        problems.append(Problem(path, line, f"page id '{page_id}' must be lowercase letters, digits and '-'"))
+        problems.append(Problem(path, line, _("page id '{id}' must be lowercase letters, digits and '-'", id=page_id)))
     if problems:
         return None, problems
     return PageMeta(id=page_id, title=values["title"], kind=kind, path=path,

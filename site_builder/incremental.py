@@ -55,6 +55,8 @@ class BuildReport:
     """Number of pages in the site."""
     seconds: float
     """Wall-clock time of the build, writing included."""
+    warnings: tuple[Problem, ...] = ()
+    """Likely mistakes that did not stop the build."""
 
 
 def digest(*parts: str | bytes) -> str:
@@ -82,7 +84,7 @@ def tree_digest(*folders: Path) -> str:
 def evidence_digest(evidence: Evidence) -> str:
     """Hash of the values, figure metadata and published experiment sources (their bytes too)."""
     return digest(repr(sorted(evidence.values.items())), repr(sorted(evidence.figures.items())),
-                  evidence.figure_dir,
+                  evidence.figure_dir, evidence.notebook_setup,
                   *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.experiment_files.items())))
 
 
@@ -104,7 +106,7 @@ class _PageFacts:
     outline: str
     """``page_outline`` of the page."""
     roles: str
-    """Hash of every role the page uses (the generated pages list them as backlinks)."""
+    """Hash of every role and state figure the page uses (the generated pages list them as backlinks)."""
     links: tuple[str, ...]
     """``linked_pages`` of the page."""
     shown: str = ""
@@ -128,9 +130,10 @@ def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Ca
     A page's files depend on its source, the navigation (every page's id, title, label and kind,
     which also fixes prev/next), the outlines of the pages its ``{ref}`` links show, the
     templates and static files (``looks``), the evidence, the site config, the glossary (its terms'
-    hover cards) and the teacher flag.
+    hover cards), the teacher flag and the teacher-supplied pictures.
     """
-    base = digest(looks, evidence_key, repr(site.content.config), repr(site.content.glossary), str(site.teacher))
+    base = digest(looks, evidence_key, repr(site.content.config), repr(site.content.glossary), str(site.teacher),
+                  repr(sorted(site.images.items())))
     facts = {page_id: facts_of(page) for page_id, page in site.pages.items()}
     nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
     keys = {page_id: digest(base, nav, source_key_of(page), *(facts[t].outline for t in facts[page_id].links
@@ -182,7 +185,7 @@ class IncrementalSite:
         if content is None:
             raise ContentError(problems)
         prepared = check_parsed(content, self._parse_all(content.pages), problems, evidence)
-        site = SiteView(prepared.content, prepared.pages, evidence, self.teacher)
+        site = SiteView(prepared.content, prepared.pages, evidence, self.teacher, prepared.images)
         looks = tree_digest(TEMPLATES, STATIC)
         kit = make_kit(site, self._environment(looks))
         keys, generated_key = render_keys(site, looks, self._evidence_digest(evidence),
@@ -207,7 +210,7 @@ class IncrementalSite:
         changed = self._write(files)
         self._pages, self._generated = pages, generated
         return BuildReport(_urls_to_reload(changed, site), tuple(sorted(changed)), tuple(rendered),
-                           len(site.pages), time.perf_counter() - started)
+                           len(site.pages), time.perf_counter() - started, prepared.warnings)
 
     def _parse_all(self, sources: Iterable[SourceFile]) -> list[tuple[ParsedPage | None, list[Problem]]]:
         # Only this build's sources stay cached, so a long editing session does not pile up parses.

@@ -8,8 +8,9 @@ import re
 import stat
 from pathlib import Path
 
-from .content import Content, Record, SiteConfig, Source, SourceFile
+from .content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from .glossary import load_glossary
+from .i18n import _
 from .numbers import VALUE_CLASSES
 from .problems import Problem, invisible_characters, suggest
 from .value_text import parse_value_text
@@ -49,7 +50,28 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
-    return Content(config, pages, sources, tuple(r for r in records if r), glossary, value_text), problems
+    images = _load_images(root, base / "pages")
+    return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text), problems
+
+
+MAX_IMAGE_BYTES = 8 * 1024 * 1024
+"""Larger picture files are not read; a page that shows one gets a problem saying how large it is."""
+
+
+def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
+    """Picture files in the pages' folder and below; links that leave the folder are not followed."""
+    images = []
+    top = folder.resolve()
+    for path in sorted(folder.rglob("*")):
+        if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file() or not path.resolve().is_relative_to(top):
+            continue
+        size = path.stat().st_size
+        try:  # read the way page sources are: never a FIFO or device, never through a link out of the folder
+            data = read_content_file(folder, path) if size <= MAX_IMAGE_BYTES else None
+        except ValueError:
+            continue  # a page showing it is told the picture is not there
+        images.append(ImageFile(path.relative_to(root).as_posix(), size, data))
+    return tuple(images)
 
 
 def read_content_file(base: Path, path: Path) -> bytes:
@@ -62,22 +84,22 @@ def read_content_file(base: Path, path: Path) -> bytes:
     try:
         target = path.resolve(strict=True)
     except (FileNotFoundError, RuntimeError):  # a dangling link, or a loop of links
-        raise ValueError("is a link to nothing: remove it or copy the file here") from None
+        raise ValueError(_("is a link to nothing: remove it or copy the file here")) from None
     except OSError as error:
-        raise ValueError(f"cannot be read ({error.strerror})") from None
+        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
     if not target.is_relative_to(base.resolve()):
         # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
-        raise ValueError(f"is a link to a file outside {base.name}/: copy the file here instead")
+        raise ValueError(_("is a link to a file outside {folder}/: copy the file here instead", folder=base.name))
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         if not stat.S_ISREG(target.stat().st_mode):
-            raise ValueError("is not a regular file: save the text in an ordinary file")
+            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
         fd = os.open(target, flags)
     except OSError as error:
-        raise ValueError(f"cannot be read ({error.strerror})") from None
+        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
     with os.fdopen(fd, "rb") as file:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else after the check
-            raise ValueError("is not a regular file: save the text in an ordinary file")
+            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
         return file.read()
 
 
@@ -87,14 +109,20 @@ def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> Source
     try:
         data = read_content_file(base, path)
     except ValueError as refused:
-        problems.append(Problem(relative, 0, str(refused)))
+        problems.append(Problem(relative, 0, refused.args[0]))
         return None
     try:
-        return SourceFile(relative, data.decode("utf-8"))
+        return SourceFile(relative, _normalized(data.decode("utf-8")))
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        problems.append(Problem(relative, line, "is not UTF-8 text: save the file as UTF-8"))
+        problems.append(Problem(relative, line, _("is not UTF-8 text: save the file as UTF-8")))
         return SourceFile(relative, data.decode("utf-8", errors="replace"))
+
+
+def _normalized(text: str) -> str:
+    """Text as the parsers expect it: without the byte-order mark some editors write (it would hide the
+    front matter's first '---') and with '\n' line ends (Windows editors save '\r\n')."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _read_or_none(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
@@ -102,56 +130,56 @@ def _read_or_none(root: Path, base: Path, path: Path, problems: list[Problem]) -
 
 
 def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: str) -> list[Problem]:
-    return [Problem(path, item.line, f"unknown {what} key '{key}'" + (suggest(str(key), allowed)
-                                                                       or f" (allowed: {', '.join(allowed)})"))
+    return [Problem(path, item.line, _("unknown {what} key '{key}'", what=what, key=key) + (suggest(str(key), allowed)
+                                                                       or _(" (allowed: {names})", names=", ".join(allowed))))
             for key, item in located.children.items() if key not in allowed]
 
 
 def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refused: set[str],
                  problems: list[Problem], content_dir: str) -> SiteConfig | None:
     if source is None:
-        problems.append(Problem(f"{content_dir}/site.yml", 0, "missing: create it with title, language, "
-                                                             "base_url and pages"))
+        problems.append(Problem(f"{content_dir}/site.yml", 0, _("missing: create it with title, language, "
+                                                               "base_url and pages")))
         return None
     located, errors = load_located(source.text, source.path)
     problems += errors
     if located is None or not isinstance(located.value, dict):
-        problems += [] if located is None else [Problem(source.path, 1, "site.yml must be a mapping")]
+        problems += [] if located is None else [Problem(source.path, 1, _("site.yml must be a mapping"))]
         return None
     problems += _unknown_keys(located, SITE_KEYS, source.path, "site.yml")
     missing = [k for k in SITE_KEYS if k not in located.value]
-    problems += [Problem(source.path, 1, f"site.yml has no '{k}'") for k in missing]
+    problems += [Problem(source.path, 1, _("site.yml has no '{key}'", key=k)) for k in missing]
     if missing:
         return None
     pages = located.children["pages"]
     if not isinstance(pages.value, list) or not pages.value:
-        problems.append(Problem(source.path, pages.line, "'pages' must be a list of page ids"))
+        problems.append(Problem(source.path, pages.line, _("'pages' must be a list of page ids")))
         return None
     for item in pages.children:
         if not isinstance(item.value, str):
-            problems.append(Problem(source.path, item.line, "a page id must be text, e.g. 'r55'"))
+            problems.append(Problem(source.path, item.line, _("a page id must be text, e.g. 'r55'")))
             return None
     for item in pages.children:
         if item.value not in files and item.value not in refused:
-            problems.append(Problem(source.path, item.line, f"no page '{item.value}' in {content_dir}/pages/"
+            problems.append(Problem(source.path, item.line, _("no page '{page}' in {folder}/pages/", page=item.value, folder=content_dir)
                                     + suggest(str(item.value), files)))
     listed = set(pages.value)
     for stem, file in files.items():
         if stem not in listed:
-            problems.append(Problem(file.path, 1, f"page '{stem}' is not listed in site.yml 'pages'"))
+            problems.append(Problem(file.path, 1, _("page '{page}' is not listed in site.yml 'pages'", page=stem)))
     duplicates = sorted({p for p in pages.value if pages.value.count(p) > 1})
-    problems += [Problem(source.path, pages.line, f"page '{p}' is listed twice") for p in duplicates]
+    problems += [Problem(source.path, pages.line, _("page '{page}' is listed twice", page=p)) for p in duplicates]
     scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set))]
-    problems += [Problem(source.path, located.children[k].line, f"site.yml '{k}' must be text") for k in scalars]
+    problems += [Problem(source.path, located.children[k].line, _("site.yml '{key}' must be text", key=k)) for k in scalars]
     if scalars:
         return None
     title = located.children["title"]
-    if hidden := invisible_characters(str(title.value), "site.yml 'title'"):
+    if hidden := invisible_characters(str(title.value), _("site.yml 'title'")):
         problems.append(Problem(source.path, title.line, hidden))
     base_url = str(located.value["base_url"])
     if not _WEB_URL.match(base_url):  # llms.txt links every page under it: no javascript: or data: there either
         problems.append(Problem(source.path, located.children["base_url"].line,
-                                "site.yml 'base_url' must start with https:// or http://"))
+                                _("site.yml 'base_url' must start with https:// or http://")))
         return None
     return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
                       base_url=base_url if base_url.endswith("/") else base_url + "/",
@@ -166,13 +194,13 @@ def _load_sources(source: SourceFile | None, problems: list[Problem]) -> tuple[S
     if located is None:
         return ()
     if not isinstance(located.value, list):
-        problems.append(Problem(source.path, located.line, "sources.yml must be a list of sources"))
+        problems.append(Problem(source.path, located.line, _("sources.yml must be a list of sources")))
         return ()
     sources: list[Source] = []
     for item in located.children:
         entry = _load_source(item, source.path, problems)
         if entry and any(s.id == entry.id for s in sources):
-            problems.append(Problem(source.path, item.line, f"duplicate source id '{entry.id}'"))
+            problems.append(Problem(source.path, item.line, _("duplicate source id '{id}'", id=entry.id)))
         elif entry:
             sources.append(entry)
     return tuple(sources)
@@ -180,24 +208,24 @@ def _load_sources(source: SourceFile | None, problems: list[Problem]) -> tuple[S
 
 def _load_source(item: Located, path: str, problems: list[Problem]) -> Source | None:
     if not isinstance(item.value, dict):
-        problems.append(Problem(path, item.line, "each source must be a mapping with at least id and title"))
+        problems.append(Problem(path, item.line, _("each source must be a mapping with at least id and title")))
         return None
     problems += _unknown_keys(item, SOURCE_KEYS, path, "source")
     source_id, title = str(item.value.get("id", "")), str(item.value.get("title", ""))
     if not _SOURCE_ID.match(source_id):
-        problems.append(Problem(path, item.line, f"source id '{source_id}' must be letters, digits and '-'"))
+        problems.append(Problem(path, item.line, _("source id '{id}' must be letters, digits and '-'", id=source_id)))
         return None
     if not title:
-        problems.append(Problem(path, item.line, f"source '{source_id}' has no title"))
+        problems.append(Problem(path, item.line, _("source '{id}' has no title", id=source_id)))
     if any(isinstance(item.value.get(k), (list, dict, set)) for k in SOURCE_KEYS):
-        problems.append(Problem(path, item.line, f"source '{source_id}': every field must be text"))
+        problems.append(Problem(path, item.line, _("source '{id}': every field must be text", id=source_id)))
         return None
     fields = {k: str(item.value[k]) for k in SOURCE_KEYS[2:] if k in item.value}
     url = fields.get("url", "")
     if url and not _WEB_URL.match(url):
         # The URL becomes a link on the sources page: a javascript: or data: URL would run in the reader's browser.
-        problems.append(Problem(path, item.children["url"].line, f"source '{source_id}': url must start with "
-                                                                 "https:// or http://"))
+        problems.append(Problem(path, item.children["url"].line, _("source '{id}': url must start with "
+                                                                   "https:// or http://", id=source_id)))
         return None
     return Source(id=source_id, title=title, line=item.line, **fields)
 
@@ -206,37 +234,37 @@ def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
     try:
         data = json.loads(source.text)
     except json.JSONDecodeError as error:
-        problems.append(Problem(source.path, error.lineno, f"invalid JSON: {error.msg}"))
+        problems.append(Problem(source.path, error.lineno, _("invalid JSON: {reason}", reason=error.msg)))
         return None
     stem = source.path.rsplit("/", 1)[-1].removesuffix(".json")
     before = len(problems)
     if not isinstance(data, dict):
-        problems.append(Problem(source.path, 1, "a record must be a JSON object"))
+        problems.append(Problem(source.path, 1, _("a record must be a JSON object")))
         return None
     for key in sorted(set(data) - set(RECORD_KEYS)):
         problems.append(Problem(source.path, _json_line(source.text, key),
-                                f"unknown record key '{key}'" + suggest(key, RECORD_KEYS)))
+                                _("unknown record key '{key}'", key=key) + suggest(key, RECORD_KEYS)))
     if not _RECORD_ID.match(stem) or data.get("id", stem) != stem:
         problems.append(Problem(source.path, _json_line(source.text, "id"),
-                                f"record id must equal the file name '{stem}' and use [a-z0-9_]"))
+                                _("record id must equal the file name '{stem}' and use [a-z0-9_]", stem=stem)))
     for key in ("title", "date", "values"):
         if key not in data:
-            problems.append(Problem(source.path, 1, f"record has no '{key}'"))
+            problems.append(Problem(source.path, 1, _("record has no '{key}'", key=key)))
     if not isinstance(data.get("values", {}), dict):
-        problems.append(Problem(source.path, _json_line(source.text, "values"), "record 'values' must be an object"))
+        problems.append(Problem(source.path, _json_line(source.text, "values"), _("record 'values' must be an object")))
         return None
     compare = data.get("compare") or []
     if not isinstance(compare, list) or not all(isinstance(entry, dict) for entry in compare):
         problems.append(Problem(source.path, _json_line(source.text, "compare"),
-                                "record 'compare' must be a list of objects"))
+                                _("record 'compare' must be a list of objects")))
     for name, entry in (data.get("values") or {}).items():
         if not isinstance(entry, dict) or "value" not in entry:
             problems.append(Problem(source.path, _json_line(source.text, name),
-                                    f"record value '{name}' must be an object with 'value' and 'unit'"))
+                                    _("record value '{name}' must be an object with 'value' and 'unit'", name=name)))
         elif entry.get("class", "exact") not in VALUE_CLASSES:
             problems.append(Problem(source.path, _json_line(source.text, name),
-                                    f"record value '{name}': unknown class '{entry['class']}' "
-                                    f"(one of {', '.join(VALUE_CLASSES)})" + suggest(str(entry["class"]), VALUE_CLASSES)))
+                                    _("record value '{name}': unknown class '{value_class}' (one of {names})", name=name,
+                                      value_class=entry["class"], names=", ".join(VALUE_CLASSES)) + suggest(str(entry["class"]), VALUE_CLASSES)))
     return Record(stem, source.path, data) if len(problems) == before else None
 
 

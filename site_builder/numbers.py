@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 from .content import Value
+from .i18n import _
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
@@ -67,12 +68,12 @@ VALUE_CLASSES = ("exact", "rounding", "timing")
 def class_text(value_class: str, rtol: float = 0.0, atol: float = 0.0) -> str:
     """What the numbers page says about how a value is compared."""
     if value_class == "exact":
-        return "精确：任何机器上都须逐位相同"
+        return _("exact: bit for bit the same on every machine")
     if value_class == "rounding":
-        return (f"舍入：不同 CPU 的最后几位可能不同，相对差 {format_number(rtol)}、"
-                f"绝对差 {format_number(atol)} 以内视为相同")
+        return _("rounding: the last bits may differ between CPUs; within {rtol} relative and {atol} absolute "
+                 "counts as the same", rtol=format_number(rtol), atol=format_number(atol))
     if value_class == "timing":
-        return "计时：随机器与负载而变，只作记录，从不比较"
+        return _("timing: varies with the machine and its load; recorded, never compared")
     return ""
 
 

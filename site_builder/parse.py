@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .content import PROVENANCES
+from .content import IMAGE_SUFFIXES, PROVENANCES
 from .frontmatter import PageMeta, SplitPage
+from .i18n import _
 from .problems import Problem, invisible_characters, suggest
 from .urls import allowed_url
 
@@ -97,6 +98,10 @@ class ParsedPage:
     """Math (tex, line, display) for the render check."""
     pointing: tuple[tuple[int, int, str], ...] = ()
     """Each 指图 list in a teacher note: (line, how many ``{mark}`` it names, state id)."""
+    warnings: tuple[Problem, ...] = ()
+    """Likely mistakes that still build (a tab-indented list that became a code block)."""
+    images: tuple[tuple[str, int], ...] = ()
+    """Pictures the page shows: (``src`` as written, line)."""
 
 
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
@@ -126,14 +131,33 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
     if run:
         blocks.append(tuple(run))
     if meta.kind == "lesson" and not state_ids and "nesting_limit" not in env:  # else the states were lost
-        problems.append(Problem(meta.path, 1, "a lesson needs at least one ':::{state} b0' block"))
+        problems.append(Problem(meta.path, 1, _("a lesson needs at least one ':::{{state}} b0' block")))
     walker = _Walker(meta.id)
     for block in blocks:
         walker.visit(block)
     teacher_spans = tuple((t.map[0], t.map[1]) for t in tokens
                           if t.type == "directive_open" and t.meta["name"] == "teacher" and t.map)
     return ParsedPage(meta, page.body, tuple(blocks), teacher_spans, tuple(walker.anchors),
-                      tuple(walker.roles), tuple(walker.texts), tuple(walker.math), tuple(walker.pointing)), problems
+                      tuple(walker.roles), tuple(walker.texts), tuple(walker.math), tuple(walker.pointing),
+                      _tab_lists(tokens, page.body, meta.path),
+                      tuple((t.meta["src"], t.meta["line"]) for t in tokens
+                            if t.type == "image_figure" and not _image_src_problem(t.meta["src"]))), problems
+
+
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _tab_lists(tokens: list[Token], body: str, path: str) -> tuple[Problem, ...]:
+    """Indented code blocks that look like a list indented with a tab: CommonMark reads a tab as 4 columns,
+    so an editor's tab-indented list silently becomes code."""
+    lines = body.split("\n")
+    found = []
+    for token in tokens:
+        if token.type == "code_block" and token.map and lines[token.map[0]].startswith("\t") \
+                and _LIST_ITEM.match(token.content):
+            found.append(Problem(path, token.map[0] + 1, _("warning: this list is indented with a tab, so it is "
+                                   "shown as a code block; start the list at the margin, or indent with spaces")))
+    return tuple(found)
 
 
 def _matching_close(tokens: list[Token], start: int) -> int:
@@ -149,22 +173,26 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
     depth_states = 0
     for i, token in enumerate(tokens):
         line = token.map[0] + 1 if token.map else 0
-        if token.type == "heading_open" and (hidden := invisible_characters(tokens[i + 1].content, "heading")):
+        if token.type == "heading_open" and (hidden := invisible_characters(tokens[i + 1].content, _("heading"))):
             problems.append(Problem(path, line, hidden))  # its text is also the anchor's title and id
         if token.type == "directive_open":
             name = token.meta["name"]
             if name not in DIRECTIVES:
-                problems.append(Problem(path, line, f"unknown directive '{{{name}}}'" + suggest(name, DIRECTIVES)
-                                        or f" (known: {', '.join(DIRECTIVES)})"))
+                problems.append(Problem(path, line, _("unknown directive '{{{name}}}'", name=name)
+                                        + (suggest(name, DIRECTIVES)
+                                           or _(" (known: {names})", names=", ".join(DIRECTIVES)))))
             if not token.meta["closed"]:
-                problems.append(Problem(path, line, f"directive '{{{name}}}' is never closed: "
-                                                    f"add a line '{token.markup}' after its content"))
+                problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
+                                                      "add a line '{closer}' after its content",
+                                                      name=name, closer=token.markup)))
             if name == "state" and (token.level > 0 or depth_states):
-                problems.append(Problem(path, line, "a state must stand at the top level of the page, "
-                                                    "not inside another block"))
+                problems.append(Problem(path, line, _("a state must stand at the top level of the page, "
+                                                      "not inside another block")))
             depth_states += name == "state"
         elif token.type == "directive_close":
             depth_states -= token.meta["name"] == "state"
+        elif token.type == "image_figure":
+            problems += image_problems(token.meta, path)
         elif token.type == "html_block":
             problems.append(Problem(path, line, _RAW_HTML))
         elif token.type == "inline":
@@ -174,7 +202,7 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                 elif child.type == "math_stray":
                     problems.append(Problem(path, child.meta["line"], _STRAY_DISPLAY))
                 elif child.type == "image":
-                    problems.append(Problem(path, child.meta["line"], _IMAGE))
+                    problems.append(Problem(path, child.meta["line"], _IMAGE_INLINE))
                 elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
                     problems.append(Problem(path, child.meta["line"], _link_problem(str(child.attrGet("href")))))
 
@@ -182,24 +210,50 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
 _CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
 """Where the clause before a role starts: the last punctuation."""
 
-_TOO_DEEP = ("nesting too deep here (lists, quotes and directives more than 20 levels inside each other): "
-             "everything from this line to the end of the enclosing block would be lost; flatten the structure")
-_STRAY_DISPLAY = ("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
-                  "of its own; for a dollar sign write \\$")
-_RAW_HTML = ("raw HTML is not allowed in lessons; write Markdown, or a directive "
-             "(state, more, teacher); to show a tag as text, put it in `backticks`")
-# Pictures come only from figures/ (drawn by the build, with provenance, alt text and a description);
-# a Markdown image could point anywhere on the machine or the web.
-_IMAGE = ("Markdown images are not allowed: show a figure the build draws with ':figure: id' in a state, "
-          "or {fig}`id` on a line of its own")
+_TOO_DEEP = _("nesting too deep here (lists, quotes and directives more than 20 levels inside each other): "
+              "everything from this line to the end of the enclosing block would be lost; flatten the structure")
+_STRAY_DISPLAY = _("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
+                   "of its own; for a dollar sign write \\$")
+_RAW_HTML = _("raw HTML is not allowed in lessons; write Markdown, or a directive "
+               "(state, more, teacher); to show a tag as text, put it in `backticks`")
+_IMAGE_INLINE = _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
+                  "on a line of its own, with blank lines around it")
+
+
+def image_problems(image: dict, path: str) -> list[Problem]:
+    """A picture must say what it shows (alt text) and come from the page's own folder (no URL, no '..')."""
+    src, line, found = image["src"], image["line"], []
+    if not image["alt"]:
+        found.append(Problem(path, line, _("image '{src}' has no alt text: write what it shows for readers who "
+                                           "cannot see it, as in '![a photo of a GPU board](images/gpu.jpg)'", src=src)))
+    if (wrong := _image_src_problem(src)):
+        found.append(Problem(path, line, _("image '{src}' ", src=src) + wrong))
+    return found
+
+
+def _image_src_problem(src: str) -> str:
+    """What is wrong with an image's path ('' if nothing)."""
+    parts = src.split("/")
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src) or src.startswith("/") or "\\" in src or ".." in parts \
+            or "" in parts or "." in parts:
+        return _("must be a file in this page's folder or below, e.g. 'images/gpu.jpg' "
+                 "(no URL, no absolute path, no '..')")
+    if not src.lower().endswith(IMAGE_SUFFIXES):
+        return _("is not a picture file: use {names}", names=", ".join(IMAGE_SUFFIXES))
+    return ""
+
+
+def image_path(page_path: str, src: str) -> str:
+    """The project-relative path of a page's image (``content/pages`` + ``images/x.png``)."""
+    return f"{page_path.rsplit('/', 1)[0]}/{src}"
 
 
 def _link_problem(href: str) -> str:
     if re.match(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:", href):
-        return (f"link '{href}' uses a scheme the site does not allow: give a full https:// URL, "
-                "or link to a page with {ref}`id`")
+        return _("link '{href}' uses a scheme the site does not allow: give a full https:// URL, "
+                 "or link to a page with {{ref}}`id`", href=href)
     # A relative link that climbs out of the site (../x) or an absolute path on the host (/etc).
-    return f"link '{href}' leaves the site: link to a page with {{ref}}`id`, or give a full https:// URL"
+    return _("link '{href}' leaves the site: link to a page with {{ref}}`id`, or give a full https:// URL", href=href)
 
 
 def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt,
@@ -209,23 +263,25 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
     state_id = opener.meta["arg"].strip()
     expected = f"b{index}"
     if state_id != expected:
-        problems.append(Problem(path, line, f"state id '{state_id}' should be '{expected}': states are "
-                                            "numbered b0, b1, … in order"))
+        problems.append(Problem(path, line, _("state id '{id}' should be '{expected}': states are "
+                                              "numbered b0, b1, … in order", id=state_id, expected=expected)))
     options = opener.meta["options"]
-    for key, (_, option_line) in options.items():
+    for key, (_value, option_line) in options.items():
         if key not in STATE_OPTIONS:
-            problems.append(Problem(path, option_line, f"unknown state option ':{key}:'"
-                                    + (suggest(key, STATE_OPTIONS) or f" (known: {', '.join(STATE_OPTIONS)})")))
+            problems.append(Problem(path, option_line, _("unknown state option ':{key}:'", key=key)
+                                    + (suggest(key, STATE_OPTIONS)
+                                       or _(" (known: {names})", names=", ".join(STATE_OPTIONS)))))
     title, title_line = options.get("title", ("", line))
     if not title:
-        problems.append(Problem(path, title_line, f"state {state_id} needs ':title: …'"))
-    elif hidden := invisible_characters(title, f"state {state_id} title"):
+        problems.append(Problem(path, title_line, _("state {id} needs ':title: …'", id=state_id)))
+    elif hidden := invisible_characters(title, _("state {id} title", id=state_id)):
         problems.append(Problem(path, title_line, hidden))
     provenance, provenance_line = options.get("provenance", ("", line))
     if provenance not in PROVENANCES:
-        problems.append(Problem(path, provenance_line, f"state {state_id} needs ':provenance:' set to one of "
-                                                       f"{', '.join(PROVENANCES)}"
-                                + (f", not '{provenance}'" + suggest(provenance, PROVENANCES) if provenance else "")))
+        problems.append(Problem(path, provenance_line, _("state {id} needs ':provenance:' set to one of {names}",
+                                  id=state_id, names=", ".join(PROVENANCES))
+                                + (_(", not '{value}'", value=provenance) + suggest(provenance, PROVENANCES)
+                                   if provenance else "")))
     figure, figure_line = options.get("figure", ("", line))
     body, more, teacher = _split_state_body(tokens[1:-1])
     caption, caption_line = options.get("caption", ("", line))

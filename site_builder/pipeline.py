@@ -13,7 +13,7 @@ import multiprocessing
 import re
 from collections.abc import Collection
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +24,19 @@ from markupsafe import Markup
 from .check import check_site, pointing_warnings
 from .content import BADGE_TEXT, Content, Evidence, SourceFile
 from .frontmatter import split_page
+from .gallery import gallery_context
 from .glossary import find_term
+from .i18n import _
+from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, zip_bundle
 from .mathfont import FONT_PATH, math_characters, math_font
+from .notebook import lesson_notebook
 from .numbers import class_text, display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
-from .render import SiteView, figure_anchor, figure_context, make_environment, render_page_blocks
+from .render import SiteView, figure_anchor, figure_context, make_environment, render_page_blocks, use_language
 from .toc import has_evidence_heading, page_toc
 from .urls import check_html
 
@@ -59,6 +63,8 @@ class PreparedSite:
     """Values and figures of this build."""
     warnings: tuple[Problem, ...] = ()
     """What ``check`` reports without failing (a 指图 list naming no mark)."""
+    images: dict[str, Picture] = field(default_factory=dict)
+    """Teacher-supplied pictures the pages show, resized, by project-relative path."""
 
 
 def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -> PreparedSite:
@@ -109,9 +115,12 @@ def check_parsed(content: Content, parsed: list[tuple[ParsedPage | None, list[Pr
     problems = problems + [p for _, errors in parsed for p in errors]
     pages = [page for page, _ in parsed if page is not None]
     problems += check_site(content, pages, evidence)
+    images, image_problems = prepare_images(content, pages)
+    problems += image_problems
     if problems:
         raise ContentError(problems)
-    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, tuple(sorted(pointing_warnings(pages))))
+    warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings)
+    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, warnings, images)
 
 
 PARALLEL_MIN_PAGES = 64
@@ -125,7 +134,7 @@ def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1, skip: C
     such a caller adds the math font itself (``math_font_file``) once those pages' files are back,
     since the font must hold the characters of every page.
     """
-    site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher)
+    site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
     kit = make_kit(site)
     pages = [page_id for page_id in site.pages if page_id not in skip]
     if workers > 1 and len(pages) >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods():
@@ -196,7 +205,7 @@ class RenderKit:
 
 def make_kit(site: SiteView, jinja: Environment | None = None) -> RenderKit:
     """``jinja`` may be passed in so a long-running process keeps its compiled templates."""
-    return RenderKit(make_markdown(), jinja or make_environment(), _site_context(site),
+    return RenderKit(make_markdown(), use_language(jinja or make_environment(), site), _site_context(site),
                      tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
                      {page_id: p.meta.title for page_id, p in site.pages.items()})
 
@@ -214,6 +223,8 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
             site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
+        if site.evidence.notebook_setup:
+            files[f"downloads/{page.meta.id}.ipynb"] = lesson_notebook(page, site.evidence, kit.titles, site.say)
     return guarded(files)
 
 
@@ -224,19 +235,23 @@ def _eager_first_figure(html: str) -> str:
 
 
 def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
-    """The pages made from the whole site: sources, numbers, figures, 404 and ``llms.txt``."""
+    """The pages made from the whole site: sources, numbers, figures, 404, ``llms.txt`` and, for teachers, the gallery."""
     jinja, common = kit.jinja, kit.common
+    gallery = {"gallery.html": jinja.get_template("gallery.html.j2").render(
+        site=common, page=_generated("gallery", site.say(_("All figures and values"))), **gallery_context(site)).encode()
+    } if site.teacher else {}
     # GitHub Pages serves 404.html for a missing path at any depth: its links are absolute, from base_url.
-    not_found = {**_generated("404", "找不到这一页"), "root": common["base_url"]}
-    return guarded({
+    not_found = {**_generated("404", site.say(_("Page not found"))), "root": common["base_url"]}
+    return guarded(gallery | {
         "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
-            site=common, page=_generated("figures", "全部图"), figures=_figures_context(site))).encode(),
+            site=common, page=_generated("figures", site.say(_("All figures"))), figures=_figures_context(site))).encode(),
         "sources.html": jinja.get_template("sources.html.j2").render(
-            site=common, page=_generated("sources", "来源"), sources=_sources_context(site)).encode(),
+            site=common, page=_generated("sources", site.say(_("Sources"))), sources=_sources_context(site)).encode(),
         "numbers.html": jinja.get_template("numbers.html.j2").render(
-            site=common, page=_generated("numbers", "数值与出处"), groups=_numbers_context(site)).encode(),
+            site=common, page=_generated("numbers", site.say(_("Numbers and where they come from"))),
+            groups=_numbers_context(site)).encode(),
         "glossary.html": jinja.get_template("glossary.html.j2").render(
-            site=common, page=_generated("glossary", "术语表"), terms=_glossary_context(site)).encode(),
+            site=common, page=_generated("glossary", site.say(_("Glossary"))), terms=_glossary_context(site)).encode(),
         "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
     })
@@ -280,11 +295,12 @@ def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], m
             "label": page.meta.label or page.meta.id, "url": f"{page.meta.id}.html",
             "md_url": f"{page.meta.id}.md", "source_url": f"{page.meta.id}.source.html",
             "zip_url": f"downloads/{page.meta.id}.zip", "has_math": bool(page.math),
+            "notebook_url": f"downloads/{page.meta.id}.ipynb" if site.evidence.notebook_setup else "",
             "sections": _sections(page.meta.id, render_page_blocks(site, page, md, jinja)),
             "prev": neighbour(index - 1) if index is not None else None,
             "next": neighbour(index + 1) if index is not None else None,
-            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page),
-            "toc": page_toc(page, site.teacher)}
+            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
+            "toc": page_toc(page, site.teacher, site.say)}
 
 
 def _sections(page_id: str, blocks: list[dict]) -> list[dict[str, Any]]:
@@ -316,13 +332,13 @@ def _evidence_summary(site: SiteView, page: ParsedPage) -> dict[str, Any]:
     producers: dict[str, dict[str, str]] = {}
     for value in values:
         producers.setdefault(value.producer, {"name": value.producer, "provenance": value.provenance,
-                                              "badge": BADGE_TEXT[value.provenance], "command": value.command,
+                                              "badge": site.badge(value.provenance), "command": value.command,
                                               "conditions": value.conditions, "date": value.date})
     counts = {kind: 0 for kind in BADGE_TEXT}
     for figure in figures:
         if figure in site.evidence.figures:
             counts[site.evidence.figures[figure].provenance] += 1
-    return {"figure_counts": [{"badge": BADGE_TEXT[k], "count": n} for k, n in counts.items() if n],
+    return {"figure_counts": [{"badge": site.badge(k), "count": n} for k, n in counts.items() if n],
             "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values)}
 
 
@@ -362,7 +378,7 @@ def _figures_context(site: SiteView) -> list[dict[str, Any]]:
                 shown.setdefault(block.figure, []).append(
                     {"url": f"{page.meta.id}.html#{page.meta.id}-{block.id}-fig", "text": f"{label} · {block.title}"})
     cited = _backlinks(site, "fig")
-    return [{"figure": figure_context(f), "anchor": figure_anchor(f.id),
+    return [{"figure": figure_context(f, site), "anchor": figure_anchor(f.id),
              "uses": shown.get(f.id, []) + cited.get(f.id, [])}
             for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
 
@@ -397,23 +413,23 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
     for v in sorted(site.evidence.values.values(), key=lambda v: v.name):
         group = groups.setdefault(v.producer, {
             "name": v.producer, "title": text.group_title(v.producer) or v.producer, "provenance": v.provenance,
-            "badge": BADGE_TEXT[v.provenance], "conditions": "", "command": "", "date": "", "entries": []})
+            "badge": site.badge(v.provenance), "conditions": "", "command": "", "date": "", "entries": []})
         for key in ("conditions", "command", "date"):  # one producer, one run: said once for the group
             group[key] = group[key] or getattr(v, key)
         description = text.describe(v.name)
         group["entries"].append({
-            "name": v.name, "display": display(v), "provenance": v.provenance, "badge": BADGE_TEXT[v.provenance],
+            "name": v.name, "display": display(v), "provenance": v.provenance, "badge": site.badge(v.provenance),
             "producer": v.producer, "description": description or v.description,
             "description_lang": "" if description else "en", "command": v.command, "source_file": v.source_file,
             "published_source": v.source_file in site.evidence.experiment_files, "conditions": v.conditions,
             "date": v.date, "tolerance": v.tolerance, "value_class": v.value_class,
-            "class_text": class_text(v.value_class, v.rtol, v.atol), "uses": uses.get(v.name, [])})
+            "class_text": site.say(class_text(v.value_class, v.rtol, v.atol)), "uses": uses.get(v.name, [])})
     return list(groups.values())
 
 
 def copied_files(site: SiteView) -> SiteFiles:
-    """Files copied as they are: static assets (scripts and the stylesheet without their comments), figures and the
-    published experiment sources."""
+    """Files copied as they are: static assets (scripts and the stylesheet without their comments), figures,
+    the published experiment sources and pictures."""
     files: SiteFiles = {}
     for path in sorted(STATIC.rglob("*")):
         if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY):
@@ -426,6 +442,8 @@ def copied_files(site: SiteView) -> SiteFiles:
                 files[f"figures/{name}"] = Path(site.evidence.figure_dir) / name
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
+    for picture in site.images.values():
+        files.update(picture.files)
     return files
 
 

@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .i18n import Text, _, localize
+
 
 @dataclass(frozen=True, order=True)
 class Problem:
@@ -25,10 +27,17 @@ class Problem:
 
     def __post_init__(self) -> None:
         # Messages quote what the teacher wrote; a line break in it would break the one-line format.
-        object.__setattr__(self, "message", self.message.replace("\r", "\\r").replace("\n", "\\n"))
+        one_line = (lambda text: text.replace("\r", "\\r").replace("\n", "\\n"))
+        message = self.message
+        object.__setattr__(self, "message", message.map(one_line) if isinstance(message, Text) else one_line(message))
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+    def localized(self, language: str) -> str:
+        """``path:line: message`` in the course's language (English where no translation exists)."""
+        message = localize(self.message, language)
+        return f"{self.path}:{self.line}: {message}" if self.line else f"{self.path}: {message}"
 
 
 class ContentError(Exception):
@@ -48,7 +57,10 @@ def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:
     close = difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
     if not close:
         return ""
-    return " (did you mean " + " or ".join(f"'{c}'" for c in close) + "?)"
+    names: str = f"'{close[0]}'"
+    for other in close[1:]:
+        names = _("{first} or {second}", first=names, second=f"'{other}'")
+    return _(" (did you mean {names}?)", names=names)
 
 
 _INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
@@ -65,4 +77,4 @@ def invisible_characters(text: str, what: str) -> str:
     if not found:
         return ""
     names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'control')}" for c in found)
-    return f"{what} contains invisible control characters ({names}): delete them"
+    return _("{what} contains invisible control characters ({names}): delete them", what=what, names=names)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,10 @@ from markupsafe import Markup
 
 from .check import derived_provenance, resolve_mark, resolve_ref
 from .glossary import find_term
+from .i18n import _, install, localize
 from .content import BADGE_TEXT, Content, Evidence, FigureInfo
 from .numbers import display
-from .parse import ParsedPage, StateSource
+from .parse import ParsedPage, StateSource, image_path
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -38,13 +39,31 @@ class SiteView:
     """Values and figures of this build."""
     teacher: bool
     """True for the teacher build (teacher notes included)."""
+    images: dict[str, Any] = field(default_factory=dict)
+    """Teacher-supplied pictures (``images.Picture``) by project-relative path."""
+
+    def say(self, text: str) -> str:
+        """``text`` in the course's language (site.yml ``language``)."""
+        return localize(text, self.content.config.language)
+
+    def badge(self, provenance: str) -> str:
+        return self.say(BADGE_TEXT[provenance])
 
 
 def make_environment() -> Environment:
     """Strict, autoescaping Jinja: a missing field fails the build instead of rendering blank."""
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, autoescape=True,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, extensions=["jinja2.ext.i18n"])
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}
+    install(env, "en")  # until a site's language is installed (see ``use_language``)
     env.globals["badge_text"] = BADGE_TEXT
+    return env
+
+
+def use_language(env: Environment, site: SiteView) -> Environment:
+    """Give the templates the catalog of the site's language (and the badges in it)."""
+    install(env, site.content.config.language)
+    env.globals["badge_text"] = {kind: site.badge(kind) for kind in BADGE_TEXT}
     return env
 
 
@@ -58,13 +77,14 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment,
         if name == "num" and target in site.evidence.values:
             value = site.evidence.values[target]
             return (f'<a class="num" href="numbers.html#{escapeHtml(target)}" data-provenance="{value.provenance}"'
-                    f' title="{escapeHtml(BADGE_TEXT[value.provenance] + " · " + target)}">'
+                    f' title="{escapeHtml(site.badge(value.provenance) + " · " + target)}">'
                     f"{escapeHtml(display(value))}</a>")
         if name == "fig" and target in site.evidence.figures:
             figure = site.evidence.figures[target]
             if block:
-                return str(figure_macro(figure_context(figure), f"{page_id}-fig-{target}"))
-            return f'<a class="fig-ref" href="{escapeHtml(_figure_href(site, page_id, target))}">图：{escapeHtml(figure.alt)}</a>'
+                return str(figure_macro(figure_context(figure, site), f"{page_id}-fig-{target}"))
+            text = site.say(_("Figure: {alt}", alt=figure.alt))
+            return f'<a class="fig-ref" href="{escapeHtml(_figure_href(site, page_id, target))}">{escapeHtml(text)}</a>'
         if name == "src":
             return f'<a class="src" href="sources.html#{escapeHtml(target)}">[{escapeHtml(target)}]</a>'
         if name == "ref":
@@ -77,12 +97,24 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment,
             return (f'<a class="term" href="glossary.html#{term.anchor}" data-definition="{escapeHtml(term.definition)}"'
                     f' aria-label="{escapeHtml(target)}：{escapeHtml(term.definition)}">{escapeHtml(target)}</a>')
         if name == "example":
-            return f'<span class="example" title="示意数字，不是测量结果">{escapeHtml(target)}</span>'
+            note = site.say(_("an illustrative number, not a measurement"))
+            return f'<span class="example" title="{escapeHtml(note)}">{escapeHtml(target)}</span>'
         if name == "mark":
             return mark_html(site, page_id, *resolve_mark(target, state_figure))
         return f"<code>{escapeHtml(target)}</code>"
 
     return role_html
+
+
+def image_resolver(site: SiteView, page: ParsedPage, jinja: Environment) -> Callable[[dict[str, Any]], str]:
+    """How a picture (an ``image_figure`` token's meta) reads on ``page``: a figure with the 插图 badge."""
+    macro = jinja.get_template("_image.html.j2").module.image
+
+    def image_html(image: dict[str, Any]) -> str:
+        picture = site.images[image_path(page.meta.path, image["src"])]
+        return str(macro(picture, image["alt"], image["caption"]))
+
+    return image_html
 
 
 def mark_html(site: SiteView, page_id: str, figure_id: str, name: str) -> str:
@@ -124,12 +156,12 @@ def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
     return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"
 
 
-def figure_context(figure: FigureInfo) -> dict[str, Any]:
+def figure_context(figure: FigureInfo, site: SiteView) -> dict[str, Any]:
     """A figure as its template macro sees it."""
     return {"id": figure.id, "src": f"figures/{figure.file}",
             "dark_src": f"figures/{figure.dark_file}" if figure.dark_file else "", "alt": figure.alt,
             "description": figure.description, "provenance": figure.provenance,
-            "badge": BADGE_TEXT[figure.provenance], "width": figure.width, "height": figure.height,
+            "badge": site.badge(figure.provenance), "width": figure.width, "height": figure.height,
             "marks": marks_json(figure)}
 
 
@@ -159,7 +191,8 @@ def _without_teacher_notes(tokens) -> list:
 
 def render_page_blocks(site: SiteView, page: ParsedPage, md: MarkdownIt, jinja: Environment) -> list[dict]:
     """The page body as template data: HTML runs and states, in order."""
-    env = {"role_html": role_resolver(site, page.meta.id, jinja)}
+    env = {"role_html": role_resolver(site, page.meta.id, jinja), "image_html": image_resolver(site, page, jinja),
+           "say": site.say}
     blocks: list[dict[str, Any]] = []
     states = [b for b in page.blocks if isinstance(b, StateSource)]
     for block in page.blocks:
@@ -182,8 +215,8 @@ def _state_context(site: SiteView, page: ParsedPage, state: StateSource, count: 
         "count": count,
         "title": state.title,
         "provenance": provenance,
-        "badge": BADGE_TEXT[provenance],
-        "figure": figure_context(figure) if figure else None,
+        "badge": site.badge(provenance),
+        "figure": figure_context(figure, site) if figure else None,
         "caption": render_tokens(md, state.caption, env, site.teacher) if state.caption else "",
         "body": render_tokens(md, state.body, env, site.teacher),
         "more": render_tokens(md, state.more, env, site.teacher) if state.more else "",

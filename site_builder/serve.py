@@ -19,6 +19,7 @@ The event stream is named ``build-error`` rather than ``error`` because
 
 from __future__ import annotations
 
+import errno
 import http.client
 import http.server
 import ipaddress
@@ -26,6 +27,7 @@ import json
 import mimetypes
 import queue
 import re
+import socket
 import sys
 import threading
 import time
@@ -39,6 +41,7 @@ from typing import Any
 
 from .content import Evidence, FigureInfo, FigureMark, Value
 from .incremental import BuildReport, IncrementalSite
+from .i18n import _, course_language, localize
 from .load import read_content_file
 from .problems import ContentError, Problem
 
@@ -80,8 +83,8 @@ def progress(label: str, after: float = 0.5) -> Iterator[None]:
 
 
 def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
-                   content_dir: str = "content") -> dict[str, Any]:
-    """A problem as the overlay shows it: ``path:line: message`` and the source lines around it.
+                   content_dir: str = "content", language: str = "en") -> dict[str, Any]:
+    """A problem as the overlay shows it: ``path:line: message`` (in ``language``) and the source lines around it.
 
     The lines come only from a regular file inside the content folder, read the way the build
     reads it: a FIFO must not hang the server, a link must not show what it points at.
@@ -94,8 +97,8 @@ def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
             text = []
         first, last = max(1, problem.line - context), min(len(text), problem.line + context)
         lines = [{"line": n, "text": text[n - 1], "here": n == problem.line} for n in range(first, last + 1)]
-    return {"path": problem.path, "line": problem.line, "message": problem.message, "text": str(problem),
-            "context": lines}
+    return {"path": problem.path, "line": problem.line, "message": localize(problem.message, language),
+            "text": problem.localized(language), "context": lines}
 
 
 def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
@@ -123,7 +126,8 @@ def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
     return {"values": {k: vars(v) for k, v in evidence.values.items()},
             "figures": {k: {**vars(f), "inputs": list(f.inputs), "marks": [vars(m) for m in f.marks]}
                         for k, f in evidence.figures.items()},
-            "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files}
+            "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files,
+            "notebook_setup": evidence.notebook_setup}
 
 
 def evidence_from_json(data: dict[str, Any]) -> Evidence:
@@ -132,15 +136,20 @@ def evidence_from_json(data: dict[str, Any]) -> Evidence:
                                               "marks": tuple(FigureMark(m["name"], m["label"], tuple(m["box"]))
                                                              for m in f["marks"])})
                              for k, f in data["figures"].items()},
-                    figure_dir=data["figure_dir"], experiment_files=data["experiment_files"])
+                    figure_dir=data["figure_dir"], experiment_files=data["experiment_files"],
+                    notebook_setup=data.get("notebook_setup", ""))
 
 
 class DevServer:
     """Builds one site, serves it, and rebuilds it on every save. Mutable: it is the running server."""
 
     def __init__(self, site: IncrementalSite, evidence: EvidenceSource, watch: Collection[Path],
-                 host: str = "127.0.0.1", port: int = 8000, log: Callable[[str], None] | None = None) -> None:
+                 host: str = "127.0.0.1", port: int = 8000, log: Callable[[str], None] | None = None,
+                 httpd: http.server.ThreadingHTTPServer | None = None) -> None:
+        """``httpd``: a socket already bound with ``listen`` (then ``host`` and ``port`` are taken from it)."""
         self.site, self.evidence_source, self.host, self.port = site, evidence, host, port
+        if httpd is not None:
+            self.host, self.port = str(httpd.server_address[0]), int(httpd.server_address[1])
         self.watch_paths = tuple(p for p in watch if p.exists())
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.build_id = 0
@@ -150,8 +159,16 @@ class DevServer:
         self._clients: list[queue.Queue[tuple[str, dict] | None]] = []
         self._stop = threading.Event()
         self._watching = threading.Event()
-        self._httpd: http.server.ThreadingHTTPServer | None = None
+        self._httpd = httpd
         self._threads: list[threading.Thread] = []
+
+    @property
+    def language(self) -> str:
+        """The course's language (site.yml is read each time: a teacher may change it while serving)."""
+        return course_language(self.site.root, self.site.content_dir)
+
+    def say(self, text: str) -> str:
+        return localize(text, self.language)
 
     @property
     def stopping(self) -> bool:
@@ -163,10 +180,13 @@ class DevServer:
         return f"http://{host}:{self.port}/"
 
     def start(self) -> None:
-        """First build (a failure is reported, not raised), then serve and watch in background threads."""
-        self.rebuild(())
-        self._httpd = _HTTPServer((self.host, self.port), _handler(self))
+        """Bind the port (``PortBusy`` before anything is built or written), build once (a failure is
+        reported, not raised), then serve and watch in background threads."""
+        if self._httpd is None:
+            self._httpd = listen(self.host, self.port)
+        self._httpd.RequestHandlerClass = _handler(self)
         self.port = self._httpd.server_address[1]
+        self.rebuild(())
         self._threads = [threading.Thread(target=self._httpd.serve_forever, args=(0.1,), name="devserver-http",
                                           daemon=True),
                          threading.Thread(target=self._watch, name="devserver-watch", daemon=True)]
@@ -180,16 +200,17 @@ class DevServer:
             for client in self._clients:
                 client.put(None)
         if self._httpd is not None:
-            self._httpd.shutdown()
+            if self._threads:  # shutdown() waits for serve_forever, which only runs once started
+                self._httpd.shutdown()
             self._httpd.server_close()
         for thread in self._threads:
             thread.join(timeout=5)
 
     def serve_forever(self) -> None:
-        """Run until Ctrl-C."""
-        self.start()
-        self.log(f"serving {self.site.out_dir} at {self.url} (Ctrl-C to stop)")
+        """Run until Ctrl-C (also during the first build)."""
         try:
+            self.start()
+            self.log(self.say(_("serving {folder} at {url} (Ctrl-C to stop)", folder=self.site.out_dir, url=self.url)))
             self._stop.wait()
         except KeyboardInterrupt:
             pass
@@ -205,7 +226,8 @@ class DevServer:
                 self._evidence = self.evidence_source.load()
             report = self.site.build(self._evidence)
         except ContentError as error:
-            self._failed([problem_report(p, self.site.root, content_dir=self.site.content_dir)
+            language = course_language(self.site.root, self.site.content_dir)
+            self._failed([problem_report(p, self.site.root, content_dir=self.site.content_dir, language=language)
                           for p in error.problems], "")
         except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
             self._failed([], traceback.format_exc())
@@ -219,20 +241,29 @@ class DevServer:
             self.build_id += 1
             urls = ["/" + url for url in report.changed_urls]
             self._broadcast("reload", {"build": self.build_id, "urls": urls})
+        for warning in report.warnings if (self.build_id == 1 or report.changed_files) else ():
+            self.log(warning.localized(self.language))
         if self.build_id == 1 or report.changed_files or was_failing:
             changed = ", ".join(report.changed_urls[:4]) + (" …" if len(report.changed_urls) > 4 else "")
-            self.log(f"built {report.pages} pages in {report.seconds * 1000:.0f} ms"
-                     + (f" (rendered {len(report.rendered)})" if self.build_id > 1 else "")
-                     + (f"; reload {changed}" if self.build_id > 1 and changed else "")
-                     + ("; problems fixed" if was_failing else ""))
+            self.log(self.say(_("built {pages} pages in {ms} ms", pages=report.pages, ms=f"{report.seconds * 1000:.0f}")
+                              + (_(" (rendered {n})", n=len(report.rendered)) if self.build_id > 1 else "")
+                              + (_("; reload {urls}", urls=changed) if self.build_id > 1 and changed else "")
+                              + (_("; problems fixed") if was_failing else "")))
 
     def _failed(self, reports: list[dict[str, Any]], crash: str) -> None:
-        failure = {"build": self.build_id, "problems": reports, "traceback": crash}
+        failure = {"build": self.build_id, "problems": reports, "traceback": crash,
+                   "labels": {"failed": self.say(_("Build failed")),
+                              "count": self.say(_("Build failed: {n} problem(s)", n=len(reports))),
+                              "crashed": self.say(_("The build program crashed")),
+                              "note": self.say(_("Below is the last page that built; this disappears when a "
+                                                 "save fixes the problems.")),
+                              "hide": self.say(_("Hide"))}}
         with self._lock:
             self.failure = failure
             self._broadcast("build-error", failure)
-        count = f"{len(reports)} problem(s)" if reports else "the build crashed"
-        self.log(f"{terminal_report(reports, crash)}\n{count}; still serving the last good site")
+        count = _("{n} problem(s)", n=len(reports)) if reports else _("the build crashed")
+        self.log(f"{terminal_report(reports, crash)}\n"
+                 + self.say(count + _("; still serving the last good site")))
 
     def _broadcast(self, event: str, data: dict[str, Any]) -> None:
         for client in self._clients:
@@ -262,6 +293,41 @@ class DevServer:
             self._watching.set()
             if changes:
                 self.rebuild({Path(path) for _, path in changes})
+
+
+class PortBusy(Exception):
+    """The port is taken (another server?); the message is one line for the terminal."""
+
+
+def listen(host: str, port: int) -> http.server.ThreadingHTTPServer:
+    """A bound, listening HTTP server without a handler yet (``DevServer.start`` gives it one).
+
+    Binding comes first so that a second server on a busy port stops before it
+    builds or writes anything. ``port`` 0 picks a free port.
+    """
+    try:
+        httpd = _HTTPServer((host, port), http.server.BaseHTTPRequestHandler)
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            raise
+        raise PortBusy(_("port {port} on {host} is already in use (another server?); try --port {free} "
+                         "or --port 0", port=port, host=host, free=free_port(host, port + 1))) from None
+    httpd.daemon_threads = True
+    return httpd
+
+
+def free_port(host: str, start: int, tries: int = 50) -> int:
+    """The first port from ``start`` on that can be bound now (0 if none of ``tries`` is free)."""
+    for port in range(start, min(start + tries, 65536)):
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server itself binds
+            try:
+                probe.bind((host, port))
+            except OSError:
+                continue
+            return port
+    return 0
 
 
 def _under(path: Path, roots: Collection[Path]) -> bool:

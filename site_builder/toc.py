@@ -6,18 +6,20 @@ phones, where the page itself is the list. Built from tokens, never from rendere
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from .i18n import _
 from .parse import ParsedPage, StateSource
 from .render import _without_teacher_notes
 
-STEPPER_TITLE = "分步讲解"
+STEPPER_TITLE = _("Step by step")
 """The stepper's heading (templates/_stepper.html.j2); its entry in the list."""
-EVIDENCE_TITLE = "本页证据与条件"
+EVIDENCE_TITLE = _("Evidence and conditions on this page")
 """The evidence section's heading (templates/_evidence.html.j2)."""
 
 
-def page_toc(page: ParsedPage, teacher: bool) -> list[dict[str, Any]]:
+def page_toc(page: ParsedPage, teacher: bool, say: Callable[[str], str]) -> list[dict[str, Any]]:
     """Entries ``{"href", "text"}`` in reading order: h2 headings, and one entry per stepper
     (consecutive states form one stepper, as the render stage groups them)."""
     entries: list[dict[str, Any]] = []
@@ -27,7 +29,7 @@ def page_toc(page: ParsedPage, teacher: bool) -> list[dict[str, Any]]:
             if not in_stepper:
                 steppers += 1
                 anchor = f"{page.meta.id}-steps" + (f"-{steppers}" if steppers > 1 else "")
-                entries.append({"href": f"#{anchor}", "text": STEPPER_TITLE})
+                entries.append({"href": f"#{anchor}", "text": say(STEPPER_TITLE)})
             in_stepper = True
             continue
         tokens = block if teacher else _without_teacher_notes(block)
@@ -39,7 +41,8 @@ def page_toc(page: ParsedPage, teacher: bool) -> list[dict[str, Any]]:
     return entries
 
 
-def has_evidence_heading(page: ParsedPage) -> bool:
-    """The page writes its own ``## 本页证据与条件``: the build's summary continues it, so the
-    page shows one evidence section, not two."""
-    return any(text.strip() == EVIDENCE_TITLE for _, _, text in page.anchors)
+def has_evidence_heading(page: ParsedPage, say: Callable[[str], str]) -> bool:
+    """The page writes its own ``## 本页证据与条件`` (the heading in the course's language): the
+    build's summary continues it, so the page shows one evidence section, not two."""
+    title = say(EVIDENCE_TITLE)
+    return any(text.strip() == title for _, _, text in page.anchors)

@@ -13,6 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 from . import search
 from .pipeline import PreparedSite
+from .i18n import _
 from .problems import Problem
 
 _TEACHER_MARKERS = ("data-teacher", "teacher-note")
@@ -155,7 +156,7 @@ def _teacher_leaks(prepared: PreparedSite, public: Path) -> list[Problem]:
             continue
         text = path.read_text(encoding="utf-8", errors="ignore")
         where = f"{public.name}/{path.relative_to(public).as_posix()}"
-        problems += [Problem(where, 0, f"teacher-only markup '{m}' in the public site")
+        problems += [Problem(where, 0, _("teacher-only markup '{markup}' in the public site", markup=m))
                      for m in _TEACHER_MARKERS if m in text]
         problems += _leaks(where, finder.in_text(text), phrases)
     # The search index is compressed on disk; its documents are checked as the build made them.

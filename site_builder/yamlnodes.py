@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from .i18n import _
 from .problems import Problem
 
 # libyaml's parser when PyYAML was built with it: front matter of a thousand pages parses 5× faster.
@@ -36,7 +37,7 @@ def load_located(text: str, path: str, first_line: int = 1) -> tuple[Located | N
         mark = getattr(error, "problem_mark", None)
         line = first_line + mark.line if mark else first_line
         reason = getattr(error, "problem", None) or str(error).splitlines()[0]
-        return None, [Problem(path, line, f"invalid YAML: {reason}")]
+        return None, [Problem(path, line, _("invalid YAML: {reason}", reason=reason))]
 
 
 def _compose(text: str) -> yaml.Node | None:

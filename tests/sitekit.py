@@ -75,3 +75,26 @@ def time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+PROJECT = Path(__file__).resolve().parent.parent
+_PROJECT_PARTS = ("build.py", "content", "figures", "lessonmodel", "site_builder", "README.md", "Makefile",
+                  "requirements.txt", "requirements-test.txt", "pyproject.toml")
+
+
+def project_copy(target: Path) -> Path:
+    """A copy of this project (code, content, and the content-hashed model and figure caches) at ``target``."""
+    import shutil
+
+    target.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in _PROJECT_PARTS:
+        source = PROJECT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=ignore)
+        else:
+            shutil.copy2(source, target / name)
+    for cache in ("lessonmodel", "figures"):  # keyed by content hashes: safe to share, and saves redrawing
+        if (PROJECT / ".cache" / cache).is_dir():
+            shutil.copytree(PROJECT / ".cache" / cache, target / ".cache" / cache)
+    return target

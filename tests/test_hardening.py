@@ -239,8 +239,8 @@ def test_dev_server_starts_with_a_fifo_page_and_recovers(dev_server):
     os.mkfifo(list_zz(root))
     with time_limit(LIMIT_S):
         server.start()  # used to block for ever reading the FIFO for the overlay's context lines
-    assert [p["text"] for p in server.failure["problems"]] == [
-        "content/pages/zz.md: is not a regular file: save the text in an ordinary file"]
+    assert [p["text"] for p in server.failure["problems"]] == [  # the overlay speaks the course's language
+        "content/pages/zz.md: 不是普通文件：请把文字存进普通文件"]
     stream = EventStream(server.port)
     try:
         assert stream.wait_for("hello")["failing"] is True
@@ -261,7 +261,7 @@ def test_a_fifo_appearing_while_serving_does_not_stop_rebuilding(dev_server):
         os.mkfifo(list_zz(root))
         failure = stream.wait_for("build-error", seconds=LIMIT_S)
         assert [p["text"] for p in failure["problems"]] == [
-            "content/pages/zz.md: is not a regular file: save the text in an ordinary file"]
+            "content/pages/zz.md: 不是普通文件：请把文字存进普通文件"]
         (root / "content" / "pages" / "zz.md").unlink()
         (root / "content" / "pages" / "zz.md").write_text(lesson(state()), encoding="utf-8")
         assert stream.wait_for("reload", seconds=LIMIT_S)["build"] == 2
@@ -279,7 +279,7 @@ def test_dev_server_never_shows_a_refused_links_target(dev_server):
     errors = connection.getresponse().read().decode()
     connection.close()
     assert [p["text"] for p in json.loads(errors)["problems"]] == [
-        "content/pages/zz.md: is a link to a file outside content/: copy the file here instead"]
+        "content/pages/zz.md: 是指向 content/ 以外文件的链接：请把文件复制到这里"]
     assert SECRET not in errors and not any(SECRET in line for line in said)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from site_builder.i18n import localize
 from site_builder.markdown import make_markdown
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
@@ -22,7 +23,8 @@ def fake_role_html(name: str, target: str, block: bool) -> str:
 
 @pytest.mark.parametrize("source", sorted(FIXTURES.glob("*.md")), ids=lambda p: p.stem)
 def test_fixture(source: Path):
-    html = make_markdown().render(source.read_text(encoding="utf-8"), {"role_html": fake_role_html})
+    env = {"role_html": fake_role_html, "say": lambda text: localize(text, "zh-CN")}  # labels as a Chinese course
+    html = make_markdown().render(source.read_text(encoding="utf-8"), env)
     expected = source.with_suffix(".html")
     if os.environ.get("UPDATE_FIXTURES") or not expected.exists():
         expected.write_text(html, encoding="utf-8")

@@ -34,16 +34,19 @@ def problems(root, pages, **kwargs) -> list[str]:
     return [str(p) for p in caught.value.problems]
 
 
-IMAGE = ("Markdown images are not allowed: show a figure the build draws with ':figure: id' in a state, "
-         "or {fig}`id` on a line of its own")
+OUTSIDE = ("must be a file in this page's folder or below, e.g. 'images/gpu.jpg' (no URL, no absolute path, "
+           "no '..')")
+INLINE_IMAGE = ("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' on a "
+                "line of its own, with blank lines around it")
 
 
 @pytest.mark.parametrize("body, expected", [
-    ("![x](../../etc/passwd)", f"{P}:8: {IMAGE}"),
-    ("![x](/etc/passwd)", f"{P}:8: {IMAGE}"),
-    ("![x](figures/plot.svg)", f"{P}:8: {IMAGE}"),
-    ("![x](https://tracker.example/p.gif)", f"{P}:8: {IMAGE}"),
-    ("![x][r]\n\n[r]: ../../../etc/shadow", f"{P}:8: {IMAGE}"),
+    ("![x](../../etc/passwd)", f"{P}:8: image '../../etc/passwd' {OUTSIDE}"),
+    ("![x](/etc/passwd)", f"{P}:8: image '/etc/passwd' {OUTSIDE}"),
+    ("![x](figures/plot.svg)", f"{P}:8: image 'figures/plot.svg' is not a picture file: use .png, .jpg, .jpeg, "
+                               ".gif, .webp"),
+    ("![x](https://tracker.example/p.gif)", f"{P}:8: image 'https://tracker.example/p.gif' {OUTSIDE}"),
+    ("![x][r]\n\n[r]: ../../../etc/shadow", f"{P}:8: image '../../../etc/shadow' {OUTSIDE}"),
     ("[x](../../etc/passwd)", f"{P}:8: link '../../etc/passwd' leaves the site: link to a page with "
                               "{ref}`id`, or give a full https:// URL"),
     ("[x](/etc/passwd)", f"{P}:8: link '/etc/passwd' leaves the site: link to a page with {{ref}}`id`, "
@@ -67,7 +70,7 @@ def test_state_figure_with_a_path_is_an_unknown_figure(tmp_path):
 def test_image_in_a_caption_is_refused_too(tmp_path):
     page = lesson(":::{state} b0\n:title: 一\n:figure: sketch\n:caption: ![x](../../etc/passwd)\n"
                   ":provenance: teaching\n\n正文。\n:::\n")
-    assert f"{P}:7: {IMAGE}" in problems(tmp_path, {"x": page})
+    assert f"{P}:7: {INLINE_IMAGE}" in problems(tmp_path, {"x": page})
 
 
 def test_links_inside_the_site_and_to_the_web_are_fine(tmp_path):

@@ -66,7 +66,8 @@ def test_broken_save_shows_errors_keeps_the_last_good_page_and_recovers(served):
     edit(root, "alpha", "{num}`exp.diff`", "{num}`exp.dif`")
     failure = stream.wait_for("build-error")
     [problem] = failure["problems"]
-    assert problem["text"] == "content/pages/alpha.md:36: unknown value 'exp.dif' (did you mean 'exp.diff'?)"
+    # in the course's language (the fixture's site.yml says zh-CN)
+    assert problem["text"] == "content/pages/alpha.md:36: 未知的数值 'exp.dif'（是不是 'exp.diff'？）"
     assert [(c["line"], c["here"]) for c in problem["context"]] == [(34, False), (35, False), (36, True),
                                                                      (37, False), (38, False)]
     assert "{num}`exp.dif`" in problem["context"][2]["text"]

@@ -9,6 +9,7 @@ from .cjk import cjk_breaks_plugin
 from .directives import directive_plugin
 from .headings import heading_anchor_plugin
 from .highlight import highlight_code
+from .images import image_figure_plugin
 from .lines import inline_lines_plugin
 from .mathrules import dollar_math_plugin, math_render_plugin
 from .nesting import nesting_limit_plugin
@@ -31,6 +32,7 @@ def make_markdown() -> MarkdownIt:
     md.use(table_align_plugin)
     md.use(inline_lines_plugin)  # before cjk_breaks, which removes the line breaks it counts
     md.use(cjk_breaks_plugin)
+    md.use(image_figure_plugin)
     md.use(role_render_plugin)
     md.use(math_render_plugin)
     return md

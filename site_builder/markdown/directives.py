@@ -2,7 +2,8 @@
 
 A directive opens with three or more colons and ``{name}``, may carry
 ``:key: value`` option lines, and closes with a line of colons. Directives nest
-(``::::{more}`` inside ``:::{state}``); each closer ends the innermost open one.
+(``::::{more}`` inside ``:::{state}``); each closer ends the innermost open one
+whose fence it is at least as long as (see ``_find_close`` for forgotten closers).
 The content between is ordinary Markdown, parsed as blocks.
 """
 
@@ -11,7 +12,10 @@ from __future__ import annotations
 import re
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
+
+from ..i18n import _
 
 _OPEN = re.compile(r"^(:{3,})\{([A-Za-z][\w-]*)\}[ \t]*(.*?)\s*$")
 _CLOSE = re.compile(r"^(:{3,})\s*$")
@@ -31,14 +35,17 @@ def directive_plugin(md: MarkdownIt) -> None:
 
 # States are laid out by the page template; only these two render inline.
 _OPEN_HTML = {
-    "more": '<details class="more"><summary>进一步解释</summary>\n',
-    "teacher": '<aside class="teacher-note" data-teacher><p class="teacher-label">教师备注</p>\n',
+    "more": ('<details class="more"><summary>{}</summary>\n', _("More explanation")),
+    "teacher": ('<aside class="teacher-note" data-teacher><p class="teacher-label">{}</p>\n', _("Teacher notes")),
 }
 _CLOSE_HTML = {"more": "</details>\n", "teacher": "</aside>\n"}
 
 
 def _render_open(self, tokens, idx, options, env) -> str:
-    return _OPEN_HTML.get(tokens[idx].meta["name"], "<div>\n")
+    if tokens[idx].meta["name"] not in _OPEN_HTML:
+        return "<div>\n"
+    html, label = _OPEN_HTML[tokens[idx].meta["name"]]
+    return html.format(escapeHtml(env.get("say", str)(label)))  # in the course's language
 
 
 def _render_close(self, tokens, idx, options, env) -> str:
@@ -49,18 +56,31 @@ def _line(state: StateBlock, number: int) -> str:
     return state.src[state.bMarks[number] + state.tShift[number]:state.eMarks[number]]
 
 
-def _find_close(state: StateBlock, start: int, end: int, fence: int) -> int | None:
-    """Line of the closer that matches the opener at ``start``, honouring nesting."""
+def _find_close(state: StateBlock, start: int, end: int, fence: int, name: str) -> tuple[int | None, int]:
+    """(line of the closer that matches the opener at ``start`` or None, line where its content ends).
+
+    One forgotten closer is one problem, reported at its opener: a closer with
+    fewer colons than an inner directive ends that inner one (left unclosed) and
+    closes the next one out it matches, and a state left open ends where the next
+    state begins (states never nest), instead of swallowing the rest of the page.
+    """
     open_fences = [fence]
     for number in range(start + 1, end):
         text = _line(state, number)
         if (opened := _OPEN.match(text)) is not None:
+            if name == "state" and opened.group(2) == "state" and len(open_fences) == 1:
+                return None, number
             open_fences.append(len(opened.group(1)))
-        elif (closed := _CLOSE.match(text)) is not None and len(closed.group(1)) >= open_fences[-1]:
+        elif (closed := _CLOSE.match(text)) is not None:
+            length = len(closed.group(1))
+            while open_fences and open_fences[-1] > length:
+                open_fences.pop()
+            if not open_fences:
+                return None, number
             open_fences.pop()
             if not open_fences:
-                return number
-    return None
+                return number, number
+    return None, end
 
 
 def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -71,8 +91,7 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         return False
     if silent:
         return True
-    close = _find_close(state, start, end, len(opened.group(1)))
-    last = close if close is not None else end
+    close, last = _find_close(state, start, end, len(opened.group(1)), opened.group(2))
     options, body = {}, start + 1
     while body < last and (option := _OPTION.match(_line(state, body))):
         options[option.group(1)] = ((option.group(2) or "").strip(), body + 1)

@@ -9,8 +9,11 @@ import re
 from collections.abc import Sequence
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+
+from ..i18n import _
 
 _EXPLICIT = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 
@@ -52,6 +55,7 @@ def _heading_anchors(state: StateCore) -> None:
 def _render_heading_close(self, tokens: Sequence[Token], idx: int, options, env) -> str:
     opening = next(t for t in reversed(tokens[:idx]) if t.type == "heading_open")
     anchor = opening.attrGet("id")
-    link = (f' <a class="permalink" href="#{anchor}" aria-label="链接到本节" data-pagefind-ignore>#</a>'
+    label = escapeHtml(env.get("say", str)(_("Link to this section")))  # in the course's language
+    link = (f' <a class="permalink" href="#{anchor}" aria-label="{label}" data-pagefind-ignore>#</a>'
             if anchor else "")
     return f"{link}</{tokens[idx].tag}>\n"

@@ -62,7 +62,9 @@
   function render(results, term, text) {
     function clean(title) { return text.plain(title).trim(); }
     list.textContent = "";
-    summary.textContent = results.length ? "“" + term + "”：找到 " + results.length + " 个页面" : "“" + term + "”：没有找到";
+    var ui = JSON.parse(document.documentElement.dataset.ui || "{}");  // in the course's language
+    summary.textContent = (results.length ? ui.found || "%(term)s: %(n)s" : ui.not_found || "%(term)s: 0")
+      .replace("%(term)s", term).replace("%(n)s", results.length);
     status.textContent = summary.textContent;
     results.forEach(function (result) {
       var part = bestPart(result);
@@ -89,7 +91,7 @@
           .then(function (results) { render(results, term, loaded.text); });
       });
     }).catch(function () {
-      status.textContent = summary.textContent = "搜索暂时不可用。";
+      status.textContent = summary.textContent = JSON.parse(document.documentElement.dataset.ui || "{}").unavailable;
       panel.hidden = false;
     });
   }

@@ -41,7 +41,12 @@
 
   // ---------------------------------------------------------------- theme --
   var THEMES = ["auto", "light", "dark"];
-  var THEME_NAMES = { auto: "自动", light: "浅色", dark: "深色" };
+  // UI strings come from the page (base.html.j2, data-ui), in the course's language.
+  var UI = JSON.parse(document.documentElement.dataset.ui || "{}");
+  function say(key, n, total) {
+    return (UI[key] || key).replace("%(n)s", n).replace("%(total)s", total);
+  }
+  var THEME_NAMES = { auto: say("theme_auto"), light: say("theme_light"), dark: say("theme_dark") };
 
   // Figures' dark variants are <source media="(prefers-color-scheme: dark)">; a theme the reader
   // picked overrides the system's, so the media query follows the choice.
@@ -55,7 +60,7 @@
   }
 
   function initTheme(button) {
-    function paint() { button.textContent = "配色：" + THEME_NAMES[root.dataset.theme || "auto"]; }
+    function paint() { button.textContent = say("theme") + THEME_NAMES[root.dataset.theme || "auto"]; }
     button.addEventListener("click", function () {
       var next = THEMES[(THEMES.indexOf(root.dataset.theme || "auto") + 1) % THEMES.length];
       if (next === "auto") { delete root.dataset.theme; forget("lesson:theme"); }
@@ -116,7 +121,7 @@
     this.prev.setAttribute("aria-disabled", i === 0 ? "true" : "false");
     this.next.setAttribute("aria-disabled", i === this.states.length - 1 ? "true" : "false");
     // Two spans so a phone can hide the title (it is the heading just below) but still announce it.
-    this.count.textContent = "第 " + (i + 1) + " 步，共 " + this.states.length + " 步";
+    this.count.textContent = say("step", i + 1, this.states.length);
     this.title.textContent = "：" + shown.querySelector("h3").textContent.trim();
     if (how.url && this.index !== -1 && this.indexOfId(idFromHash()) !== i) {
       history.replaceState(history.state, "", "#" + shown.id);
@@ -272,12 +277,12 @@
     var target = document.getElementById(button.dataset.copyTarget);
     button.addEventListener("click", function () {
       var text = target.textContent;
-      var done = function () { button.textContent = "已复制"; };
+      var done = function () { button.textContent = say("copied"); };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(text).then(done, function () { selectText(target); });
       } else {
         selectText(target);
-        button.textContent = "已选中全文，请按 Ctrl+C 复制";
+        button.textContent = say("selected");
       }
     });
   }

@@ -1,0 +1,128 @@
+"""A Jupyter notebook per lesson that recomputes every measured value the page shows.
+
+The lesson's prose becomes Markdown cells (roles resolved, directives turned
+into headings); after each state a code cell reruns the experiments behind the
+values that state cites and compares each with the value the page published.
+How to rerun an experiment is the evidence's business (``Evidence.notebook_setup``
+defines ``measure``): this module knows pages and values, not models.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import nbformat
+
+from .content import Evidence, Value
+from .i18n import _
+from .markdown_out import plain_markdown
+from .numbers import display
+from .parse import ParsedPage
+
+_CHECK = '''import math
+
+checked = []
+
+
+def check(name, recomputed, published, shown, rtol=None, atol=None):
+    """Compare a recomputed value with the one the page published: exactly, or within rtol/atol for a
+    value whose last bits may differ between CPUs (its class on the numbers page)."""
+    if rtol is None:
+        same = recomputed == published
+    else:
+        same = abs(recomputed - published) <= atol + rtol * abs(published)
+    checked.append((name, same))
+    print(f"{'✓' if same else '✗'} {name}: recomputed {recomputed!r}, page shows {shown} ({published!r})")
+    assert same, f"{name}: recomputed {recomputed!r} differs from the published {published!r}"
+'''
+
+
+def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str],
+                    say: Callable[[str], str] = str) -> bytes:
+    """The notebook of one lesson as ``.ipynb`` bytes (deterministic: no outputs, no timestamps)."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                         "language_info": {"name": "python"}}
+    measured = _measured_by_state(page, evidence)
+    cells = [nbformat.v4.new_markdown_cell(f"# {page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
+             nbformat.v4.new_code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip())]
+    prose_text = plain_markdown(page, evidence, titles, teacher=False).removeprefix(f"# {page.meta.title}\n")
+    for state_id, prose in _prose_cells(prose_text, say(_("Caption: {caption}", caption="{caption}"))):
+        cells.append(nbformat.v4.new_markdown_cell(prose))
+        if state_id and measured.get(state_id):
+            cells.append(nbformat.v4.new_code_cell(_checks(measured[state_id])))
+    if measured.get(""):  # values cited in prose outside the states
+        cells.append(nbformat.v4.new_code_cell(_checks(measured[""])))
+    cells.append(nbformat.v4.new_code_cell(
+        "assert checked and all(same for _, same in checked)\n"
+        "print(f\"all {len(checked)} measured values of this page recomputed and matched\")"
+        if any(measured.values()) else "print(\"this page shows no measured values\")"))
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same file
+    nbformat.validate(notebook := nbformat.from_dict({**notebook, "cells": cells}))
+    return (nbformat.writes(notebook) + "\n").encode()
+
+
+def _intro(count: int) -> str:
+    return _("This notebook reruns the experiments this page cites and checks each of the {n} measured values it "
+             "shows, as the numbers page says it is compared: exactly, or within the stated tolerance where the "
+             "last bits may differ between CPUs. Run it inside the course repository.", n=count)
+
+
+def _measured_by_state(page: ParsedPage, evidence: Evidence) -> dict[str, list[Value]]:
+    """Measured values the public page cites, grouped by the state that first cites them ('' outside states)."""
+    grouped: dict[str, list[Value]] = {}
+    seen: set[str] = set()
+    for use in page.roles:
+        value = evidence.values.get(use.target) if use.name == "num" and not use.teacher else None
+        if value is not None and value.provenance == "measured" and value.value_class != "timing" \
+                and value.name not in seen:
+            seen.add(value.name)
+            grouped.setdefault(use.state, []).append(value)
+    return grouped
+
+
+def _checks(values: list[Value]) -> str:
+    lines = []
+    for producer in dict.fromkeys(v.producer for v in values):
+        lines.append(f"{producer} = measure({producer!r})")
+        for value in (v for v in values if v.producer == producer):
+            key = value.name.split(".", 1)[1]
+            within = f", rtol={value.rtol!r}, atol={value.atol!r}" if value.value_class == "rounding" else ""
+            lines.append(f"check({value.name!r}, {producer}[{key!r}], {value.value!r}, {display(value)!r}{within})")
+    return "\n".join(lines)
+
+
+_OPEN = re.compile(r"^:{3,}\{(\w[\w-]*)\}\s*(.*)$")
+_OPTION = re.compile(r"^:(\w+):\s*(.*)$")
+_CLOSE = re.compile(r"^:{3,}\s*$")
+
+
+def _prose_cells(markdown: str, caption: str) -> list[tuple[str, str]]:
+    """(state id or '', Markdown) runs: a state's text becomes a cell under a heading with its title;
+    directive lines (openers, options, closers) are dropped, their content kept."""
+    cells: list[tuple[str, list[str]]] = [("", [])]
+    depth, in_options = 0, False
+    for line in markdown.split("\n"):
+        opened = _OPEN.match(line)
+        if opened:
+            if opened.group(1) == "state" and depth == 0:
+                cells.append((opened.group(2).strip(), []))
+            depth += 1
+            in_options = opened.group(1) == "state"
+            continue
+        if in_options and (option := _OPTION.match(line)):
+            if option.group(1) == "title":
+                cells[-1][1].append(f"## {option.group(2)}")
+            elif option.group(1) == "caption":
+                cells[-1][1].append("*" + caption.replace("{caption}", option.group(2)) + "*")
+            continue
+        in_options = False
+        if _CLOSE.match(line) and depth:
+            depth -= 1
+            if depth == 0:
+                cells.append(("", []))  # prose after a state
+            continue
+        cells[-1][1].append(line)
+    return [(state, "\n".join(lines).strip()) for state, lines in cells if "\n".join(lines).strip()]
