@@ -20,7 +20,7 @@ _FACTORS = (  # (mark name, symbol, meaning, colour)
     ("layers", "L", "层数：每层一份缓存", s.INK),
     ("batch", "B", "batch：同时服务的请求数", s.INK),
     ("tokens", "T", "已存的 token 数，随生成增长", s.ORANGE_TEXT),
-    ("heads", "$n_{kv}$", "K/V 头数：GQA、MQA 减少它", s.INK),
+    ("heads", "$n_{kv}$", "KV 头数：GQA、MQA 减少它", s.INK),
     ("head-dim", "$d_h$", "每个头的维度", s.INK),
     ("dtype", "s", "每个元素的字节数（fp16 为 2）", s.INK),
 )
@@ -30,7 +30,7 @@ _FACTOR_LABELS = {"two": "因子 2", "layers": "因子 L", "batch": "因子 B", 
 
 def draw_formula(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     ax = s.sketch_axes(fig, 10, 10)
-    s.note(ax, 0.2, 9.3, "K/V 缓存字节数", ha="left", color=s.INK, weight="bold")
+    s.note(ax, 0.2, 9.3, "KV 缓存字节数", ha="left", color=s.INK, weight="bold")
     formula = ax.text(5.0, 8.2, r"$2 \cdot L \cdot B \cdot T \cdot n_{kv} \cdot d_h \cdot s$", ha="center",
                       va="center", fontsize=30, color=s.INK)
     marks = {"formula": mark("整条公式", formula)}
@@ -132,7 +132,7 @@ def draw_growth(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.set_xlim(0, t_max)
     ax.set_ylim(0, None)
     xlabel = ax.set_xlabel("已存 token 数 T")
-    ylabel = ax.set_ylabel("K/V 缓存（GiB）")
+    ylabel = ax.set_ylabel("KV 缓存（GiB）")
     ax.grid(True, axis="y")
     fig.text(0.03, 0.955, f"{row['name']}，fp16：随 T 和 B 线性增长", fontsize=s.FS_TEXT,
              weight="bold", va="top")
@@ -228,26 +228,26 @@ def _lines(errorbar: Any) -> list[Any]:
 
 
 FIGURES = (
-    Figure("kv-bytes-formula", "K/V 缓存字节数公式 2·L·B·T·n_kv·d_h·s 的各个因子",
+    Figure("kv-bytes-formula", "KV 缓存字节数公式 2·L·B·T·n_kv·d_h·s 的各个因子",
            "公式 2·L·B·T·n_kv·d_h·s，逐项说明：2 表示 K 和 V 各一份；L 是层数；B 是同时服务的请求数；"
-           "T 是已存的 token 数，会随生成增长；n_kv 是 K/V 头数，GQA 和 MQA 会减少它；d_h 是每个头的维度；"
+           "T 是已存的 token 数，会随生成增长；n_kv 是 KV 头数，GQA 和 MQA 会减少它；d_h 是每个头的维度；"
            "s 是每个元素的字节数，fp16 为 2。",
            "teaching", (), draw_formula, s.SIZE_SQUARE),
     Figure("kv-bytes-measured", "公式预测与 lessonmodel 缓存数组的实际字节数逐一相等",
            "对数坐标散点图：横轴是公式预测的字节数，纵轴是 lessonmodel 缓存数组的实测 nbytes，"
-           "覆盖不同的 T、batch、K/V 头数和 dtype。所有点都落在对角虚线上，即两者逐字节相等。",
+           "覆盖不同的 T、batch、KV 头数和 dtype。所有点都落在对角虚线上，即两者逐字节相等。",
            "measured", ("kv_bytes",), draw_measured, s.SIZE_SQUARE),
     Figure("kv-bytes-models", "真实模型每个 token 的 K/V 字节数（fp16）",
-           "横向条形图：按各模型公开配置（层数、K/V 头数、头维度）用同一公式算出的每 token K/V 字节数，fp16、batch 1。"
+           "横向条形图：按各模型公开配置（层数、KV 头数、头维度）用同一公式算出的每 token K/V 字节数，fp16、batch 1。"
            "条形按注意力类型着色并在标签中注明：MHA、GQA 或 MQA 以及 n_kv。",
            "computed", ("kv_models",), draw_models, s.SIZE_SQUARE),
-    Figure("kv-bytes-growth", "K/V 缓存随 T 和 batch 线性增长",
-           "折线图：Llama-2-7B 在 fp16 下，K/V 缓存字节数随已存 token 数 T 线性增长，batch 为 1、4、16 时斜率成倍增加；"
+    Figure("kv-bytes-growth", "KV 缓存随 T 和 batch 线性增长",
+           "折线图：Llama-2-7B 在 fp16 下，KV 缓存字节数随已存 token 数 T 线性增长，batch 为 1、4、16 时斜率成倍增加；"
            "每 token 字节数来自 kv_bytes 实验按公开配置的计算。",
            "computed", ("kv_models",), draw_growth, s.SIZE_4_3),
-    Figure("kv-bytes-gqa", "GQA 与 MQA 减少 K/V 头数，每 token 缓存随之缩小",
+    Figure("kv-bytes-gqa", "GQA 与 MQA 减少 KV 头数，每 token 缓存随之缩小",
            "成对条形图：对采用 GQA 或 MQA 的模型，灰色虚线条是假如每个 Q 头各有一组 K/V（MHA）时的每 token 字节数，"
-           "彩色条是实际配置的字节数，旁边标出缩小的倍数（Q 头数 ÷ K/V 头数）。",
+           "彩色条是实际配置的字节数，旁边标出缩小的倍数（Q 头数 ÷ KV 头数）。",
            "computed", ("kv_models",), draw_gqa, s.SIZE_SQUARE),
     Figure("kv-bytes-timing", "记录：首 token 时间与之后每个 token 的时间，缓存与完整重算对比",
            "两幅对数坐标折线图，来自一次记录下来的计时，横轴是提示长度。上图是首 token 时间（从开始到选出第一个 token，"

@@ -40,7 +40,7 @@ def draw_ledger(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     ax = s.sketch_axes(fig, 10, 11.25)
     rows = (
         ("每个模型", "参数", "所有请求共用，常驻", s.BLUE, "#e6f0f8"),
-        ("每个请求", "K/V 缓存", "随已存 token 数 T 增长", s.ORANGE, "#fdf0d5"),
+        ("每个请求", "KV 缓存", "随已存 token 数 T 增长", s.ORANGE, "#fdf0d5"),
         ("每一步", "临时激活", "算完即弃", s.MUTED, s.FAINT_FILL),
     )
     s.note(ax, 0.2, 10.6, "资源账本：谁占什么", ha="left", color=s.INK, weight="bold")
@@ -102,7 +102,7 @@ FIGURES = (
            "数值来自 lessonmodel 的 bidirectional 实验。",
            "measured", ("bidirectional",), draw_bidirectional, s.SIZE_4_3),
     Figure("ledger-s01", "资源账本：每个模型的参数、每个请求的 K/V、每一步的临时激活；prefill 与 decode",
-           "示意图。上方三行：每个模型一份参数，所有请求共用、常驻；每个请求一份 K/V 缓存，随已存 token 数增长；"
+           "示意图。上方三行：每个模型一份参数，所有请求共用、常驻；每个请求一份 KV 缓存，随已存 token 数增长；"
            "每一步的临时激活算完即弃。下方对比：prefill 用一次前向成批处理整段已知提示，写入各层 K/V 并得到首个分布；"
            "decode 每步一个 token，要读全部权重和不断增长的 K/V，再追加一列，只能逐步等待。",
            "teaching", (), draw_ledger, s.SIZE_TALL),

@@ -22,7 +22,7 @@ def draw_attention(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     v0 = [row[0] for row in series(data, "attention_example", "v")]
     ys = list(range(len(tokens)))[::-1]
     panels = (("① q·k / √d", scores, s.BLUE), ("② softmax 权重", weights, s.ORANGE),
-              ("③ 权重 × v 的第 1 维", [w * v for w, v in zip(weights, v0, strict=True)], s.GREEN))
+              ("③ 权重 × v", [w * v for w, v in zip(weights, v0, strict=True)], s.GREEN))
     marks = {}
     for i, (title, vals, color) in enumerate(panels):
         ax = fig.add_axes((0.14 + i * 0.29, 0.2, 0.23, 0.6))

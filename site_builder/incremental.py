@@ -303,7 +303,7 @@ def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_fi
 
     state = _load_state(state_file)
     trusted = bool(state) and state.get("identity") == list(folder_identity(out_dir) or ())
-    site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher)
+    site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
     keys, _ = render_keys(site, _code_digest(), evidence_digest(prepared.evidence), source_key, page_facts)
     old_pages = state.get("pages", {}) if trusted else {}
     kept = {page_id for page_id, key in keys.items()
@@ -347,11 +347,12 @@ def page_of(rel: str, pages: set[str]) -> bool:
 
 
 def _owner(rel: str) -> str:
-    """The page an output file belongs to: ``x.html``, ``x.md``, ``x.source.html``, ``downloads/x.zip``."""
+    """The page an output file belongs to: ``x.html``, ``x.md``, ``x.source.html``, ``downloads/x.zip``,
+    ``downloads/x.ipynb``."""
     name = rel.removeprefix("downloads/") if rel.startswith("downloads/") and rel.count("/") == 1 else rel
     if "/" in name:
         return ""
-    for suffix in (".source.html", ".html", ".md", ".zip"):
+    for suffix in (".source.html", ".html", ".md", ".zip", ".ipynb"):
         if name.endswith(suffix):
             return name[:-len(suffix)]
     return ""

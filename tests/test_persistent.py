@@ -114,3 +114,11 @@ def test_shared_assets_are_one_file_in_both_sites(project):
     css_public, css_teacher = public / "static" / "site.css", teacher / "static" / "site.css"
     assert css_public.read_bytes() == (ROOT / "site_builder" / "static" / "site.css").read_bytes()
     assert os.stat(css_public).st_ino == os.stat(css_teacher).st_ino
+
+
+def test_every_download_of_a_lesson_belongs_to_it():
+    """A kept page keeps all its files: a download left out of its list vanished from the next build."""
+    from site_builder.incremental import _owner
+
+    assert [_owner(rel) for rel in ("r55.html", "r55.md", "r55.source.html", "downloads/r55.zip",
+                                    "downloads/r55.ipynb", "figures/r55-b0.svg")] == ["r55"] * 5 + [""]
