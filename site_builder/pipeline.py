@@ -381,7 +381,8 @@ def copied_files(site: SiteView) -> SiteFiles:
     for path in sorted(STATIC.rglob("*")):
         if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY):
             rel = f"static/{path.relative_to(STATIC).as_posix()}"
-            files[rel] = compact_js(path.read_text(encoding="utf-8")).encode() if path.suffix == ".js" else path
+            # Scripts and the stylesheet without their comment lines: the per-page script and CSS budgets.
+            files[rel] = compact_js(path.read_text(encoding="utf-8")).encode() if path.suffix in (".js", ".css") else path
     if site.evidence.figure_dir:
         for figure in site.evidence.figures.values():
             for name in filter(None, (figure.file, figure.dark_file)):
