@@ -233,7 +233,7 @@ def test_build_with_a_bad_mark_writes_nothing_and_exits_1(tmp_path, monkeypatch,
     monkeypatch.setattr(build, "write_sites", lambda *a, **k: written.append(a))
     assert build.main([]) == 1
     err = capsys.readouterr().err
-    assert f"{P}:" in err and message in err and "the site was not changed" in err
+    assert f"{P}:" in err and message in err and "站点没有改动" in err  # the course is Chinese
     assert written == []
 
 
