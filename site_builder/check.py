@@ -218,7 +218,8 @@ def figure_label_problem(figure: FigureInfo) -> str:
     badge = BADGE_TEXT.get(figure.provenance, "")
     # Figures are drawn with one label whatever the site's language; it must be the badge in one of them.
     if figure.label and figure.label not in {localize(badge, language) for language in LANGUAGES}:
-        return f"figure {figure.id}: its corner label '{figure.label}' disagrees with its badge '{badge}'"
+        return _("figure {id}: its corner label '{label}' disagrees with its badge '{badge}'",
+                 id=figure.id, label=figure.label, badge=badge)
     return ""
 
 

@@ -78,7 +78,7 @@ CASES = [
      f"{P}:7: state b0 declares teaching but uses figure table: declare computed"),
     ("figure label disagrees with badge", lesson(STATE.replace(":title: 一", ":title: 一\n:figure: mislabelled")
                                                   .replace("teaching", "computed")),
-     f"{P}:6: figure mislabelled: its corner label '模型实测' disagrees with its badge '公式计算'"),
+     f"{P}:6: figure mislabelled: its corner label '模型实测' disagrees with its badge 'computed by formula, not measured'"),
     ("bad math", lesson(STATE.replace("正文。", "公式 $\\frac{a}{b$。")),
      f"{P}:8: cannot render math '\\frac{{a}}{{b': unbalanced braces: 1 '{{' never closed"),
     ("duplicate anchor", lesson("## 一 {#a}\n\n## 二 {#a}\n\n" + STATE), f"{P}:6: duplicate anchor '#a' on this page"),

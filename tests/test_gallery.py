@@ -31,7 +31,7 @@ def gallery(prepared) -> str:
 
 def test_gallery_lists_every_figure_with_thumbnail_provenance_inputs_and_uses(gallery, prepared):
     listed = re.findall(r'<li class="gallery-item" id="figure-([^"]+)"', gallery)
-    assert sorted(listed) == sorted(figures.FIGURE_IDS) and len(listed) == 17
+    assert sorted(listed) == sorted(figures.FIGURE_IDS) and len(listed) == len(set(figures.FIGURE_IDS)) >= 17
     item = gallery.split('id="figure-r55-b2"', 1)[1].split("</li>", 1)[0]
     assert '<img src="figures/r55-b2.svg"' in item
     assert 'data-provenance="measured"' in item and "<code>stale_prefix</code>" in item
@@ -57,7 +57,7 @@ def run_list(capsys, what: str) -> list[str]:
 
 def test_list_prints_one_line_per_figure_value_and_source(capsys, prepared):
     lines = run_list(capsys, "figures")
-    assert len(lines) == 17
+    assert len(lines) == len(figures.FIGURE_IDS)
     assert re.match(r"^r55-b2 +measured ← stale_prefix +\S", next(x for x in lines if x.startswith("r55-b2 ")))
     lines = run_list(capsys, "values")
     assert len(lines) == len(prepared.evidence.values)

@@ -27,7 +27,7 @@ ZH = {
     "lesson without states": f"{P}:1: 一课至少要有一个 ':::{{state}} b0' 块",
     "state out of order": f"{P}:4: 状态 id 'b1' 应为 'b0'：状态按 b0、b1、… 依次编号",
     "state without title": f"{P}:4: 状态 b0 需要 ':title: …'",
-    "bad provenance": f"{P}:6: 状态 b0 需要 ':provenance:'，取值为 teaching, measured, record 之一，而不是 'teached'"
+    "bad provenance": f"{P}:6: 状态 b0 需要 ':provenance:'，取值为 teaching, computed, measured, record 之一，而不是 'teached'"
                       "（是不是 'teaching'？）",
     "unknown option": f"{P}:6: 未知的状态选项 ':figur:'（是不是 'figure'？）",
     "unknown figure": f"{P}:6: 未知的图 'skech'（是不是 'sketch'？）",
@@ -43,7 +43,10 @@ ZH = {
     "unbound bytes": f"{P}:8: 状态 b0：数字 '512 KiB' 是手写的：请用 {{num}}`名称` 引用数值，示意数字请用 {{example}}`…` 标出",
     "unbound percent": f"{P}:4: 数字 '65%' 是手写的：请用 {{num}}`名称` 引用数值，示意数字请用 {{example}}`…` 标出",
     "provenance teaching but measured value": f"{P}:6: 状态 b0 声明为 teaching，但用到了 measured 数值 exp.diff：请声明为 measured",
-    "provenance measured but nothing measured": f"{P}:6: 状态 b0 声明为 measured，但没有用到任何实测数值、实测图或记录：请声明为 teaching",
+    "provenance measured but nothing measured": f"{P}:6: 状态 b0 声明为 measured，但没有用到公式计算或实测的数值或图，也没有用到记录：请声明为 teaching",
+    "provenance measured but computed value": f"{P}:6: 状态 b0 声明为 measured，但用到了 computed 数值 formula.per_token：请声明为 computed",
+    "provenance teaching but computed figure": f"{P}:7: 状态 b0 声明为 teaching，但用到了 图 table：请声明为 computed",
+    "figure label disagrees with badge": f"{P}:6: 图 mislabelled：角标“模型实测”与它的徽章“公式计算”不一致",
     "provenance teaching but measured figure": f"{P}:7: 状态 b0 声明为 teaching，但用到了 图 plot：请声明为 measured",
     "bad math": f"{P}:8: 无法渲染公式 '\\frac{{a}}{{b'：unbalanced braces: 1 '{{' never closed",
     "duplicate anchor": f"{P}:6: 本页有重复的锚点 '#a'",
