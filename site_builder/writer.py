@@ -41,7 +41,8 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
     dev server can announce the new one without waiting for thousands of unlinks.
 
     ``store`` is a content-addressed folder (file name = sha256 of the bytes) for files given as
-    paths outside ``out_dir`` (static assets, figures, experiment code): each is copied into the
+    paths outside ``out_dir`` (static assets, figures, experiment code) and for the in-memory files
+    under ``static/`` (scripts and style sheet without comments): each is copied into the
     store once and hard-linked from there into every site that publishes it, so the public and
     teacher sites share one copy and an unchanged asset is never written again.
     """
@@ -59,9 +60,12 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
         if relative in reuse and _linked(os.path.join(out_dir, relative), os.path.join(staging, relative)):
             continue
         if isinstance(payload, Path):
-            if store is None or payload.is_relative_to(out_dir) or not _linked(_stored(payload, store), str(target)):
+            if (store is None or payload.is_relative_to(out_dir)
+                    or not _linked(_stored(payload.read_bytes(), store), str(target))):
                 shutil.copyfile(payload, target)
-        else:
+        # An asset made in memory (a script or style sheet without its comments) is shared like a copied one.
+        elif not (store is not None and relative.startswith(SHARED_PREFIX) and _linked(_stored(payload, store),
+                                                                                        str(target))):
             target.write_bytes(payload)
     try:
         if finish is not None:
@@ -72,9 +76,12 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
     _swap_in(staging, out_dir, delete_later)
 
 
-def _stored(source: Path, store: Path) -> str:
-    """The store's copy of ``source`` (made on first use; never written to again)."""
-    data = source.read_bytes()
+SHARED_PREFIX = "static/"
+"""In-memory files under this folder are assets both sites publish alike: they go through the store too."""
+
+
+def _stored(data: bytes, store: Path) -> str:
+    """The store's copy of ``data`` (made on first use; never written to again)."""
     blob = os.path.join(store, hashlib.sha256(data).hexdigest())
     if not os.path.exists(blob):
         os.makedirs(store, exist_ok=True)

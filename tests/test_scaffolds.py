@@ -26,7 +26,7 @@ def test_new_experiment_is_written_and_registered_last(packages):
     module = new_experiment("attention_span", packages)
     runner = (packages / "runner.py").read_text(encoding="utf-8")
     assert experiment_names(runner)[-1] == "attention_span"
-    assert "from lessonmodel import attention_span, experiments, lesson_data, memory\n" in runner
+    assert "from lessonmodel import attention_span, experiments, lesson_data, memory, worked\n" in runner
     assert "def attention_span(cfg: ModelConfig) -> Result:" in module.read_text(encoding="utf-8")
     compile(module.read_text(encoding="utf-8"), str(module), "exec")
 
