@@ -12,6 +12,8 @@ import ast
 import re
 from pathlib import Path
 
+from lessonmodel.scaffold import add_import  # the same edit of a `from package import …` line
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 SKELETONS = PACKAGE_DIR / "skeletons"
 _ID = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -64,13 +66,3 @@ def registered(registry_text: str) -> list[str]:
                 and isinstance(node.value, ast.Tuple):
             return [e.id for e in node.value.elts if isinstance(e, ast.Name)]
     return []
-
-
-def add_import(text: str, package: str, name: str) -> str:
-    """``from <package> import a, b`` with ``name`` added in order (or a new import line after the others)."""
-    line = re.search(rf"^from {package} import ([\w, ]+)$", text, re.MULTILINE)
-    if line is not None:
-        names = sorted({*(n.strip() for n in line.group(1).split(",")), name})
-        return text[:line.start(1)] + ", ".join(names) + text[line.end(1):]
-    at = text.find("\nfrom ") + 1
-    return text[:at] + f"from {package} import {name}\n" + text[at:]
