@@ -197,10 +197,16 @@ def open_tab(browser):
 @pytest.fixture(scope="session")
 def axe_source() -> str:
     """axe-core's source, installed on first use into .cache/npm (git-ignored)."""
-    if not AXE_JS.is_file():
+    npm_installed(f"axe-core@{AXE_VERSION}", AXE_JS)
+    return AXE_JS.read_text(encoding="utf-8")
+
+
+def npm_installed(package: str, file: Path) -> Path:
+    """``file`` of an npm ``package`` (name@version), installed into .cache/npm on first use."""
+    if not file.is_file():
         npm = shutil.which("npm")
         if npm is None:
-            (pytest.fail if IN_CI else pytest.skip)("npm not found: cannot install axe-core")
+            (pytest.fail if IN_CI else pytest.skip)(f"npm not found: cannot install {package}")
         subprocess.run([npm, "install", "--prefix", str(ROOT / ".cache" / "npm"), "--no-audit", "--no-fund",
-                        "--silent", f"axe-core@{AXE_VERSION}"], check=True, timeout=300)
-    return AXE_JS.read_text(encoding="utf-8")
+                        "--silent", package], check=True, timeout=300)
+    return file

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, npm_installed
 from chromium import IN_CI
 
 VNU_VERSION = "26.9.27"
@@ -28,13 +28,7 @@ def vnu() -> list[str]:
     java = shutil.which("java")
     if java is None:
         (pytest.fail if IN_CI else pytest.skip)("java not found: the Nu checker needs Java 17+ (make system-deps)")
-    if not VNU_JAR.is_file():
-        npm = shutil.which("npm")
-        if npm is None:
-            (pytest.fail if IN_CI else pytest.skip)("npm not found: cannot install vnu-jar")
-        subprocess.run([npm, "install", "--prefix", str(ROOT / ".cache" / "npm"), "--no-audit", "--no-fund",
-                        "--silent", f"vnu-jar@{VNU_VERSION}"], check=True, timeout=300)
-    return [java, "-jar", str(VNU_JAR)]
+    return [java, "-jar", str(npm_installed(f"vnu-jar@{VNU_VERSION}", VNU_JAR))]
 
 
 def test_no_validator_errors_or_warnings(site, vnu):
