@@ -266,39 +266,29 @@ def _keep_math_fonts() -> None:
 
 
 def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> None:
-    """Render and write both sites, the teacher one in a forked child so both cores work.
+    """Render and write both sites; the search index is made meanwhile, in processes of its own.
 
-    The child inherits ``prepared`` through fork (nothing is pickled); each site is
-    swapped in atomically on its own. Only the public site gets a search index,
-    indexed by Pagefind in processes of its own while the pages render. Each site
-    reuses what the last build into the same folder rendered and wrote
-    (``write_reusing``), and both link their shared assets from one content-addressed store.
+    Both sites' pages are rendered in one pass over ``WORKERS`` forked processes (each page for
+    both sites by the same worker, so what they share is made once); only the pages whose inputs
+    changed since the last build into the same folder are rendered (``plan_reuse``), and files
+    whose bytes are unchanged are linked, not written. Each site is swapped in atomically on its
+    own, the public one with its search index, and both link their shared assets from one
+    content-addressed store.
     """
-    import multiprocessing
-
-    from site_builder.incremental import write_reusing
+    from site_builder import render_sites
+    from site_builder.incremental import plan_reuse, write_planned
     from site_builder.search import IndexJob
+    from site_builder.writer import prune_store
 
     state = CACHE / "build"
-
     _keep_math_fonts()
-
-    def teacher_site() -> None:
-        write_reusing(prepared, True, teacher, state / f"{_key(teacher)}.json", WORKERS, store=CACHE / "assets")
-
-    child = None
-    if "fork" in multiprocessing.get_all_start_methods():
-        child = multiprocessing.get_context("fork").Process(target=teacher_site, name="teacher-site")
-        child.start()
-    else:
-        teacher_site()
+    plans = {flag: plan_reuse(prepared, flag, folder, state / f"{_key(folder)}.json")
+             for flag, folder in ((False, public), (True, teacher))}
     search = IndexJob(prepared, CACHE / "search")
-    write_reusing(prepared, False, public, state / f"{_key(public)}.json", WORKERS, finish=search.place,
-                  store=CACHE / "assets")
-    if child is not None:
-        child.join()
-        if child.exitcode != 0:
-            raise RuntimeError(f"writing {teacher.name}/ failed (exit {child.exitcode}); see the message above")
+    files = render_sites(prepared, workers=WORKERS, skip={flag: plan.kept for flag, plan in plans.items()})
+    write_planned(files[True], plans[True], store=CACHE / "assets")
+    write_planned(files[False], plans[False], finish=search.place, store=CACHE / "assets")
+    prune_store(CACHE / "assets")
 
 
 def _key(folder: Path) -> str:

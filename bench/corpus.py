@@ -103,7 +103,8 @@ def make_page(n: int, total: int, rng: random.Random) -> Page:
         ("h2", rng.choice(HEADINGS)),
         ("p", paragraphs[2] + " 每个词元的缓存是 $2 L n_{kv} d_h s$ 字节量级的乘积。"),
         ("ref", f"page-{other:04d}", "", "前后对照见"),
-        ("code", CODE),
+        # Each page's code differs, as in a real course (a highlighter that remembers blocks gains nothing).
+        ("code", CODE.replace("KV cache.", f"KV cache (lesson {n}).")),
         ("state", f"{rng.choice(HEADINGS)}（二）"), ("p", paragraphs[3]), ("table", table), ("endstate",),
         ("h3", rng.choice(HEADINGS)), ("p", paragraphs[4]),
         ("state", f"{rng.choice(HEADINGS)}（三）"), ("p", paragraphs[5]),

@@ -8,9 +8,9 @@ wired by ``prepare_site`` and ``render_site``; values and figures come in as pla
 from __future__ import annotations
 
 from .content import Evidence, FigureInfo, FigureMark, Value
-from .pipeline import PreparedSite, prepare_site, render_site
+from .pipeline import PreparedSite, prepare_site, render_site, render_sites
 from .problems import ContentError, Problem
 from .writer import write_site
 
 __all__ = ["ContentError", "Evidence", "FigureInfo", "FigureMark", "PreparedSite", "Problem", "Value", "prepare_site",
-           "render_site", "write_site"]
+           "render_site", "render_sites", "write_site"]

@@ -287,50 +287,78 @@ def _urls_to_reload(changed: set[str], site: SiteView) -> tuple[str, ...]:
 
 
 # ----------------------------------------------------------- across processes --
-def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_file: Path, workers: int = 1,
-                  finish: Callable[[Path], None] | None = None, store: Path | None = None) -> tuple[int, int]:
-    """Render and write one site like ``write_site(render_site(...))``, reusing the last build's work.
+@dataclass(frozen=True)
+class Reuse:
+    """What the last build into one output folder left that this build may take over (``plan_reuse``)."""
+
+    out_dir: Path
+    state_file: Path
+    keys: dict[str, str]
+    """Each page's render key in this build."""
+    kept: frozenset[str]
+    """Pages whose key is unchanged and whose files are all still in ``out_dir``: not rendered again."""
+    old_pages: dict
+    """Page id → [render key, its files] as the last build recorded them (empty when not trusted)."""
+    old_files: dict
+    """File → sha256 as the last build wrote it (empty when not trusted)."""
+
+
+def plan_reuse(prepared: PreparedSite, teacher: bool, out_dir: Path, state_file: Path) -> Reuse:
+    """Which pages of one site need rendering, from what the last build into ``out_dir`` recorded.
 
     ``state_file`` remembers, from the last build that wrote ``out_dir``: each page's render key
-    and files, and the sha256 of every file written. A new process then renders only the pages
-    whose key changed (the others' files are taken from ``out_dir``) and hard-links every file
-    whose bytes are unchanged instead of writing it. The state is trusted only while ``out_dir``
-    is the very folder that build swapped in (see ``folder_identity``); otherwise everything is rendered
-    and written, so the result is always the bytes a clean build writes. Returns (pages rendered,
-    files written).
+    and files, and the sha256 of every file written. The state is trusted only while ``out_dir``
+    is the very folder that build swapped in (see ``folder_identity``); otherwise every page is
+    rendered and every file written, so the result is always the bytes a clean build writes.
     """
-    import json
-
     state = _load_state(state_file)
     trusted = bool(state) and state.get("identity") == list(folder_identity(out_dir) or ())
     site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
     keys, _ = render_keys(site, _code_digest(), evidence_digest(prepared.evidence), source_key, page_facts)
     old_pages = state.get("pages", {}) if trusted else {}
-    kept = {page_id for page_id, key in keys.items()
-            if page_id in old_pages and old_pages[page_id][0] == key
-            and all((out_dir / rel).is_file() for rel in old_pages[page_id][1])}
-    files = render_site(prepared, teacher, workers=workers, skip=kept)
-    for page_id in kept:
-        for rel in old_pages[page_id][1]:
-            files[rel] = out_dir / rel
+    kept = frozenset(page_id for page_id, key in keys.items()
+                     if page_id in old_pages and old_pages[page_id][0] == key
+                     and all((out_dir / rel).is_file() for rel in old_pages[page_id][1]))
+    return Reuse(out_dir, state_file, keys, kept, old_pages, state.get("files", {}) if trusted else {})
+
+
+def write_planned(files: SiteFiles, plan: Reuse, finish: Callable[[Path], None] | None = None,
+                  store: Path | None = None) -> tuple[int, int]:
+    """Write one site from the files rendered for the pages ``plan`` did not keep: the kept pages'
+    files come from the output folder, and every file whose bytes are unchanged is hard-linked
+    instead of written. Records the new state. Returns (pages rendered, files written)."""
+    import json
+
+    files = dict(files)
+    for page_id in plan.kept:
+        for rel in plan.old_pages[page_id][1]:
+            files[rel] = plan.out_dir / rel
     # The math font holds the characters of every page's formulas, kept pages' included.
     files.update(math_font_file(files))
-    old_files = state.get("files", {}) if trusted else {}
-    sums = {rel: old_files[rel] if page_of(rel, kept) and rel in old_files else _sum(payload)
+    sums = {rel: plan.old_files[rel] if page_of(rel, plan.kept) and rel in plan.old_files else _sum(payload)
             for rel, payload in files.items()}
-    reuse = {rel for rel, value in sums.items() if old_files.get(rel) == value}
-    write_site(files, out_dir, finish=finish, reuse=reuse, store=store)
-    page_files = {page_id: [] for page_id in keys}
+    reuse = {rel for rel, value in sums.items() if plan.old_files.get(rel) == value}
+    write_site(files, plan.out_dir, finish=finish, reuse=reuse, store=store)
+    page_files: dict[str, list[str]] = {page_id: [] for page_id in plan.keys}
     for rel in files:
         owner = _owner(rel)
         if owner in page_files:
             page_files[owner].append(rel)
-    state_file.parent.mkdir(parents=True, exist_ok=True)
-    scratch = state_file.with_name(f"{state_file.name}.{os.getpid()}")
-    scratch.write_text(json.dumps({"identity": list(folder_identity(out_dir) or ()), "files": sums,
-                                   "pages": {p: [keys[p], sorted(page_files[p])] for p in keys}}), encoding="utf-8")
-    os.replace(scratch, state_file)
-    return len(keys) - len(kept), len(files) - len(reuse)
+    plan.state_file.parent.mkdir(parents=True, exist_ok=True)
+    scratch = plan.state_file.with_name(f"{plan.state_file.name}.{os.getpid()}")
+    scratch.write_text(json.dumps({"identity": list(folder_identity(plan.out_dir) or ()), "files": sums,
+                                   "pages": {p: [plan.keys[p], sorted(page_files[p])] for p in plan.keys}}),
+                       encoding="utf-8")
+    os.replace(scratch, plan.state_file)
+    return len(plan.keys) - len(plan.kept), len(files) - len(reuse)
+
+
+def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_file: Path, workers: int = 1,
+                  finish: Callable[[Path], None] | None = None, store: Path | None = None) -> tuple[int, int]:
+    """Render and write one site like ``write_site(render_site(...))``, reusing the last build's work
+    (``plan_reuse``, then ``write_planned``). Returns (pages rendered, files written)."""
+    plan = plan_reuse(prepared, teacher, out_dir, state_file)
+    return write_planned(render_site(prepared, teacher, workers=workers, skip=plan.kept), plan, finish, store)
 
 
 def _code_digest() -> str:

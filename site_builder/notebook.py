@@ -45,23 +45,32 @@ def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str]
     notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"}}
     measured = _measured_by_state(page, evidence)
-    cells = [nbformat.v4.new_markdown_cell(f"# {page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
-             nbformat.v4.new_code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip())]
+    cells = [_markdown_cell(f"# {page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
+             _code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip())]
     prose_text = plain_markdown(page, evidence, titles, teacher=False).removeprefix(f"# {page.meta.title}\n")
     for state_id, prose in _prose_cells(prose_text, say(_("Caption: {caption}", caption="{caption}"))):
-        cells.append(nbformat.v4.new_markdown_cell(prose))
+        cells.append(_markdown_cell(prose))
         if state_id and measured.get(state_id):
-            cells.append(nbformat.v4.new_code_cell(_checks(measured[state_id])))
+            cells.append(_code_cell(_checks(measured[state_id])))
     if measured.get(""):  # values cited in prose outside the states
-        cells.append(nbformat.v4.new_code_cell(_checks(measured[""])))
-    cells.append(nbformat.v4.new_code_cell(
+        cells.append(_code_cell(_checks(measured[""])))
+    cells.append(_code_cell(
         "assert checked and all(same for _, same in checked)\n"
         "print(f\"all {len(checked)} measured values of this page recomputed and matched\")"
         if any(measured.values()) else "print(\"this page shows no measured values\")"))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same file
-    nbformat.validate(notebook := nbformat.from_dict({**notebook, "cells": cells}))
-    return (nbformat.writes(notebook) + "\n").encode()
+    # Not validated here: its shape is fixed by this module, and nbformat's schema check cost 3 ms per
+    # notebook (most of a 1000-lesson build's notebook time); tests/test_notebooks.py validates them.
+    return (nbformat.v4.nbjson.writes(nbformat.from_dict({**notebook, "cells": cells})) + "\n").encode()
+
+
+def _markdown_cell(source: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def _code_cell(source: str) -> dict:
+    return {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source}
 
 
 def _intro(count: int) -> str:

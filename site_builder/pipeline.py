@@ -11,7 +11,7 @@ import gc
 import hashlib
 import multiprocessing
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,17 +134,32 @@ def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1, skip: C
     such a caller adds the math font itself (``math_font_file``) once those pages' files are back,
     since the font must hold the characters of every page.
     """
-    site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
-    kit = make_kit(site)
-    pages = [page_id for page_id in site.pages if page_id not in skip]
+    return render_sites(prepared, (teacher,), workers, {teacher: skip})[teacher]
+
+
+def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True), workers: int = 1,
+                 skip: Mapping[bool, Collection[str]] | None = None) -> dict[bool, SiteFiles]:
+    """The files of several sites (``False`` public, ``True`` teacher) in one pass, as ``render_site`` each.
+
+    Each page is rendered for every site by the same process, one site after the other, so what
+    the sites share is made once: highlighted code and the lesson notebook (both sites publish
+    the same one). ``skip`` names, per site, pages to leave out.
+    """
+    skip = skip or {}
+    views = {teacher: SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
+             for teacher in sites}
+    wanted = {teacher: [p for p in views[teacher].pages if p not in skip.get(teacher, ())] for teacher in sites}
+    pages = list(dict.fromkeys(page_id for teacher in sites for page_id in wanted[teacher]))
     if workers > 1 and len(pages) >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods():
-        files = _render_forked(site, pages, workers)
+        files = _render_forked(views, wanted, pages, workers)
     else:
-        files = _render_pages(site, pages, kit)
-    files.update(render_generated(site, kit))
-    files.update(copied_files(site))
-    if not skip:
-        files.update(math_font_file(files))
+        files = _render_pages(views, wanted, pages)
+    for teacher, site in views.items():
+        kit = make_kit(site)
+        files[teacher].update(render_generated(site, kit))
+        files[teacher].update(copied_files(site))
+        if not skip.get(teacher):
+            files[teacher].update(math_font_file(files[teacher]))
     return files
 
 
@@ -156,35 +171,39 @@ def math_font_file(files: SiteFiles) -> SiteFiles:
     return {FONT_PATH: math_font(chars)} if chars else {}
 
 
-def _render_pages(site: SiteView, page_ids: list[str], kit: RenderKit) -> SiteFiles:
-    files: SiteFiles = {}
-    for page_id in page_ids:
-        files.update(render_page_files(site, site.pages[page_id], kit))
+def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str]) -> dict[bool, SiteFiles]:
+    shared: dict[str, bytes] = {}
+    kits = {teacher: make_kit(site, shared=shared) for teacher, site in views.items()}
+    wanted_sets = {teacher: set(ids) for teacher, ids in wanted.items()}
+    files: dict[bool, SiteFiles] = {teacher: {} for teacher in views}
+    for page_id in pages:
+        for teacher, site in views.items():
+            if page_id in wanted_sets[teacher]:
+                files[teacher].update(render_page_files(site, site.pages[page_id], kits[teacher]))
     return files
 
 
-_FORKED_SITE: SiteView | None = None
-"""The site a forked worker renders: inherited through fork, so the parsed tokens are never pickled
-(unpickling them costs more than parsing); only the rendered bytes travel back."""
+_FORKED: tuple | None = None
+"""What a forked worker renders (sites, pages wanted per site): inherited through fork, so the parsed
+tokens are never pickled (unpickling them costs more than parsing); only the rendered bytes travel back."""
 
 
-def _render_share(page_ids: list[str]) -> SiteFiles:
-    assert _FORKED_SITE is not None
-    return _render_pages(_FORKED_SITE, page_ids, make_kit(_FORKED_SITE))
+def _render_share(page_ids: list[str]) -> dict[bool, SiteFiles]:
+    assert _FORKED is not None
+    views, wanted = _FORKED
+    return _render_pages(views, wanted, page_ids)
 
 
-def _render_forked(site: SiteView, pages: list[str], workers: int) -> SiteFiles:
-    global _FORKED_SITE
-    _FORKED_SITE = site
+def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str],
+                   workers: int) -> dict[bool, SiteFiles]:
+    global _FORKED
+    _FORKED = (views, wanted)
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             shares = pool.map(_render_share, [pages[i::workers] for i in range(workers)])
     finally:
-        _FORKED_SITE = None
-    files: SiteFiles = {}
-    for share in shares:
-        files.update(share)
-    return dict(sorted(files.items()))
+        _FORKED = None
+    return {teacher: dict(sorted(item for share in shares for item in share[teacher].items())) for teacher in views}
 
 
 @dataclass(frozen=True)
@@ -201,13 +220,17 @@ class RenderKit:
     """Lessons in site order, for prev/next links."""
     titles: dict[str, str]
     """Page id → title, for ``{ref}`` in the plain Markdown."""
+    shared: dict[str, bytes] = field(default_factory=dict)
+    """Files the kits of one rendering pass share, by page id: a lesson's notebook is the same in both sites."""
 
 
-def make_kit(site: SiteView, jinja: Environment | None = None) -> RenderKit:
-    """``jinja`` may be passed in so a long-running process keeps its compiled templates."""
+def make_kit(site: SiteView, jinja: Environment | None = None, shared: dict[str, bytes] | None = None) -> RenderKit:
+    """``jinja`` may be passed in so a long-running process keeps its compiled templates; ``shared``
+    so kits of the two sites share the notebooks."""
     return RenderKit(make_markdown(), use_language(jinja or make_environment(), site), _site_context(site),
                      tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
-                     {page_id: p.meta.title for page_id, p in site.pages.items()})
+                     {page_id: p.meta.title for page_id, p in site.pages.items()},
+                     {} if shared is None else shared)
 
 
 def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteFiles:
@@ -224,7 +247,10 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
             site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
         if site.evidence.notebook_setup:
-            files[f"downloads/{page.meta.id}.ipynb"] = lesson_notebook(page, site.evidence, kit.titles, site.say)
+            notebook = kit.shared.get(page.meta.id)
+            if notebook is None:
+                notebook = kit.shared[page.meta.id] = lesson_notebook(page, site.evidence, kit.titles, site.say)
+            files[f"downloads/{page.meta.id}.ipynb"] = notebook
     return guarded(files)
 
 

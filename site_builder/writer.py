@@ -42,7 +42,7 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
 
     ``store`` is a content-addressed folder (file name = sha256 of the bytes) for files given as
     paths outside ``out_dir`` (static assets, figures, experiment code) and for the in-memory files
-    under ``static/`` (scripts and style sheet without comments): each is copied into the
+    both sites publish alike (scripts and style sheet without comments, notebooks): each is copied into the
     store once and hard-linked from there into every site that publishes it, so the public and
     teacher sites share one copy and an unchanged asset is never written again.
     """
@@ -63,9 +63,9 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
             if (store is None or payload.is_relative_to(out_dir)
                     or not _linked(_stored(payload.read_bytes(), store), str(target))):
                 shutil.copyfile(payload, target)
-        # An asset made in memory (a script or style sheet without its comments) is shared like a copied one.
-        elif not (store is not None and relative.startswith(SHARED_PREFIX) and _linked(_stored(payload, store),
-                                                                                        str(target))):
+        # A file made in memory that both sites publish alike (a script or style sheet without its
+        # comments, a lesson's notebook) is shared like a copied one.
+        elif not (store is not None and _shared(relative) and _linked(_stored(payload, store), str(target))):
             target.write_bytes(payload)
     try:
         if finish is not None:
@@ -76,8 +76,9 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
     _swap_in(staging, out_dir, delete_later)
 
 
-SHARED_PREFIX = "static/"
-"""In-memory files under this folder are assets both sites publish alike: they go through the store too."""
+def _shared(relative: str) -> bool:
+    """In-memory files both sites publish with the same bytes: they go through the store too."""
+    return relative.startswith("static/") or relative.endswith(".ipynb")
 
 
 def _stored(data: bytes, store: Path) -> str:
@@ -91,6 +92,21 @@ def _stored(data: bytes, store: Path) -> str:
         os.chmod(scratch, 0o444)
         os.replace(scratch, blob)
     return blob
+
+
+def prune_store(store: Path) -> None:
+    """Delete the blobs no site links any more (only the store holds them), so the store does not
+    grow with every edit. A build racing this one and losing a blob writes its file instead."""
+    try:
+        entries = list(os.scandir(store))
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink == 1:
+                os.unlink(entry.path)
+        except FileNotFoundError:
+            pass
 
 
 def _linked(existing: str, target: str) -> bool:
