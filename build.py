@@ -149,6 +149,8 @@ class Measured:
     """lessonmodel's results document."""
     records: dict
     """Record id → the record's JSON."""
+    loaded: tuple = ()
+    """``load_content``'s (content, problems), read once for the records and again used for the pages."""
 
 
 def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = None) -> Measured:
@@ -178,7 +180,7 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
             raise ContentError([Problem(error.path, error.line, error.message)]) from None
     for info in drawn.values():  # the figures go into the site as they are: same URL allowlist as the pages
         check_html(f"figures/{info['file']}", (figure_dir / info["file"]).read_bytes(), images=True)
-    return Measured(evidence_from(results, records, drawn, figure_dir), drawn, results, records)
+    return Measured(evidence_from(results, records, drawn, figure_dir), drawn, results, records, (content, problems))
 
 
 def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
@@ -195,6 +197,7 @@ def build(clean: bool = False, quiet: bool = False):
     nothing is rebuilt: the prepared site is then ``None``. ``clean`` always rebuilds.
     """
     from site_builder import prepare_site
+    from site_builder.incremental import ParseCache
 
     started = time.perf_counter()
     measured = measure_all(clean)
@@ -205,8 +208,11 @@ def build(clean: bool = False, quiet: bool = False):
             print(f"nothing changed since the last build ({len(evidence.figures)} figures, {len(evidence.values)} "
                   f"values) → {PUBLIC.name}/ and {TEACHER.name}/ kept, in {time.perf_counter() - started:.2f} s")
         return None, measured
-    prepared = prepare_site(ROOT, evidence)
+    parses = ParseCache(CACHE / "build" / "parsed")
+    prepared = prepare_site(ROOT, evidence, parse=parses.parse, loaded=measured.loaded)
+    parses.save()  # in a forked process, beside rendering
     write_sites(prepared)
+    parses.join()
     for warning in prepared.warnings:  # (check prints them through this build too)
         said = warning.localized(LANGUAGE())
         print(said if str(warning.message).startswith("warning:") else f"warning: {said}", file=sys.stderr)
@@ -258,11 +264,13 @@ def _folders() -> list:
     return [list(folder_identity(PUBLIC) or ()), list(folder_identity(TEACHER) or ())]
 
 
-def _keep_math_fonts() -> None:
-    """Math font subsets (≈1.5 s each) are kept between builds, keyed by the characters they hold."""
-    from site_builder import mathfont
+def _keep_between_builds() -> None:
+    """Math font subsets (≈1.5 s each) are kept between builds, keyed by the characters they hold;
+    compiled templates (≈0.2 s a process), keyed by their source."""
+    from site_builder import mathfont, render
 
     mathfont.CACHE_DIR = CACHE / "math-font"
+    render.BYTECODE_DIR = CACHE / "jinja"
 
 
 def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> None:
@@ -281,7 +289,7 @@ def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> Non
     from site_builder.writer import prune_store
 
     state = CACHE / "build"
-    _keep_math_fonts()
+    _keep_between_builds()
     plans = {flag: plan_reuse(prepared, flag, folder, state / f"{_key(folder)}.json")
              for flag, folder in ((False, public), (True, teacher))}
     search = IndexJob(prepared, CACHE / "search")
@@ -423,7 +431,7 @@ def serve(host: str, port: int, teacher: bool) -> int:
     from site_builder.search import carry_index
     from site_builder.serve import DevServer, EvidenceSource, PortBusy, listen
 
-    _keep_math_fonts()
+    _keep_between_builds()
     try:
         httpd = listen(host, port)
     except PortBusy as busy:

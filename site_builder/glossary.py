@@ -10,6 +10,7 @@ preferred term.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -106,15 +107,20 @@ def forbidden_uses(terms: tuple[Term, ...], text: str) -> list[tuple[str, Term]]
     A forbidden wording inside an accepted one is fine (``头维`` inside ``头维度``):
     matches are taken at each position longest first, over every wording.
     """
-    words = sorted(((w, t, w in t.forbidden) for t in terms for w in (*t.words, *t.forbidden)),
-                   key=lambda x: -len(x[0]))
-    found, i = [], 0
-    while i < len(text):
-        hit = next(((w, t, bad) for w, t, bad in words if text.startswith(w, i)), None)
-        if hit is None:
-            i += 1
-            continue
-        if hit[2]:
-            found.append((hit[0], hit[1]))
-        i += len(hit[0])
-    return found
+    pattern, meaning = _wordings(terms)
+    if pattern is None:
+        return []
+    return [(m.group(), meaning[m.group()][0]) for m in pattern.finditer(text) if meaning[m.group()][1]]
+
+
+@functools.lru_cache(maxsize=8)
+def _wordings(terms: tuple[Term, ...]) -> tuple[re.Pattern | None, dict[str, tuple[Term, bool]]]:
+    """One pattern of every wording, longest first (a regex alternation takes the first alternative
+    that matches at a position, and scanning goes on after the match), and wording → (entry, forbidden)."""
+    words = sorted(((w, t, w in t.forbidden) for t in terms for w in (*t.words, *t.forbidden)), key=lambda x: -len(x[0]))
+    meaning: dict[str, tuple[Term, bool]] = {}
+    for word, term, bad in words:
+        meaning.setdefault(word, (term, bad))
+    if not words:
+        return None, meaning
+    return re.compile("|".join(re.escape(w) for w, _, _ in words)), meaning

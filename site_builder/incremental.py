@@ -21,6 +21,7 @@ miss, never serve something stale. The output is byte-identical to a full
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import time
@@ -34,8 +35,8 @@ from .content import Evidence, SourceFile
 from .load import load_content
 from .markdown import make_markdown
 from .parse import ParsedPage, StateSource
-from .pipeline import (STATIC, PreparedSite, SiteFiles, check_parsed, copied_files, make_kit, math_font_file,
-                       parse_source, render_generated, render_page_files, render_site)
+from .pipeline import (GENERATED, STATIC, PreparedSite, SiteFiles, check_parsed, copied_files, formula_characters,
+                       make_kit, math_font_file, parse_source, render_generated, render_page_files, render_site)
 from .problems import ContentError, Problem
 from .render import TEMPLATES, SiteView, make_environment
 from .writer import write_site
@@ -301,6 +302,8 @@ class Reuse:
     """Page id → [render key, its files] as the last build recorded them (empty when not trusted)."""
     old_files: dict
     """File → sha256 as the last build wrote it (empty when not trusted)."""
+    old_formulas: dict
+    """HTML file → its formula characters, as the last build wrote it (empty when not trusted)."""
 
 
 def plan_reuse(prepared: PreparedSite, teacher: bool, out_dir: Path, state_file: Path) -> Reuse:
@@ -314,12 +317,14 @@ def plan_reuse(prepared: PreparedSite, teacher: bool, out_dir: Path, state_file:
     state = _load_state(state_file)
     trusted = bool(state) and state.get("identity") == list(folder_identity(out_dir) or ())
     site = SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
-    keys, _ = render_keys(site, _code_digest(), evidence_digest(prepared.evidence), source_key, page_facts)
+    keys, generated = render_keys(site, code_digest(), evidence_digest(prepared.evidence), source_key, page_facts)
+    keys[GENERATED] = generated  # the generated pages are kept, or not, like one more page
     old_pages = state.get("pages", {}) if trusted else {}
     kept = frozenset(page_id for page_id, key in keys.items()
                      if page_id in old_pages and old_pages[page_id][0] == key
                      and all((out_dir / rel).is_file() for rel in old_pages[page_id][1]))
-    return Reuse(out_dir, state_file, keys, kept, old_pages, state.get("files", {}) if trusted else {})
+    return Reuse(out_dir, state_file, keys, kept, old_pages, state.get("files", {}) if trusted else {},
+                 state.get("formulas", {}) if trusted else {})
 
 
 def write_planned(files: SiteFiles, plan: Reuse, finish: Callable[[Path], None] | None = None,
@@ -330,27 +335,31 @@ def write_planned(files: SiteFiles, plan: Reuse, finish: Callable[[Path], None] 
     import json
 
     files = dict(files)
-    for page_id in plan.kept:
-        for rel in plan.old_pages[page_id][1]:
-            files[rel] = plan.out_dir / rel
-    # The math font holds the characters of every page's formulas, kept pages' included.
-    files.update(math_font_file(files))
-    sums = {rel: plan.old_files[rel] if page_of(rel, plan.kept) and rel in plan.old_files else _sum(payload)
+    kept_files = {rel for page_id in plan.kept for rel in plan.old_pages[page_id][1]}
+    for rel in kept_files:
+        files[rel] = plan.out_dir / rel
+    # The math font holds the characters of every page's formulas, kept pages' included (as recorded).
+    formulas = formula_characters(files, {rel: plan.old_formulas.get(rel, "") for rel in kept_files})
+    files.update(math_font_file(files, formulas))
+    sums = {rel: plan.old_files[rel] if rel in kept_files and rel in plan.old_files else _sum(payload)
             for rel, payload in files.items()}
     reuse = {rel for rel, value in sums.items() if plan.old_files.get(rel) == value}
     write_site(files, plan.out_dir, finish=finish, reuse=reuse, store=store)
     page_files: dict[str, list[str]] = {page_id: [] for page_id in plan.keys}
     for rel in files:
         owner = _owner(rel)
+        if owner not in plan.keys and "/" not in rel:
+            owner = GENERATED  # numbers.html, llms.txt …: what render_generated makes
         if owner in page_files:
             page_files[owner].append(rel)
     plan.state_file.parent.mkdir(parents=True, exist_ok=True)
     scratch = plan.state_file.with_name(f"{plan.state_file.name}.{os.getpid()}")
     scratch.write_text(json.dumps({"identity": list(folder_identity(plan.out_dir) or ()), "files": sums,
+                                   "formulas": {rel: chars for rel, chars in formulas.items() if chars},
                                    "pages": {p: [plan.keys[p], sorted(page_files[p])] for p in plan.keys}}),
                        encoding="utf-8")
     os.replace(scratch, plan.state_file)
-    return len(plan.keys) - len(plan.kept), len(files) - len(reuse)
+    return sum(1 for p in plan.keys if p not in plan.kept and p != GENERATED), len(files) - len(reuse)
 
 
 def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_file: Path, workers: int = 1,
@@ -361,17 +370,77 @@ def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_fi
     return write_planned(render_site(prepared, teacher, workers=workers, skip=plan.kept), plan, finish, store)
 
 
-def _code_digest() -> str:
+class ParseCache:
+    """Parsed pages kept between build processes: one pickle per page source, named by the hash of
+    the source and of the code that parses it, so a stale parse can never be found.
+
+    Loading a pickled page costs a third of parsing it (with the garbage collector paused, as
+    while parsing). Writing the pickles of newly parsed pages happens in a forked process
+    (``save``), beside rendering; ``join`` waits for it. Pickles no source uses any more are deleted.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.new: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
+        self.used: set[str] = set()
+        self._process = None
+
+    def parse(self, sources: list[SourceFile]):
+        import pickle
+
+        from .pipeline import collector_paused
+
+        md = None
+        parsed = []
+        with collector_paused():
+            for source in sources:
+                key = digest(code_digest(), source.path, source.text)
+                self.used.add(key)
+                try:
+                    parsed.append(pickle.loads((self.folder / key).read_bytes()))
+                    continue
+                except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError):
+                    pass  # not there, or unreadable: parse it (and store it again)
+                md = md or make_markdown()
+                parsed.append(parse_source(source, md))
+                self.new[key] = parsed[-1]
+        return parsed
+
+    def save(self) -> None:
+        import multiprocessing
+
+        if "fork" in multiprocessing.get_all_start_methods() and len(self.new) > 8:
+            self._process = multiprocessing.get_context("fork").Process(target=self._store, name="parse-cache")
+            self._process.start()
+        else:
+            self._store()
+
+    def join(self) -> None:
+        if self._process is not None:
+            self._process.join()
+            self._process = None
+
+    def _store(self) -> None:
+        import pickle
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for key, page in self.new.items():
+            scratch = self.folder / f"{key}.{os.getpid()}"
+            scratch.write_bytes(pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(scratch, self.folder / key)
+        for entry in os.scandir(self.folder):
+            if entry.name not in self.used and "." not in entry.name:
+                os.unlink(entry.path)
+
+
+@functools.cache
+def code_digest() -> str:
     """What renders a page, across processes: the whole package (templates, static, and the Python
     that highlights code, cuts the TOC, renders maths …) and the libraries it renders with."""
     import importlib.metadata
 
     versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pygments", "latex2mathml")]
     return digest(tree_digest(Path(__file__).parent), *versions)
-
-
-def page_of(rel: str, pages: set[str]) -> bool:
-    return _owner(rel) in pages
 
 
 def _owner(rel: str) -> str:

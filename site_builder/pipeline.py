@@ -11,7 +11,7 @@ import gc
 import hashlib
 import multiprocessing
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,15 +67,28 @@ class PreparedSite:
     """Teacher-supplied pictures the pages show, resized, by project-relative path."""
 
 
-def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -> PreparedSite:
-    """Load, parse and check; raise ``ContentError`` with every problem found."""
-    content, problems = load_content(root, content_dir)
+Parsed = list[tuple["ParsedPage | None", list[Problem]]]
+"""``parse_source``'s result for each page source, in order."""
+
+
+def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content",
+                 parse: Callable[[list[SourceFile]], Parsed] | None = None,
+                 loaded: tuple[Content, list[Problem]] | tuple = ()) -> PreparedSite:
+    """Load, parse and check; raise ``ContentError`` with every problem found.
+
+    ``parse`` may stand in for ``parse_sources`` (a build keeping parsed pages between processes);
+    ``loaded`` is ``load_content``'s result when the caller has read the content already.
+    """
+    content, problems = loaded or load_content(root, content_dir)
     if content is None:
         raise ContentError(problems)
+    return check_parsed(content, (parse or parse_sources)(list(content.pages)), problems, evidence)
+
+
+def parse_sources(sources: list[SourceFile]) -> Parsed:
     md = make_markdown()
     with collector_paused():
-        parsed = [parse_source(source, md) for source in content.pages]
-    return check_parsed(content, parsed, problems, evidence)
+        return [parse_source(source, md) for source in sources]
 
 
 @contextmanager
@@ -150,30 +163,43 @@ def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True)
              for teacher in sites}
     wanted = {teacher: [p for p in views[teacher].pages if p not in skip.get(teacher, ())] for teacher in sites}
     pages = list(dict.fromkeys(page_id for teacher in sites for page_id in wanted[teacher]))
+    jinja = make_environment()  # one for every site and worker: each template is compiled once
     if workers > 1 and len(pages) >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods():
-        files = _render_forked(views, wanted, pages, workers)
+        files = _render_forked(views, wanted, pages, workers, jinja)
     else:
-        files = _render_pages(views, wanted, pages)
+        files = _render_pages(views, wanted, pages, jinja)
     for teacher, site in views.items():
-        kit = make_kit(site)
-        files[teacher].update(render_generated(site, kit))
+        if GENERATED not in skip.get(teacher, ()):
+            files[teacher].update(render_generated(site, make_kit(site, jinja)))
         files[teacher].update(copied_files(site))
         if not skip.get(teacher):
             files[teacher].update(math_font_file(files[teacher]))
     return files
 
 
-def math_font_file(files: SiteFiles) -> SiteFiles:
+GENERATED = "(generated)"
+"""In ``skip``: the generated pages (numbers, sources, figures … ``render_generated``); never a page id."""
+
+
+def math_font_file(files: SiteFiles, known: Mapping[str, str] | None = None) -> SiteFiles:
     """The math font cut to the characters this site's formulas use (mathfont.py); nothing when
     no page has maths (the committed full subset is copied but never linked)."""
-    chars = math_characters([(data if isinstance(data, bytes) else data.read_bytes()).decode()
-                             for name, data in files.items() if name.endswith(".html")])
+    chars = "".join(sorted(set("".join(formula_characters(files, known).values()))))
     return {FONT_PATH: math_font(chars)} if chars else {}
 
 
-def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str]) -> dict[bool, SiteFiles]:
+def formula_characters(files: SiteFiles, known: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Each HTML file's formula characters (``math_characters``); ``known`` has them for files read before."""
+    known = known or {}
+    return {name: known[name] if name in known else
+            math_characters([(data if isinstance(data, bytes) else data.read_bytes()).decode()])
+            for name, data in files.items() if name.endswith(".html")}
+
+
+def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str],
+                  jinja: Environment) -> dict[bool, SiteFiles]:
     shared: dict[str, bytes] = {}
-    kits = {teacher: make_kit(site, shared=shared) for teacher, site in views.items()}
+    kits = {teacher: make_kit(site, jinja, shared) for teacher, site in views.items()}
     wanted_sets = {teacher: set(ids) for teacher, ids in wanted.items()}
     files: dict[bool, SiteFiles] = {teacher: {} for teacher in views}
     for page_id in pages:
@@ -184,20 +210,20 @@ def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pa
 
 
 _FORKED: tuple | None = None
-"""What a forked worker renders (sites, pages wanted per site): inherited through fork, so the parsed
+"""What a forked worker renders (sites, pages wanted per site, the template environment): inherited through fork, so the parsed
 tokens are never pickled (unpickling them costs more than parsing); only the rendered bytes travel back."""
 
 
 def _render_share(page_ids: list[str]) -> dict[bool, SiteFiles]:
     assert _FORKED is not None
-    views, wanted = _FORKED
-    return _render_pages(views, wanted, page_ids)
+    views, wanted, jinja = _FORKED
+    return _render_pages(views, wanted, page_ids, jinja)
 
 
 def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str],
-                   workers: int) -> dict[bool, SiteFiles]:
+                   workers: int, jinja: Environment) -> dict[bool, SiteFiles]:
     global _FORKED
-    _FORKED = (views, wanted)
+    _FORKED = (views, wanted, jinja)
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             shares = pool.map(_render_share, [pages[i::workers] for i in range(workers)])

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
@@ -50,10 +50,20 @@ class SiteView:
         return self.say(BADGE_TEXT[provenance])
 
 
+BYTECODE_DIR: Path | None = None
+"""Where compiled templates are kept between processes (a build sets it; Jinja checks each
+template's source against the kept code, so a changed template is compiled again)."""
+
+
 def make_environment() -> Environment:
     """Strict, autoescaping Jinja: a missing field fails the build instead of rendering blank."""
+    kept = None
+    if BYTECODE_DIR is not None:
+        BYTECODE_DIR.mkdir(parents=True, exist_ok=True)
+        kept = FileSystemBytecodeCache(str(BYTECODE_DIR))
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, autoescape=True,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, extensions=["jinja2.ext.i18n"])
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, extensions=["jinja2.ext.i18n"],
+                      bytecode_cache=kept)
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}
     install(env, "en")  # until a site's language is installed (see ``use_language``)
     env.globals["badge_text"] = BADGE_TEXT

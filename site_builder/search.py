@@ -17,12 +17,12 @@ The text comes from what the build already has — each page's Markdown with
 teacher notes removed and roles resolved, its headings and states as anchored
 headings (so a result can land on the right state), the values and sources for
 the two generated pages — never from reading the written HTML back. Pagefind
-runs as its own process through its Python API while the sites are rendered
-(``start_index`` forks before rendering starts). The index is a function of
-those documents and Pagefind's version, and is kept in the build cache under
-their digest: a build whose searchable text did not change reuses it whole.
-Pagefind cannot add to or remove from an index it has written, so any change
-re-indexes every page (about 1 ms per page in Pagefind's own process).
+runs as its own processes through the protocol of its Python API while the sites are rendered
+(``IndexJob`` forks before rendering starts). Pagefind cannot add to or remove from an index
+it has written, so the index comes in shards of ``SHARD_PAGES`` pages, each a function of its
+documents and Pagefind's version and kept in the build cache under their digest: an edit
+re-indexes one shard (about 5 ms per page in Pagefind's own process), and a build whose
+searchable text did not change reuses every shard. The browser merges the shards.
 """
 
 from __future__ import annotations
@@ -155,14 +155,49 @@ def sources_document(sources: Iterable) -> str:
     return _document(out)
 
 
-def site_documents(prepared) -> dict[str, str]:
-    """URL → search document for every indexed page of the public site, in site order."""
+def site_documents(prepared, cache: Path | None = None) -> dict[str, str]:
+    """URL → search document for every indexed page of the public site, in site order.
+
+    With a ``cache`` folder, a page's document is kept there between builds under a hash of
+    everything it is made from (its source, the titles of every page, the evidence, the code),
+    so an edit makes one page's document again, not every page's.
+    """
+    from .incremental import code_digest, digest, evidence_digest, source_key
+
     titles = {page_id: p.meta.title for page_id, p in prepared.pages.items()}
-    docs = {f"{page_id}.html": page_document(page, prepared.evidence, titles)
-            for page_id, page in prepared.pages.items()}
+    held = _held_documents(cache)
+    common = digest(code_digest(), evidence_digest(prepared.evidence), repr(sorted(titles.items()))) if cache else ""
+    docs, keys = {}, {}
+    for page_id, page in prepared.pages.items():
+        url = f"{page_id}.html"
+        keys[url] = key = digest(common, source_key(page)) if cache else ""
+        docs[url] = held[url][1] if url in held and held[url][0] == key else page_document(page, prepared.evidence, titles)
+    if cache and any(url not in held or held[url][0] != key for url, key in keys.items()):
+        _hold_documents(cache, {url: (keys[url], docs[url]) for url in keys})
     docs["numbers.html"] = values_document(prepared.evidence.values.values())
     docs["sources.html"] = sources_document(prepared.content.sources)
     return docs
+
+
+_DOCUMENTS = "documents.pickle"
+
+
+def _held_documents(cache: Path | None) -> dict[str, tuple[str, str]]:
+    import pickle
+
+    try:
+        return pickle.loads((Path(cache) / _DOCUMENTS).read_bytes()) if cache else {}
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+        return {}
+
+
+def _hold_documents(cache: Path, documents: dict[str, tuple[str, str]]) -> None:
+    import pickle
+
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    scratch = Path(cache) / f"{_DOCUMENTS}.{os.getpid()}"
+    scratch.write_bytes(pickle.dumps(documents, protocol=pickle.HIGHEST_PROTOCOL))
+    os.replace(scratch, Path(cache) / _DOCUMENTS)
 
 
 def _text(text: str) -> str:
@@ -175,8 +210,26 @@ def _document(parts: list[str]) -> str:
 
 
 # -------------------------------------------------------------------- indexing --
-_FORMAT = "shards-2"
+_FORMAT = "shards-3"
 """Changes whenever this module lays out a bundle differently, so no older bundle is reused."""
+
+SHARD_PAGES = 128
+"""Pages per shard. Pagefind cannot add a page to an index it has written, so the index is cut into
+shards of this many pages (in site order), each cached under the digest of its documents: an edit
+re-indexes only its page's shard (≈ 0.7 s of Pagefind at 128 pages instead of 5.6 s at 1000), and
+shards index two at a time. The cost is in the reader's browser: the first search of a site of
+N pages loads ⌈N/128⌉ Pagefind bundles (≈ 72 kB of WebAssembly each, then only the index chunks a
+query needs); a course up to 128 pages is one bundle, as before."""
+SHARDS_FILE = "shards.json"
+"""In the site's ``pagefind/`` folder: the folders of the other shards, relative to it (``[]`` for one)."""
+PARALLEL = 2
+"""Pagefind processes at once (one per core of the machines this runs on)."""
+
+
+def shard(documents: dict[str, str]) -> list[dict[str, str]]:
+    """The documents in shards of ``SHARD_PAGES``, in site order (an edit keeps every other shard's documents)."""
+    items = list(documents.items())
+    return [dict(items[start:start + SHARD_PAGES]) for start in range(0, len(items), SHARD_PAGES)] or [{}]
 
 
 def documents_digest(documents: dict[str, str]) -> str:
@@ -186,62 +239,53 @@ def documents_digest(documents: dict[str, str]) -> str:
     return digest.hexdigest()
 
 
-SHARD_MIN_PAGES = 200
-"""From this many pages on, the index is built as two shards by two Pagefind processes at once
-(Pagefind was 60% of a 1000-page build's CPU, on one core); search-engine.js merges them when searching."""
-SHARDS_FILE = "shards.json"
-"""In the main bundle: the folders of the other shards, relative to it (``[]`` for one shard)."""
-
-
-def shard(documents: dict[str, str]) -> list[dict[str, str]]:
-    """The documents in one or two shards of about equal size, in site order."""
-    if len(documents) < SHARD_MIN_PAGES:
-        return [documents]
-    items = list(documents.items())
-    return [dict(items[:len(items) // 2]), dict(items[len(items) // 2:])]
-
-
-def index_documents(documents: dict[str, str], cache: Path) -> Path:
-    """The Pagefind bundle for ``documents``: from ``cache`` when it holds one for the same digest,
-    else built and stored there. Returns the bundle folder (further shards in ``shard-N/`` inside)."""
-    bundle = Path(cache) / documents_digest(documents)
-    if (bundle / "pagefind.js").is_file():
-        return bundle
-    Path(cache).mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="index-", dir=cache))
-    try:
-        shards = shard(documents)
-        outs = [scratch / f"s{k}" for k in range(len(shards))]
+def index_documents(documents: dict[str, str], cache: Path) -> list[Path]:
+    """The Pagefind bundle of each shard of ``documents``, first shard first: from ``cache`` when it
+    holds one for the shard's digest, else built (``PARALLEL`` at a time) and stored there."""
+    cache = Path(cache)
+    shards = shard(documents)
+    bundles = [cache / documents_digest(part) for part in shards]
+    missing = [k for k, bundle in enumerate(bundles) if not (bundle / "pagefind.js").is_file()]
+    if missing:
+        cache.mkdir(parents=True, exist_ok=True)
         failures: list[BaseException] = []
+        queue = list(missing)
+        lock = threading.Lock()
 
-        def run(k: int) -> None:
-            try:
-                _run_pagefind(shards[k], outs[k])
-            except BaseException as error:  # reported below, in this thread
-                failures.append(error)
+        def work() -> None:
+            while not failures:
+                with lock:
+                    if not queue:
+                        return
+                    k = queue.pop(0)
+                try:
+                    _store_bundle(shards[k], bundles[k])
+                except BaseException as error:  # reported below, in the calling thread
+                    failures.append(error)
 
-        # Each shard's Pagefind is a process of its own; these threads only feed and wait on pipes.
-        threads = [threading.Thread(target=run, args=(k,), name=f"pagefind-{k}") for k in range(1, len(shards))]
+        # Each Pagefind is a process of its own; these threads only feed and wait on pipes.
+        threads = [threading.Thread(target=work, name=f"pagefind-{n}") for n in range(min(PARALLEL, len(missing)))]
         for thread in threads:
             thread.start()
-        run(0)
         for thread in threads:
             thread.join()
         if failures:
             raise failures[0]
-        others = [f"shard-{k}/" for k in range(1, len(shards))]
-        for k, name in enumerate(others, start=1):
-            os.rename(outs[k], outs[0] / name.rstrip("/"))
-        (outs[0] / SHARDS_FILE).write_text(json.dumps(others), encoding="utf-8")
+    _prune(cache, keep=set(bundles))
+    return bundles
+
+
+def _store_bundle(documents: dict[str, str], bundle: Path) -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="index-", dir=bundle.parent))
+    try:
+        _run_pagefind(documents, scratch / "out")
         try:
-            os.rename(outs[0], bundle)
-        except OSError:  # another build stored the same bundle meanwhile
+            os.rename(scratch / "out", bundle)
+        except OSError:  # another build stored the same shard meanwhile
             if not (bundle / "pagefind.js").is_file():
                 raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    _prune(Path(cache), keep=bundle)
-    return bundle
 
 
 def _run_pagefind(documents: dict[str, str], out: Path) -> None:
@@ -338,17 +382,29 @@ def _executable() -> Path:
     return Path(binary)
 
 
-def _prune(cache: Path, keep: Path) -> None:
-    bundles = sorted((p for p in cache.iterdir() if p.is_dir() and not p.name.startswith("index-")),
-                     key=lambda p: p.stat().st_mtime, reverse=True)
-    os.utime(keep)
-    for old in [b for b in bundles if b != keep][KEEP_BUNDLES - 1:]:
+KEEP_SPARE = 64
+"""Shards of earlier builds kept besides the current ones, newest first (to switch back after an
+undo without re-indexing); each is a few hundred kB."""
+
+
+def _prune(cache: Path, keep: set[Path]) -> None:
+    for bundle in keep:
+        os.utime(bundle)
+    others = sorted((p for p in cache.iterdir() if p.is_dir() and not p.name.startswith("index-") and p not in keep),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in others[KEEP_SPARE:]:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def place_bundle(bundle: Path, site_dir: Path) -> None:
-    """Put the bundle into ``site_dir/pagefind`` as hard links (its files are never written again)."""
-    shutil.copytree(bundle, Path(site_dir) / "pagefind", copy_function=_link_or_copy)
+def place_bundle(bundles: list[Path], site_dir: Path) -> None:
+    """Put the shards into ``site_dir/pagefind`` (the first) and ``pagefind/shard-N/`` (the others) as
+    hard links (their files are never written again), with the list the browser merges."""
+    target = Path(site_dir) / "pagefind"
+    shutil.copytree(bundles[0], target, copy_function=_link_or_copy)
+    others = [f"shard-{k}/" for k in range(1, len(bundles))]
+    for name, bundle in zip(others, bundles[1:]):
+        shutil.copytree(bundle, target / name.rstrip("/"), copy_function=_link_or_copy)
+    (target / SHARDS_FILE).write_text(json.dumps(others), encoding="utf-8")
 
 
 def index_site(prepared, site_dir: Path, cache: Path | None = None) -> None:
@@ -357,7 +413,7 @@ def index_site(prepared, site_dir: Path, cache: Path | None = None) -> None:
         with tempfile.TemporaryDirectory(prefix="search-") as scratch:
             place_bundle(index_documents(site_documents(prepared), Path(scratch)), site_dir)
         return
-    place_bundle(index_documents(site_documents(prepared), cache), site_dir)
+    place_bundle(index_documents(site_documents(prepared, cache), cache), site_dir)
 
 
 class IndexJob:
@@ -384,18 +440,18 @@ class IndexJob:
             index_site(self.prepared, site_dir, self.cache)
             return
         try:
-            bundle = Path(self.reply.recv())
+            bundles = [Path(folder) for folder in self.reply.recv()]
         except EOFError:
-            bundle = None
+            bundles = None
         self.process.join()
-        if bundle is None or self.process.exitcode != 0:
+        if bundles is None or self.process.exitcode != 0:
             raise SearchIndexError(f"indexing for search failed (exit {self.process.exitcode}); "
                                    "see the message above")
-        place_bundle(bundle, site_dir)
+        place_bundle(bundles, site_dir)
 
 
 def _index_child(prepared, cache: Path, reply) -> None:
-    reply.send(str(index_documents(site_documents(prepared), cache)))
+    reply.send([str(bundle) for bundle in index_documents(site_documents(prepared, cache), cache)])
     reply.close()
 
 

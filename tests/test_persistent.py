@@ -95,6 +95,31 @@ def test_a_title_change_rerenders_the_pages_that_show_it(project):
     assert on_disk(out) == on_disk(clean)
 
 
+def test_generated_pages_are_kept_until_what_they_list_changes(project):
+    """numbers.html, sources.html … are rendered again only when an input they show changed."""
+    from sitekit import fake_evidence
+
+    from site_builder import prepare_site
+    from site_builder.incremental import plan_reuse
+    from site_builder.pipeline import GENERATED
+
+    out, state = project / "out", project / "state.json"
+
+    def kept_after_build() -> frozenset[str]:
+        return plan_reuse(prepare_site(project, fake_evidence(project / "figs")), False, out, state).kept
+
+    build(project, out, state)
+    edit(project, "alpha", "进一步的解释文字", "进一步的解释文字，改过了")
+    assert GENERATED in kept_after_build(), "a sentence changed: the generated pages list nothing of it"
+    build(project, out, state)
+    edit(project, "alpha", "进一步的解释文字", "进一步的解释文字，见 {ref}`beta`")
+    assert GENERATED not in kept_after_build(), "a new link: the backlinks on the generated pages change"
+    build(project, out, state)
+    clean = project / "clean"
+    build(project, clean, project / "clean-state.json")
+    assert on_disk(out) == on_disk(clean)
+
+
 def test_state_of_another_folder_is_not_trusted(project):
     """When the output folder is not the one the state describes, everything is rendered again."""
     out, state = project / "out", project / "state.json"

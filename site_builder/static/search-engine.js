@@ -89,7 +89,7 @@ export function open(siteRoot) {
       var root = document.documentElement, lang = root.getAttribute("lang");
       root.setAttribute("lang", "en");
       try { pagefind.init(); } finally { root.setAttribute("lang", lang); }
-      // A large site's index comes in shards (search.py SHARD_MIN_PAGES), searched as one.
+      // A site of more than search.py SHARD_PAGES pages has its index in shards, searched as one.
       return fetch(new URL("pagefind/shards.json", siteRoot)).then(function (response) {
         return response.ok ? response.json() : [];
       }).then(function (shards) {

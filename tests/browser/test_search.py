@@ -148,10 +148,10 @@ def test_quoted_word_and_results_read_as_text(site, open_tab):
 
 
 def test_a_sharded_index_is_searched_as_one(monkeypatch, tmp_path, open_tab):
-    """Large sites are indexed by two Pagefind processes at once; the browser merges the shards."""
+    """Large sites are indexed in shards (an edit re-indexes one); the browser merges them."""
     from conftest import build_fixture_sites, serve
 
-    monkeypatch.setattr(search, "SHARD_MIN_PAGES", 2)
+    monkeypatch.setattr(search, "SHARD_PAGES", 2)
     public, _ = build_fixture_sites(tmp_path)
     assert (public / "pagefind" / "shard-1" / "pagefind-entry.json").is_file()
     url, server = serve(public)
