@@ -165,7 +165,7 @@ def main() -> None:
 
             real = scratch / "real"
             shutil.copytree(ROOT / "content", real / "content")
-            source = EvidenceSource(build.evidence_in_fresh_process)
+            source = EvidenceSource(lambda: build.evidence_in_fresh_process(real / "figures-out"))
             lesson = real / "content" / "pages" / "r55.md"
             report("real site (content/)", *measure(real, source, lesson, args.edits))
         synthetic = synthetic_site(scratch / "synthetic", args.pages)

@@ -32,24 +32,48 @@ _UNBOUND = re.compile(
 )
 
 
-def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence) -> list[Problem]:
-    """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records."""
+def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
+               known: dict | None = None) -> list[Problem]:
+    """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
+
+    ``known`` (kept by a long-running process between checks) remembers each page's problems with
+    the very page object and evidence they were found for and what they depend on of the other
+    pages (their anchors), the sources and the glossary: after a save, only the changed pages are checked.
+    """
     pages = tuple(pages)
     problems = _duplicate_ids(pages)
     anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
     sources = {s.id for s in content.sources}
+    if known is not None:
+        around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
+                       frozenset(sources), content.glossary))
+        held = {path: entry for path, entry in known.items()}
+        known.clear()
     for page in pages:
-        problems += _duplicate_anchors(page)
-        problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
-        problems += _term_problems(page, content)
-        problems += [p for block in page.blocks if isinstance(block, StateSource)
-                     for p in _check_state(block, page, evidence)]
-        if page.meta.kind in ("lesson", "article"):
-            problems += _unbound_numbers(page)
-        problems += _math_errors(page)
+        if known is not None:
+            entry = held.get(page.meta.path)
+            if entry is None or entry[0] is not page or entry[1] is not evidence or entry[2] != around:
+                entry = (page, evidence, around, _page_problems(page, content, anchors, sources, evidence))
+            known[page.meta.path] = entry
+            problems += entry[3]
+        else:
+            problems += _page_problems(page, content, anchors, sources, evidence)
     problems += check_records(content, evidence.values)
     problems += check_value_text(content.value_text, set(evidence.values),
                                  {v.producer for v in evidence.values.values()})
+    return problems
+
+
+def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[str]], sources: set[str],
+                   evidence: Evidence) -> list[Problem]:
+    problems = _duplicate_anchors(page)
+    problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
+    problems += _term_problems(page, content)
+    problems += [p for block in page.blocks if isinstance(block, StateSource)
+                 for p in _check_state(block, page, evidence)]
+    if page.meta.kind in ("lesson", "article"):
+        problems += _unbound_numbers(page)
+    problems += _math_errors(page)
     return problems
 
 

@@ -11,8 +11,11 @@ A long-running process (``python build.py serve``) keeps, between builds:
 - the generated pages (numbers, sources, figures, 404, llms.txt), keyed by the
   outline of every page (titles, anchors, roles, states showing a figure), the
   sources, ``content/values.yml``, the evidence …;
-- what the output folder holds, so unchanged files are hard-linked into the
-  next site instead of written (see ``write_site(reuse=…)``).
+- what the output folder holds, so a save writes only the files that changed
+  (``update_in_place``; the first build, or a folder changed by someone else,
+  is written whole with ``write_site``);
+- each page's file identity and text (``load_content(known=…)``) and each
+  file's formula characters, so a save reads and scans only what changed.
 
 Every key is a content hash, never a modification time, so a cache can only
 miss, never serve something stale. The output is byte-identical to a full
@@ -39,7 +42,7 @@ from .pipeline import (GENERATED, STATIC, PreparedSite, SiteFiles, check_parsed,
                        make_kit, math_font_file, parse_source, render_generated, render_page_files, render_site)
 from .problems import ContentError, Problem
 from .render import TEMPLATES, SiteView, make_environment
-from .writer import write_site
+from .writer import update_in_place, write_site
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,12 @@ class IncrementalSite:
         self._jinja: tuple[str, Environment] | None = None
         self._evidence: tuple[Evidence, str] | None = None
         self._written: dict[str, bytes | str] = {}
+        self._sources: dict = {}
+        """Page files read before, by path (see ``load_content``'s ``known``)."""
+        self._checked: dict = {}
+        """Each page's problems, for ``check_site``."""
+        self._formulas: dict[str, tuple[bytes | Path, str]] = {}
+        """HTML file → (its bytes as last built, its formula characters)."""
         self._out_identity: tuple[int, int, int] | None = None
         self.prepared: PreparedSite | None = None
         """The site of the build being written (for ``finish``, e.g. a search index), then of the last one."""
@@ -182,10 +191,10 @@ class IncrementalSite:
         (a parse cached during a failed build is still a correct parse of that source).
         """
         started = time.perf_counter()
-        content, problems = load_content(self.root, self.content_dir)
+        content, problems = load_content(self.root, self.content_dir, self._sources)
         if content is None:
             raise ContentError(problems)
-        prepared = check_parsed(content, self._parse_all(content.pages), problems, evidence)
+        prepared = check_parsed(content, self._parse_all(content.pages), problems, evidence, self._checked)
         site = SiteView(prepared.content, prepared.pages, evidence, self.teacher, prepared.images)
         looks = tree_digest(TEMPLATES, STATIC)
         kit = make_kit(site, self._environment(looks))
@@ -206,7 +215,11 @@ class IncrementalSite:
             generated = (generated_key, render_generated(site, kit))
         files.update(generated[1])
         files.update(copied_files(site))
-        files.update(math_font_file(files))
+        # Formula characters of a file whose bytes are the very object the last build had are not read again.
+        formulas = formula_characters(files, {rel: chars for rel, (payload, chars) in self._formulas.items()
+                                              if files.get(rel) is payload})
+        self._formulas = {rel: (files[rel], chars) for rel, chars in formulas.items()}
+        files.update(math_font_file(files, formulas))
         self.prepared = prepared
         changed = self._write(files)
         self._pages, self._generated = pages, generated
@@ -242,13 +255,16 @@ class IncrementalSite:
         return self._evidence[1]
 
     def _write(self, files: SiteFiles) -> set[str]:
-        """Write the site, linking what the output folder already holds; returns the changed paths."""
+        """Write the site: into the folder of the last build, only what changed (in place); otherwise
+        a whole new site swapped in, linking what the folder holds. Returns the changed paths."""
         now: dict[str, bytes | str] = {rel: file_digest(p) if isinstance(p, Path) else p for rel, p in files.items()}
         trusted = self._out_identity is not None and self._out_identity == folder_identity(self.out_dir)
         previous = self._written if trusted else {}
         unchanged = {rel for rel, held in now.items() if rel in previous and _same(previous[rel], held)}
         changed = (set(now) - unchanged) | (set(previous) - set(now))
-        if changed or not trusted:
+        if trusted:
+            update_in_place(files, changed, self.out_dir)
+        else:
             write_site(files, self.out_dir, finish=self.finish, reuse=unchanged, delete_later=True)
         self._written, self._out_identity = now, folder_identity(self.out_dir)
         return changed

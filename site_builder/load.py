@@ -6,6 +6,7 @@ import json
 import os
 import re
 import stat
+from collections import Counter
 from pathlib import Path
 
 from .content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
@@ -24,15 +25,21 @@ _RECORD_ID = re.compile(r"^[a-z0-9_]+$")
 _WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
 
 
-def load_content(root: Path, content_dir: str = "content") -> tuple[Content | None, list[Problem]]:
+def load_content(root: Path, content_dir: str = "content",
+                 known: dict[str, tuple[tuple, SourceFile]] | None = None) -> tuple[Content | None, list[Problem]]:
     """Read everything under ``content_dir`` (relative to ``root``); check its shape.
 
     A file that may not be read (a link out of the folder, a FIFO, a device) is
     reported once and then left out, so nothing else complains about it.
+
+    ``known`` (kept by a long-running process between loads) remembers each page read without a
+    problem under the identity of the file it came from (device, inode, size, modification and
+    change times, as ``lstat`` gives them for a regular file, never for a link): a page whose
+    file is still that very file is not read and checked again.
     """
     base = root / content_dir
     problems: list[Problem] = []
-    read = {p.stem: _read(root, base, p, problems) for p in sorted((base / "pages").glob("*.md"))}
+    read = {p.stem: _read_known(root, base, p, problems, known) for p in sorted((base / "pages").glob("*.md"), key=str)}
     files = {stem: file for stem, file in read.items() if file is not None}
     config_path = base / "site.yml"
     config_file = _read_or_none(root, base, config_path, problems)
@@ -62,8 +69,8 @@ def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
     """Picture files in the pages' folder and below; links that leave the folder are not followed."""
     images = []
     top = folder.resolve()
-    for path in sorted(folder.rglob("*")):
-        if path.suffix.lower() not in IMAGE_SUFFIXES or not path.is_file() or not path.resolve().is_relative_to(top):
+    for path in sorted((p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES), key=str):
+        if not path.is_file() or not path.resolve().is_relative_to(top):
             continue
         size = path.stat().st_size
         try:  # read the way page sources are: never a FIFO or device, never through a link out of the folder
@@ -101,6 +108,27 @@ def read_content_file(base: Path, path: Path) -> bytes:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else after the check
             raise ValueError(_("is not a regular file: save the text in an ordinary file"))
         return file.read()
+
+
+def _read_known(root: Path, base: Path, path: Path, problems: list[Problem],
+                known: dict[str, tuple[tuple, SourceFile]] | None) -> SourceFile | None:
+    if known is None:
+        return _read(root, base, path, problems)
+    try:
+        st = os.lstat(path)
+        identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if stat.S_ISREG(st.st_mode) else None
+    except OSError:
+        identity = None
+    held = known.get(str(path))
+    if identity is not None and held is not None and held[0] == identity:
+        return held[1]
+    before = len(problems)
+    source = _read(root, base, path, problems)
+    if identity is not None and source is not None and len(problems) == before:
+        known[str(path)] = (identity, source)
+    else:
+        known.pop(str(path), None)
+    return source
 
 
 def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
@@ -167,7 +195,7 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
     for stem, file in files.items():
         if stem not in listed:
             problems.append(Problem(file.path, 1, _("page '{page}' is not listed in site.yml 'pages'", page=stem)))
-    duplicates = sorted({p for p in pages.value if pages.value.count(p) > 1})
+    duplicates = sorted(p for p, count in Counter(pages.value).items() if count > 1)
     problems += [Problem(source.path, pages.line, _("page '{page}' is listed twice", page=p)) for p in duplicates]
     scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set))]
     problems += [Problem(source.path, located.children[k].line, _("site.yml '{key}' must be text", key=k)) for k in scalars]

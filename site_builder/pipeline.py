@@ -123,11 +123,12 @@ def parse_source(source: SourceFile, md: MarkdownIt) -> tuple[ParsedPage | None,
 
 
 def check_parsed(content: Content, parsed: list[tuple[ParsedPage | None, list[Problem]]],
-                 problems: list[Problem], evidence: Evidence) -> PreparedSite:
-    """Check the parsed pages across the site; raise ``ContentError`` with every problem found."""
+                 problems: list[Problem], evidence: Evidence, known: dict | None = None) -> PreparedSite:
+    """Check the parsed pages across the site; raise ``ContentError`` with every problem found.
+    (``known``: see ``check_site``.)"""
     problems = problems + [p for _, errors in parsed for p in errors]
     pages = [page for page, _ in parsed if page is not None]
-    problems += check_site(content, pages, evidence)
+    problems += check_site(content, pages, evidence, known)
     images, image_problems = prepare_images(content, pages)
     problems += image_problems
     if problems:

@@ -76,6 +76,31 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
     _swap_in(staging, out_dir, delete_later)
 
 
+def update_in_place(files: dict[str, bytes | Path], changed: Collection[str], out_dir: Path) -> None:
+    """Bring ``out_dir`` (which holds the previous build) to ``files`` by writing only the ``changed``
+    paths, each atomically (written aside, then renamed over the old one); changed paths not in
+    ``files`` are deleted. For the dev server's private folder after a save: a browser may get one
+    page of the old build and the next of the new one, which a published site must never serve
+    (``write_site`` swaps whole sites), but a save then costs its own files, not a link per page."""
+    for relative in sorted(changed):
+        target = os.path.join(out_dir, _inside(relative))
+        payload = files.get(relative)
+        if payload is None:
+            try:
+                os.unlink(target)
+            except FileNotFoundError:
+                pass
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        scratch = f"{target}.tmp-{os.getpid()}"
+        if isinstance(payload, Path):
+            shutil.copyfile(payload, scratch)
+        else:
+            with open(scratch, "wb") as handle:
+                handle.write(payload)
+        os.replace(scratch, target)
+
+
 def _shared(relative: str) -> bool:
     """In-memory files both sites publish with the same bytes: they go through the store too."""
     return relative.startswith("static/") or relative.endswith(".ipynb")
