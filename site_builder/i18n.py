@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 LOCALES = Path(__file__).parent / "locales"
 DOMAIN = "messages"
 DEFAULT_LANGUAGE = "zh-CN"
@@ -125,5 +127,18 @@ def course_language(root: Path, content_dir: str = "content") -> str:
 
 
 def install(env: Any, language: str) -> None:
-    """Give a Jinja environment (with ``jinja2.ext.i18n``) the catalog of ``language``."""
-    env.install_gettext_translations(translations(language), newstyle=True)
+    """Give a Jinja environment (with ``jinja2.ext.i18n``) the catalog of ``language``.
+
+    ``{{ _("…") }}`` then means what the extension's new-style gettext means in an autoescaping
+    environment (the translation is markup, its ``%(name)s`` variables are escaped), but a message
+    without variables is translated once per site instead of on every page: the extension's
+    context call on each of a page's ~90 messages was a sixth of rendering.
+    """
+    catalog = translations(language)
+    env.install_gettext_translations(catalog, newstyle=True)
+    translated = functools.lru_cache(maxsize=None)(lambda message: Markup(catalog.gettext(message)) % {})
+
+    def template_gettext(message: str, **variables: Any) -> Markup:
+        return Markup(catalog.gettext(message)) % variables if variables else translated(message)
+
+    env.globals["_"] = template_gettext
