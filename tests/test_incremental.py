@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -138,3 +139,30 @@ def test_removed_page_is_removed_and_reloaded(site):
     assert "beta.html" in report.changed_urls
     assert not (root / "out" / "beta.html").exists()
     assert on_disk(root / "out") == full_build(root, evidence, teacher=True)
+
+
+def test_an_unchanged_page_is_checked_again_when_what_it_links_to_changes(site):
+    """Each page's problems are kept between saves, but not past a change to the anchors it links to."""
+    root, incremental, evidence = site
+    edit(root, "beta", ":::{state} b1", ":::{state} b9")  # index.md links beta#b1; index itself is untouched
+    with pytest.raises(ContentError) as error:
+        incremental.build(evidence)
+    assert any(p.path == "content/pages/index.md" and "unknown anchor '#beta-b1'" in str(p) for p in error.value.problems)
+    edit(root, "beta", ":::{state} b9", ":::{state} b1")
+    incremental.build(evidence)
+    assert on_disk(root / "out") == full_build(root, evidence, teacher=True)
+
+
+def test_a_save_keeping_size_and_modification_time_is_still_seen(site):
+    """A page is read again unless its file is the very one read before (the change time moves on any write)."""
+    root, incremental, evidence = site
+    path = root / "content" / "pages" / "alpha.md"
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    assert "进一步的解释文字" in text
+    path.write_text(text.replace("进一步的解释文字", "进一步的说明文字", 1), encoding="utf-8")  # same length in bytes
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    report = incremental.build(evidence)
+    assert report.rendered == ("alpha",)
+    assert "进一步的说明文字" in (root / "out" / "alpha.html").read_text(encoding="utf-8")

@@ -73,3 +73,27 @@ def test_an_edit_reindexes_only_its_shard(tmp_path, monkeypatch):
     search.place_bundle(second, site)
     assert json.loads((site / "pagefind" / search.SHARDS_FILE).read_text()) == ["shard-1/", "shard-2/"]
     assert all((site / "pagefind" / folder / "pagefind-entry.json").is_file() for folder in ("", "shard-1", "shard-2"))
+
+
+def test_documents_kept_between_builds_are_made_again_when_their_inputs_change(tmp_path, monkeypatch):
+    """A page's document comes from the cache only while its source, every title and the evidence are unchanged."""
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURE, project)
+    evidence = fake_evidence(tmp_path / "figures")
+    cache = tmp_path / "cache"
+    made: list[str] = []
+    real_document = search.page_document
+    monkeypatch.setattr(search, "page_document", lambda page, *rest: (made.append(page.meta.id),
+                                                                      real_document(page, *rest))[1])
+    assert search.site_documents(prepare_site(project, evidence), cache) == search.site_documents(
+        prepare_site(project, evidence))
+    made.clear()
+    alpha = project / "content" / "pages" / "alpha.md"
+    alpha.write_text(alpha.read_text(encoding="utf-8").replace("进一步的解释文字", "改过的解释文字"), encoding="utf-8")
+    docs = search.site_documents(prepare_site(project, evidence), cache)
+    assert made == ["alpha"] and search.search_terms("改过的解释文字") in docs["alpha.html"]
+    made.clear()
+    beta = project / "content" / "pages" / "beta.md"
+    beta.write_text(beta.read_text(encoding="utf-8").replace("title: 第二课", "title: 第二课（改）"), encoding="utf-8")
+    search.site_documents(prepare_site(project, evidence), cache)
+    assert made == ["index", "alpha", "beta"], "a title is shown wherever a page links to it"
