@@ -9,9 +9,10 @@ the three tools run by run (the order rotates, so drift on a shared machine hits
 each is timed as a whole process from a removed output folder:
 
 - **this project**: ``python build.py`` in a copy of the project holding the corpus — both sites
-  (public and teacher) and the public site's Pagefind index. Its build caches (``.cache/build``,
-  ``.cache/search``, ``.cache/assets``) are removed before every run; the lessonmodel and figure
-  caches stay (MkDocs and Hugo have no model to run; the corpus cites no values or figures).
+  (public and teacher) and the public site's Pagefind index. Its build caches (``BUILD_CACHES``:
+  parsed and rendered pages, search shards, shared assets, compiled templates, math font subsets)
+  are removed before every run; the lessonmodel and figure caches stay (MkDocs and Hugo have no
+  model to run; the corpus cites no values or figures).
 - **MkDocs 1.6.1** (own venv ``.cache/bench-venv``), theme ``mkdocs`` with locale zh_CN and
   ``nav`` bounded to the index page (a nav of every page on every page grows with N²), then
   ``pagefind --site site --force-language zh-cn`` (the extended Pagefind from this venv, which
@@ -47,8 +48,9 @@ VENV = ROOT / ".cache" / "bench-venv"
 MKDOCS_VERSION = "1.6.1"
 PY = sys.executable
 CODE = ("build.py", "site_builder", "figures", "lessonmodel")
-BUILD_CACHES = ("build", "search", "assets")
-"""This project's caches of earlier builds: removed before every full build."""
+BUILD_CACHES = ("build", "search", "assets", "jinja", "math-font")
+"""This project's caches of earlier builds (pages, search shards, shared assets, compiled templates,
+math font subsets): removed before every full build."""
 
 HUGO_CONFIG = """baseURL = "https://example.org/bench/"
 languageCode = "zh-cn"
