@@ -5,19 +5,35 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections.abc import Mapping
 
-from .content import Evidence
-from .numbers import display
 from .check import resolve_mark
-from .parse import ParsedPage, StateSource
+from .content import Evidence
+from .images import Picture
+from .numbers import display
+from .parse import ParsedPage, StateSource, image_path
 
 ROLE = re.compile(r"\{([A-Za-z][\w-]*)\}`([^`]*)`")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so two builds write identical bytes
 
 
-def plain_markdown(page: ParsedPage, evidence: Evidence, titles: dict[str, str], teacher: bool) -> str:
-    """The page source with roles resolved to plain text; teacher notes removed unless ``teacher``."""
+_IMAGE_DESTINATION = re.compile(r"(!\[(?:[^\]\\]|\\.)*\]\(\s*)(<[^>\n]*>|[^\s)]+)")
+"""``![alt](`` and the path after it (CommonMark also allows the path in ``<…>``)."""
+
+
+def plain_markdown(page: ParsedPage, evidence: Evidence, titles: dict[str, str], teacher: bool,
+                   pictures: Mapping[str, Picture] | None = None) -> str:
+    """The page source with roles resolved to plain text; teacher notes removed unless ``teacher``.
+
+    A picture points at its published file (``pictures``: project path → ``Picture``): the
+    teacher's original is re-encoded under another name and is not in the site.
+    """
     lines = page.source.split("\n")
+    for src, line in page.images:
+        picture = (pictures or {}).get(image_path(page.meta.path, src))
+        if picture is not None:
+            published = published_image(picture)
+            lines[line - 1] = _IMAGE_DESTINATION.sub(lambda m, to=published: m.group(1) + to, lines[line - 1], count=1)
     if not teacher:
         for start, end in page.teacher_spans:
             lines[start:end] = [None] * (end - start)
@@ -53,6 +69,17 @@ def role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str]
         page = target.partition("#")[0]
         return f"《{titles[page]}》" if page in titles else target
     return target
+
+
+def published_image(picture: Picture) -> str:
+    """The site-relative file a Markdown page links for a picture: its widest re-encoding."""
+    return list(picture.files)[-1]
+
+
+def published_pictures(page: ParsedPage, pictures: Mapping[str, Picture]) -> dict[str, bytes]:
+    """The files the page's Markdown links for its pictures (a lesson's zip holds them beside it)."""
+    found = (pictures.get(image_path(page.meta.path, src)) for src, _line in page.images)
+    return {published_image(p): p.files[published_image(p)] for p in found if p is not None}
 
 
 def llms_txt(site_title: str, base_url: str, pages: list[ParsedPage]) -> str:

@@ -30,7 +30,7 @@ from .i18n import _
 from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
-from .markdown_out import llms_txt, plain_markdown, zip_bundle
+from .markdown_out import llms_txt, plain_markdown, published_pictures, zip_bundle
 from .mathfont import FONT_PATH, math_characters, math_font
 from .notebook import lesson_notebook
 from .numbers import class_text, display
@@ -217,12 +217,13 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
     template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
     html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
     files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
-    markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher)
+    markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher, site.images)
     files[f"{page.meta.id}.md"] = markdown.encode()
     if page.meta.kind == "lesson":
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
             site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
-        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
+        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence)
+                                                                | published_pictures(page, site.images))
         if site.evidence.notebook_setup:
             files[f"downloads/{page.meta.id}.ipynb"] = lesson_notebook(page, site.evidence, kit.titles, site.say)
     return guarded(files)
