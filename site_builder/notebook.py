@@ -47,13 +47,13 @@ def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str]
     measured = _measured_by_state(page, evidence)
     cells = [nbformat.v4.new_markdown_cell(f"# {page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
              nbformat.v4.new_code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip())]
-    prose_text = plain_markdown(page, evidence, titles, teacher=False).removeprefix(f"# {page.meta.title}\n")
+    prose_text = plain_markdown(page, evidence, titles, teacher=False, say=say).removeprefix(f"# {page.meta.title}\n")
     for state_id, prose in _prose_cells(prose_text, say(_("Caption: {caption}", caption="{caption}"))):
         cells.append(nbformat.v4.new_markdown_cell(prose))
         if state_id and measured.get(state_id):
-            cells.append(nbformat.v4.new_code_cell(_checks(measured[state_id])))
+            cells.append(nbformat.v4.new_code_cell(_checks(measured[state_id], say)))
     if measured.get(""):  # values cited in prose outside the states
-        cells.append(nbformat.v4.new_code_cell(_checks(measured[""])))
+        cells.append(nbformat.v4.new_code_cell(_checks(measured[""], say)))
     cells.append(nbformat.v4.new_code_cell(
         "assert checked and all(same for _, same in checked)\n"
         "print(f\"all {len(checked)} measured values of this page recomputed and matched\")"
@@ -83,14 +83,14 @@ def _measured_by_state(page: ParsedPage, evidence: Evidence) -> dict[str, list[V
     return grouped
 
 
-def _checks(values: list[Value]) -> str:
+def _checks(values: list[Value], say: Callable[[str], str]) -> str:
     lines = []
     for producer in dict.fromkeys(v.producer for v in values):
         lines.append(f"{producer} = measure({producer!r})")
         for value in (v for v in values if v.producer == producer):
             key = value.name.split(".", 1)[1]
             within = f", rtol={value.rtol!r}, atol={value.atol!r}" if value.value_class == "rounding" else ""
-            lines.append(f"check({value.name!r}, {producer}[{key!r}], {value.value!r}, {display(value)!r}{within})")
+            lines.append(f"check({value.name!r}, {producer}[{key!r}], {value.value!r}, {say(display(value))!r}{within})")
     return "\n".join(lines)
 
 

@@ -48,7 +48,7 @@ ZH = {
     "provenance teaching but computed figure": f"{P}:7: 状态 b0 声明为 teaching，但用到了 图 table：请声明为 computed",
     "figure label disagrees with badge": f"{P}:6: 图 mislabelled：角标“模型实测”与它的徽章“公式计算”不一致",
     "provenance teaching but measured figure": f"{P}:7: 状态 b0 声明为 teaching，但用到了 图 plot：请声明为 measured",
-    "bad math": f"{P}:8: 无法渲染公式 '\\frac{{a}}{{b'：unbalanced braces: 1 '{{' never closed",
+    "bad math": f"{P}:8: 无法渲染公式 '\\frac{{a}}{{b'：括号不配对：有 1 个 '{{' 没有闭合",
     "duplicate anchor": f"{P}:6: 本页有重复的锚点 '#a'",
     "nested state": f"{P}:6: 状态必须位于页面顶层，不能放在别的块里面",
 }
