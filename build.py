@@ -579,6 +579,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
     from site_builder import ContentError
+    from site_builder.search import SearchIndexError
 
     try:
         if args.command == "check":
@@ -593,6 +594,9 @@ def main(argv: list[str] | None = None) -> int:
         for problem in error.problems:
             print(problem.localized(LANGUAGE()), file=sys.stderr)
         say(_("{n} problem(s); the site was not changed.", n=len(error.problems)), file=sys.stderr)
+        return 1
+    except SearchIndexError as error:  # pagefind missing or failing: one line, in the course's language
+        say(error.args[0], file=sys.stderr)
         return 1
 
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import yaml
 
-from .i18n import _
+from .i18n import _, catalog_name, course_language
 from .load import read_content_file
 
-SKELETON = Path(__file__).parent / "skeletons" / "lesson.md"
+SKELETONS = Path(__file__).parent / "skeletons"
+"""``lesson.md`` (Chinese, the first course's language) and ``lesson.<catalog>.md`` for other languages."""
 _PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # the rule frontmatter.py applies to page ids
 _FLOW = re.compile(r"^pages:[ \t]*\[(?P<items>[^\]]*?)(?P<end>\s*)\]", re.MULTILINE)
 _BLOCK = re.compile(r"^pages:[ \t]*(?:#.*)?\n(?P<items>(?:[ \t]*(?:-[^\n]*|#[^\n]*)?\n)*)", re.MULTILINE)
@@ -48,7 +49,9 @@ def new_lesson(root: Path, page_id: str, content_dir: str = "content") -> Path:
         raise ValueError(_("could not add '{id}' to the pages list of {path} automatically: add it by hand, "
                            "then run this again", id=page_id, path=site_yml.relative_to(root).as_posix()))
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(SKELETON.read_text(encoding="utf-8").replace("{{id}}", page_id), encoding="utf-8")
+    skeleton = SKELETONS / f"lesson.{catalog_name(course_language(root, content_dir))}.md"
+    skeleton = skeleton if skeleton.is_file() else SKELETONS / "lesson.md"
+    page.write_text(skeleton.read_text(encoding="utf-8").replace("{{id}}", page_id), encoding="utf-8")
     site_yml.write_text(listed, encoding="utf-8")
     return page
 
