@@ -33,9 +33,19 @@ def check(name, recomputed, published, shown, rtol=None, atol=None):
     else:
         same = abs(recomputed - published) <= atol + rtol * abs(published)
     checked.append((name, same))
-    print(f"{'✓' if same else '✗'} {name}: recomputed {recomputed!r}, page shows {shown} ({published!r})")
-    assert same, f"{name}: recomputed {recomputed!r} differs from the published {published!r}"
+    print(SAID["match"].format(mark="✓" if same else "✗", name=name, recomputed=repr(recomputed), shown=shown,
+                               published=repr(published)))
+    assert same, SAID["differs"].format(name=name, recomputed=repr(recomputed), published=repr(published))
 '''
+
+
+def _said(say: Callable[[str], str]) -> dict[str, str]:
+    """What the check cells print, in the course's language (templates the notebook fills in)."""
+    keep = {k: "{" + k + "}" for k in ("mark", "name", "recomputed", "shown", "published", "n")}
+    return {"match": say(_("{mark} {name}: recomputed {recomputed}, page shows {shown} ({published})", **keep)),
+            "differs": say(_("{name}: recomputed {recomputed} differs from the published {published}", **keep)),
+            "all": say(_("all {n} measured values of this page recomputed and matched", **keep)),
+            "none": say(_("this page shows no measured values"))}
 
 
 def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str],
@@ -46,7 +56,8 @@ def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str]
                          "language_info": {"name": "python"}}
     measured = _measured_by_state(page, evidence)
     cells = [nbformat.v4.new_markdown_cell(f"# {page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
-             nbformat.v4.new_code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip())]
+             nbformat.v4.new_code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip().replace(
+                 "checked = []", f"checked = []\nSAID = {_said(say)!r}", 1))]
     prose_text = plain_markdown(page, evidence, titles, teacher=False, say=say).removeprefix(f"# {page.meta.title}\n")
     for state_id, prose in _prose_cells(prose_text, say(_("Caption: {caption}", caption="{caption}"))):
         cells.append(nbformat.v4.new_markdown_cell(prose))
@@ -56,8 +67,7 @@ def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str]
         cells.append(nbformat.v4.new_code_cell(_checks(measured[""], say)))
     cells.append(nbformat.v4.new_code_cell(
         "assert checked and all(same for _, same in checked)\n"
-        "print(f\"all {len(checked)} measured values of this page recomputed and matched\")"
-        if any(measured.values()) else "print(\"this page shows no measured values\")"))
+        "print(SAID[\"all\"].format(n=len(checked)))" if any(measured.values()) else "print(SAID[\"none\"])"))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same file
     nbformat.validate(notebook := nbformat.from_dict({**notebook, "cells": cells}))
