@@ -170,7 +170,7 @@ _STATED = re.compile(r"^\s*(?:在|位于|处于|就在)(.*)")
 
 def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
     """A 指图 list in a teacher note that names no mark: the presentation has nothing to outline."""
-    return [Problem(page.meta.path, line, (_("state {state}: ", state=state) if state else "")
+    return [Problem(page.meta.path, line, _("warning: ") + (_("state {state}: ", state=state) if state else "")
                     + _("the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` so the "
                         "presentation can outline it"))
             for page in pages for line, marks, state in page.pointing if marks == 0]
