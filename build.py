@@ -74,7 +74,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     # A record's rounding value is compared with the model's stated rounding tolerance unless it states its own.
     rounding = results.get("value_classes", {}).get("rounding", {})
     for record_id, record in records.items():
-        conditions = localize(_("; "), language).join(str(record[k]) for k in ("machine", "conditions") if record.get(k))
+        conditions = localize(_("; "), language).join(str(record[k]) for k in ("machine", "conditions")
+                                                      if record.get(k))
         for key, entry in record["values"].items():
             values[f"{record_id}.{key}"] = Value(
                 name=f"{record_id}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="record",

@@ -125,11 +125,13 @@ def read_manifest(path: Path) -> tuple[dict[str, Any] | None, str]:
     """The manifest, or (None, a `path: message` problem)."""
     shown = baseline.shown_path(path)
     if not path.exists():
-        return None, f"{shown}: " + _("does not exist; look at the figures, then create it with: {hint}", hint=baseline.ACCEPT_HINT)
+        return None, f"{shown}: " + _("does not exist; look at the figures, then create it with: {hint}",
+                                      hint=baseline.ACCEPT_HINT)
     try:
         doc = json.loads(path.read_text("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        return None, f"{shown}: " + _("not valid JSON ({error}); regenerate it with: {hint}", error=str(error), hint=baseline.ACCEPT_HINT)
+        return None, f"{shown}: " + _("not valid JSON ({error}); regenerate it with: {hint}", error=str(error),
+                                      hint=baseline.ACCEPT_HINT)
     if not isinstance(doc, dict) or not isinstance(doc.get("figures"), dict) or not isinstance(doc.get("inputs"), dict):
         return None, f"{shown}: " + _("has no 'figures' and 'inputs' objects (an older format?); regenerate it "
                                         "with: {hint}", hint=baseline.ACCEPT_HINT)

@@ -23,8 +23,8 @@ def gallery_context(site: SiteView) -> dict[str, Any]:
                 "marks": [site.say(_("{name} ({label})", name=m.name, label=m.label)) if m.label else m.name
                           for m in f.marks], "uses": figure_uses.get(f.id, [])}
                for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
-    values = [{"name": v.name, "display": site.say(display(v)), "description": v.description, "provenance": v.provenance,
-               "badge": site.badge(v.provenance), "uses": value_uses.get(v.name, [])}
+    values = [{"name": v.name, "display": site.say(display(v)), "description": v.description,
+               "provenance": v.provenance, "badge": site.badge(v.provenance), "uses": value_uses.get(v.name, [])}
               for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
     return {"figures": figures, "values": values}
 

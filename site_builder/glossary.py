@@ -72,7 +72,8 @@ def load_glossary(text: str, path: str) -> tuple[tuple[Term, ...], list[Problem]
 
 def _load_term(item: Located, path: str, problems: list[Problem]) -> Term | None:
     if not isinstance(item.value, dict):
-        problems.append(Problem(path, item.line, _("each glossary entry must be a mapping with id, term and definition")))
+        problems.append(Problem(path, item.line,
+                                _("each glossary entry must be a mapping with id, term and definition")))
         return None
     problems += [Problem(path, child.line, _("unknown glossary key '{key}'", key=key)
                          + (suggest(str(key), TERM_KEYS) or _(" (allowed: {names})", names=", ".join(TERM_KEYS))))

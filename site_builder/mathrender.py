@@ -149,7 +149,8 @@ def _check_environments(tex: str) -> str:
         name = _ENV_REWRITES.get(name, name)
         if name not in _ENVIRONMENTS:
             supported = ", ".join(sorted(_ENVIRONMENTS | set(_ENV_REWRITES)))
-            raise MathError(_("unsupported environment '{name}' (supported: {supported})", name=name, supported=supported))
+            raise MathError(_("unsupported environment '{name}' (supported: {supported})", name=name,
+                              supported=supported))
         return f"\\{match.group(1)}{{{name}}}"
 
     return _ENV.sub(replace, tex)
@@ -163,7 +164,8 @@ def _check_tree(root: ET.Element) -> None:
                 raise MathError(_("link '{url}' is not allowed: \\href takes an https:// URL or a page of this site",
                                   url=url))
         if node.tag in ("mi", "mo") and re.match(r"\\[A-Za-z]+", text):
-            raise MathError(_("unknown command '{command}'", command=re.match(r"[^ ]+", text).group()))  # type: ignore[union-attr]
+            command = re.match(r"[^ ]+", text).group()  # type: ignore[union-attr]
+            raise MathError(_("unknown command '{command}'", command=command))
         if node.tag == "mi" and text in ("&", "}", "\\"):
             raise MathError(_("unexpected '{text}' outside an environment such as aligned", text=text) if text == "&"
                             else _("unexpected '{text}' here", text=text))

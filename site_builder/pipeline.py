@@ -419,7 +419,8 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
             group[key] = group[key] or getattr(v, key)
         description = text.describe(v.name)
         group["entries"].append({
-            "name": v.name, "display": site.say(display(v)), "provenance": v.provenance, "badge": site.badge(v.provenance),
+            "name": v.name, "display": site.say(display(v)), "provenance": v.provenance,
+            "badge": site.badge(v.provenance),
             "producer": v.producer, "description": description or v.description,
             "description_lang": "" if description else "en", "command": v.command, "source_file": v.source_file,
             "published_source": v.source_file in site.evidence.experiment_files, "conditions": v.conditions,
