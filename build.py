@@ -352,7 +352,7 @@ def accept_figures() -> int:
     """Accept the figures as drawn now: new baselines where the picture changed, and the manifest."""
     import figures
 
-    _, measured = build()
+    _prepared, measured = build()
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
     try:
         said = figures.accept_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))

@@ -251,3 +251,25 @@ def test_build_py_new_and_list_speak_the_course_language(tmp_path, monkeypatch, 
         skeleton = (root / "content" / "pages" / "y.md").read_text(encoding="utf-8")
         assert bool(HAN.search(skeleton)) == (language == "zh-CN")
         assert "y" in prepare_site(root, fake_evidence(tmp_path / "fig")).pages
+
+
+def test_no_function_hides_the_message_marker():
+    """``x, _ = …`` inside a function makes ``_`` local there, so a ``_("…")`` in it fails when that path runs."""
+    found = []
+    for path in sorted([*ROOT.glob("site_builder/**/*.py"), ROOT / "build.py", *ROOT.glob("figures/*.py")]):
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            names = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == "_"]
+            hidden = any(isinstance(n.ctx, ast.Store) for n in names if not _in_comprehension(function, n))
+            called = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_"
+                         for n in ast.walk(function))
+            if hidden and called:
+                found.append(f"{path.relative_to(ROOT)}:{function.lineno}: {function.name}")
+    assert found == []
+
+
+def _in_comprehension(function: ast.AST, name: ast.Name) -> bool:
+    """A name bound in a comprehension or generator is local to it, not to the function."""
+    return any(isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+               and any(n is name for n in ast.walk(node)) for node in ast.walk(function))
