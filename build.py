@@ -489,6 +489,7 @@ def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
 
 
 def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
+    from site_builder.i18n import catalog_name
     from site_builder.problems import suggest
 
     import figures
@@ -499,7 +500,7 @@ def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
         if name not in EXPERIMENTS:
             raise ValueError(_("unknown experiment '{name}'", name=name)
                              + (suggest(name, EXPERIMENTS) or _(" (known: {names})", names=", ".join(EXPERIMENTS))))
-    return new_figure(figure_id, inputs, known=figures.FIGURE_IDS)
+    return new_figure(figure_id, inputs, known=figures.FIGURE_IDS, catalog=catalog_name(LANGUAGE()))
 
 
 LISTS = ("values", "figures", "sources", "terms")

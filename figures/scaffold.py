@@ -22,12 +22,13 @@ _MODULES = re.compile(r"^MODULES\s*=\s*\((?P<items>[^)]*?)(?P<end>,?\s*)\)", re.
 
 
 def new_figure(figure_id: str, inputs: tuple[str, ...] = (), package_dir: Path = PACKAGE_DIR,
-               known: tuple[str, ...] = ()) -> Path:
+               known: tuple[str, ...] = (), catalog: str = "zh_CN") -> Path:
     """Write ``<package>/<module>.py`` for figure ``figure_id`` and register it; return the module's path.
 
     With ``inputs`` (experiment names) the figure is measured and draws their
     values; without, it is a teaching sketch. ``known``: figure ids already in
-    use. ``ValueError`` with a message for a bad or taken id.
+    use. ``catalog``: the course's message catalog (``en``), whose skeleton speaks its language
+    (``<kind>.<catalog>.py.txt``; the plain one is Chinese). ``ValueError`` with a message for a bad or taken id.
     """
     if not _ID.match(figure_id):
         raise ValueError(_("'{id}' is not a valid figure id: use lowercase letters, digits and '-', "
@@ -44,7 +45,9 @@ def new_figure(figure_id: str, inputs: tuple[str, ...] = (), package_dir: Path =
     if registered(registered_text)[-1:] != [name]:
         raise ValueError(_("could not register {path} in {file} automatically: import it and add it to MODULES "
                            "by hand", path=f"figures/{name}.py", file=registry.name))
-    skeleton = (SKELETONS / ("measured.py.txt" if inputs else "teaching.py.txt")).read_text(encoding="utf-8")
+    kind = "measured" if inputs else "teaching"
+    skeleton_file = SKELETONS / f"{kind}.{catalog}.py.txt"
+    skeleton = (skeleton_file if skeleton_file.is_file() else SKELETONS / f"{kind}.py.txt").read_text(encoding="utf-8")
     module.write_text(skeleton.format(id=figure_id, experiment=inputs[0] if inputs else ""), encoding="utf-8")
     registry.write_text(registered_text, encoding="utf-8")
     return module
