@@ -59,7 +59,9 @@ def measure(cache: Path | None) -> dict:
 def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, figure_dir: Path):
     """Turn model results, records and drawn figures into the plain data the site builder takes."""
     from site_builder.content import Evidence, FigureInfo, Value
+    from site_builder.i18n import localize
 
+    language = LANGUAGE()
     values: dict[str, Value] = {}
     for name, experiment in results["experiments"].items():
         for key, entry in experiment["values"].items():
@@ -72,7 +74,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     # A record's rounding value is compared with the model's stated rounding tolerance unless it states its own.
     rounding = results.get("value_classes", {}).get("rounding", {})
     for record_id, record in records.items():
-        conditions = "；".join(str(record[k]) for k in ("machine", "conditions") if record.get(k))
+        conditions = localize(_("; "), language).join(str(record[k]) for k in ("machine", "conditions")
+                                                      if record.get(k))
         for key, entry in record["values"].items():
             values[f"{record_id}.{key}"] = Value(
                 name=f"{record_id}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="record",
@@ -126,13 +129,15 @@ def _with_tolerances(values: dict, records: dict[str, dict]) -> dict:
     """Mark today's values that a record compares against, so the numbers page shows the rule."""
     from dataclasses import replace
 
+    from site_builder.i18n import localize
     from site_builder.numbers import format_number
 
     for record_id, record in records.items():
         for rule in record.get("compare") or ():
             name = rule.get("with", "")
             if name in values and isinstance(rule.get("bound"), (int, float)):
-                text = f"{rule.get('rule', '')} {format_number(rule['bound'], values[name].unit)}（记录 {record_id} 的比较）"
+                text = localize(_("{rule} {bound} (the comparison of record {record})", rule=rule.get("rule", ""),
+                                  bound=format_number(rule["bound"], values[name].unit), record=record_id), LANGUAGE())
                 values[name] = replace(values[name], tolerance=text)
     return values
 
@@ -166,14 +171,14 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     if content is None:
         raise ContentError(problems)
     records = {r.id: r.data for r in content.records}
-    with step("running lessonmodel experiments"):
+    with step(_("running lessonmodel experiments")):
         results = measure(None if clean else CACHE / "lessonmodel")
     import figures
 
     figure_dir = figure_dir or CACHE / "figures-out"
     from site_builder import Problem
 
-    with step("drawing figures"):
+    with step(_("drawing figures")):
         try:
             drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
         except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
@@ -205,8 +210,9 @@ def build(clean: bool = False, quiet: bool = False):
     inputs = None if clean else _inputs_digest(evidence)
     if inputs is not None and _unchanged(inputs):
         if not quiet:
-            print(f"nothing changed since the last build ({len(evidence.figures)} figures, {len(evidence.values)} "
-                  f"values) → {PUBLIC.name}/ and {TEACHER.name}/ kept, in {time.perf_counter() - started:.2f} s")
+            say(_("nothing changed since the last build ({figures} figures, {values} values) → {public}/ and "
+                  "{teacher}/ kept, in {seconds} s", figures=len(evidence.figures), values=len(evidence.values),
+                  public=PUBLIC.name, teacher=TEACHER.name, seconds=f"{time.perf_counter() - started:.2f}"))
         return None, measured
     parses = ParseCache(CACHE / "build" / "parsed")
     prepared = prepare_site(ROOT, evidence, parse=parses.parse, loaded=measured.loaded)
@@ -321,9 +327,9 @@ def check(report_dir: Path | None = None) -> int:
     checks, problems = figures.check_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))
     problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
     for problem in problems:
-        print(problem, file=sys.stderr)
+        say(problem, file=sys.stderr)
     if report_dir is not None:
-        print(f"report: {write_report(checks, problems, report_dir)}", file=sys.stderr)
+        say(_("report: {path}", path=write_report(checks, problems, report_dir)), file=sys.stderr)
     values = prepared.evidence.values
     say(_("check: {pages} pages, {values} values ({measured} measured, {computed} computed today), {figures} figures "
           "compared with their baselines, record comparisons hold, {problems} problems, {warnings} warnings",
@@ -344,31 +350,35 @@ def accept_figures() -> int:
     """Accept the figures as drawn now: new baselines where the picture changed, and the manifest."""
     import figures
 
-    _, measured = build()
+    _prepared, measured = build()
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
     try:
         said = figures.accept_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))
     except ValueError as error:
-        print(error, file=sys.stderr)
+        say(error.args[0], file=sys.stderr)
         return 1
     for line in said:
-        print(line)
-    print(f"{len(said)} change(s) accepted; {len(drawn)} figures in "
-          f"{figures.MANIFEST_PATH.relative_to(ROOT)} and figures/baseline/")
+        say(line)
+    say(_("{n} change(s) accepted; {figures} figures in {manifest} and figures/baseline/", n=len(said),
+          figures=len(drawn), manifest=figures.MANIFEST_PATH.relative_to(ROOT)))
     return 0
 
 
 def print_evidence(figure_dir: str | None = None) -> None:
     """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
+    import functools
     import json
 
     from site_builder import ContentError
+    from site_builder.i18n import localize
     from site_builder.serve import evidence_to_json, progress
 
     try:
-        evidence, _drawn = measure_and_draw(progress=progress, figure_dir=Path(figure_dir) if figure_dir else None)
+        said = functools.partial(progress, say=lambda text: localize(text, LANGUAGE()))
+        evidence, _drawn = measure_and_draw(progress=said, figure_dir=Path(figure_dir) if figure_dir else None)
     except ContentError as error:
-        print(json.dumps({"problems": [[p.path, p.line, p.message] for p in error.problems]}, ensure_ascii=False))
+        print(json.dumps({"problems": [[p.path, p.line, localize(p.message, LANGUAGE())] for p in error.problems]},
+                         ensure_ascii=False))  # said here: only a plain string crosses to the server
         sys.exit(1)
     except Exception:  # on stdout, not stderr: the server shows it once, in the terminal and the overlay
         import traceback
@@ -458,25 +468,26 @@ def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
             from site_builder.scaffold import new_lesson
 
             made = new_lesson(ROOT, new_id)
-            print(f"created {made.relative_to(ROOT)} and listed '{new_id}' in content/site.yml; "
-                  f"see it with: python build.py serve")
+            say(_("created {path} and listed '{id}' in content/site.yml; see it with: python build.py serve",
+                  path=made.relative_to(ROOT), id=new_id))
         elif kind == "experiment":
             from lessonmodel.scaffold import new_experiment
 
             made = new_experiment(new_id)
-            print(f"created {made.relative_to(ROOT)} and registered '{new_id}' in lessonmodel/runner.py "
-                  f"(EXPERIMENTS); its values: python build.py list values")
+            say(_("created {path} and registered '{id}' in lessonmodel/runner.py (EXPERIMENTS); its values: "
+                  "python build.py list values", path=made.relative_to(ROOT), id=new_id))
         else:
             made = _new_figure(new_id, inputs)
-            print(f"created {made.relative_to(ROOT)} and registered it in figures/registry.py (MODULES); "
-                  f"cite it with ':figure: {new_id}', then record it: python build.py figures --accept")
+            say(_("created {path} and registered it in figures/registry.py (MODULES); cite it with ':figure: {id}', "
+                  "then record it: python build.py figures --accept", path=made.relative_to(ROOT), id=new_id))
     except ValueError as error:
-        print(f"new {kind}: {error}", file=sys.stderr)
+        say(f"new {kind}: " + error.args[0], file=sys.stderr)
         return 1
     return 0
 
 
 def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
+    from site_builder.i18n import catalog_name
     from site_builder.problems import suggest
 
     import figures
@@ -485,9 +496,9 @@ def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
 
     for name in inputs:
         if name not in EXPERIMENTS:
-            raise ValueError(f"unknown experiment '{name}'" + (suggest(name, EXPERIMENTS)
-                                                                or f" (known: {', '.join(EXPERIMENTS)})"))
-    return new_figure(figure_id, inputs, known=figures.FIGURE_IDS)
+            raise ValueError(_("unknown experiment '{name}'", name=name)
+                             + (suggest(name, EXPERIMENTS) or _(" (known: {names})", names=", ".join(EXPERIMENTS))))
+    return new_figure(figure_id, inputs, known=figures.FIGURE_IDS, catalog=catalog_name(LANGUAGE()))
 
 
 LISTS = ("values", "figures", "sources", "terms")
@@ -502,10 +513,12 @@ def list_assets(what: str) -> int:
     if content is None:
         raise ContentError(problems)
     if what == "values":
+        from site_builder.i18n import localize
         from site_builder.numbers import display
 
         evidence, _drawn = measure_and_draw()
-        rows = [(v.name, display(v), f"[{v.provenance}] {v.description}") for v in evidence.values.values()]
+        rows = [(v.name, localize(display(v), LANGUAGE()), f"[{v.provenance}] {v.description}")
+                for v in evidence.values.values()]
     elif what == "figures":
         import figures
 
@@ -518,7 +531,9 @@ def list_assets(what: str) -> int:
     widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
     for row in sorted(rows):
         print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip())
-    print(f"{len(rows)} {what}", file=sys.stderr)
+    n = len(rows)
+    say({"values": _("{n} values", n=n), "figures": _("{n} figures", n=n), "sources": _("{n} sources", n=n),
+         "terms": _("{n} terms", n=n)}[what], file=sys.stderr)
     return 0
 
 
@@ -564,6 +579,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
     from site_builder import ContentError
+    from site_builder.search import SearchIndexError
 
     try:
         if args.command == "check":
@@ -578,6 +594,9 @@ def main(argv: list[str] | None = None) -> int:
         for problem in error.problems:
             print(problem.localized(LANGUAGE()), file=sys.stderr)
         say(_("{n} problem(s); the site was not changed.", n=len(error.problems)), file=sys.stderr)
+        return 1
+    except SearchIndexError as error:  # pagefind missing or failing: one line, in the course's language
+        say(error.args[0], file=sys.stderr)
         return 1
 
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from figures.runner import drawn_figure
 from figures.spec import Figure
+from site_builder.i18n import _
 
 BASELINE_DIR = Path(__file__).with_name("baseline")
 DPI = 96
@@ -82,8 +83,8 @@ def reference_font_missing() -> str:
     try:
         font_manager.findfont(font_manager.FontProperties(family=REFERENCE_FONT), fallback_to_default=False)
     except ValueError:
-        return (f"the figures are compared as drawn with the font '{REFERENCE_FONT}', which is not "
-                f"installed here ({FONT_HINT}; then delete matplotlib's font cache)")
+        return _("the figures are compared as drawn with the font '{font}', which is not installed here ({hint}; "
+                 "then delete matplotlib's font cache)", font=REFERENCE_FONT, hint=FONT_HINT)
     return ""
 
 
@@ -92,14 +93,14 @@ def read_baseline(path: Path) -> tuple[Any, str]:
     from PIL import Image, UnidentifiedImageError
 
     if not path.exists():
-        return None, (f"{shown_path(path)}: no baseline image; look at the figure, then create it "
-                      f"with: {ACCEPT_HINT}")
+        return None, f"{shown_path(path)}: " + _("no baseline image; look at the figure, then create it with: {hint}",
+                                                 hint=ACCEPT_HINT)
     try:
         with Image.open(path) as image:
             return _rgb(image), ""
     except (OSError, UnidentifiedImageError, ValueError) as error:
-        return None, (f"{shown_path(path)}: cannot read the baseline image ({error}); regenerate it "
-                      f"with: {ACCEPT_HINT}")
+        return None, f"{shown_path(path)}: " + _("cannot read the baseline image ({error}); regenerate it with: "
+                                                 "{hint}", error=str(error), hint=ACCEPT_HINT)
 
 
 def _rgb(image: Any) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 from figures import baseline
 from figures.runner import figure_data
 from figures.spec import Figure
+from site_builder.i18n import _
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.json")
 SIGNIFICANT_DIGITS = 12
@@ -124,14 +125,16 @@ def read_manifest(path: Path) -> tuple[dict[str, Any] | None, str]:
     """The manifest, or (None, a `path: message` problem)."""
     shown = baseline.shown_path(path)
     if not path.exists():
-        return None, f"{shown}: does not exist; look at the figures, then create it with: {baseline.ACCEPT_HINT}"
+        return None, f"{shown}: " + _("does not exist; look at the figures, then create it with: {hint}",
+                                      hint=baseline.ACCEPT_HINT)
     try:
         doc = json.loads(path.read_text("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        return None, f"{shown}: not valid JSON ({error}); regenerate it with: {baseline.ACCEPT_HINT}"
+        return None, f"{shown}: " + _("not valid JSON ({error}); regenerate it with: {hint}", error=str(error),
+                                      hint=baseline.ACCEPT_HINT)
     if not isinstance(doc, dict) or not isinstance(doc.get("figures"), dict) or not isinstance(doc.get("inputs"), dict):
-        return None, (f"{shown}: has no 'figures' and 'inputs' objects (an older format?); "
-                      f"regenerate it with: {baseline.ACCEPT_HINT}")
+        return None, f"{shown}: " + _("has no 'figures' and 'inputs' objects (an older format?); regenerate it "
+                                        "with: {hint}", hint=baseline.ACCEPT_HINT)
     return doc, ""
 
 
@@ -142,9 +145,10 @@ def mark_boxes(entry: Mapping[str, Any] | None) -> dict[str, list[float]]:
 
 def marks_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """Marks added, removed or moved by more than MARK_TOLERANCE_PT, as 'name: what'."""
-    changes = [f"{name}: new" for name in new if name not in old]
-    changes += [f"{name}: removed" for name in old if name not in new]
-    changes += [f"{name}: moved {_short(old[name])} → {_short(new[name])}" for name in new if name in old
+    changes = [_("{name}: new", name=name) for name in new if name not in old]
+    changes += [_("{name}: removed", name=name) for name in old if name not in new]
+    changes += [_("{name}: moved {old} → {new}", name=name, old=_short(old[name]), new=_short(new[name]))
+                for name in new if name in old
                 and max(abs(a - b) for a, b in zip(old[name], new[name], strict=True)) > MARK_TOLERANCE_PT]
     return changes
 
@@ -173,13 +177,13 @@ def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[st
     """Draw `figure`, compare its picture with the baseline, its inputs and (given the rendered
     entry's ``marks``) its marks with the manifest."""
     baseline_dir = baseline_dir or baseline.BASELINE_DIR
-    data, _ = figure_data(figure, results, records)
+    data, _why = figure_data(figure, results, records)
     new_png = baseline.draw_png(figure, data or {})
     tolerance = _tolerance(results)
     now = figure_inputs([figure], results, records)
     changes = [c for name in figure.inputs
                for c in (data_changes(accepted["inputs"][name], now.get(name), tolerance, name)
-                         if name in accepted["inputs"] else [f"{name}: not in the manifest yet"])]
+                         if name in accepted["inputs"] else [_("{name}: not in the manifest yet", name=name)])]
     path = baseline_dir / f"{figure.id}.png"
     expected, unreadable = baseline.read_baseline(path)
     problems = [unreadable] if unreadable else []
@@ -187,20 +191,23 @@ def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[st
     if expected is not None:
         pixels = baseline.compare_pixels(expected, baseline.png_pixels(new_png))
         if pixels.fails:
-            problems.append(f"{baseline.shown_path(path)}: figure {figure.id} looks different: {pixels.changed} pixels "
-                            f"changed (tolerance {baseline.MAX_CHANGED_PIXELS}); look at it (build.py check "
-                            f"--report DIR), then accept it with: {baseline.ACCEPT_HINT}")
+            problems.append(f"{baseline.shown_path(path)}: " + _(
+                "figure {id} looks different: {n} pixels changed (tolerance {tolerance}); look at it (build.py "
+                "check --report DIR), then accept it with: {hint}", id=figure.id, n=pixels.changed,
+                tolerance=baseline.MAX_CHANGED_PIXELS, hint=baseline.ACCEPT_HINT))
     if figure.id not in accepted["figures"]:
-        problems.append(f"{baseline.shown_path(manifest_path)}: figure {figure.id} is not in the manifest; "
-                        f"accept it with: {baseline.ACCEPT_HINT}")
+        problems.append(f"{baseline.shown_path(manifest_path)}: " + _(
+            "figure {id} is not in the manifest; accept it with: {hint}", id=figure.id, hint=baseline.ACCEPT_HINT))
     if changes:
-        shown = "; ".join(changes[:SHOWN_CHANGES]) + (f"; and {len(changes) - SHOWN_CHANGES} more"
-                                                      if len(changes) > SHOWN_CHANGES else "")
-        problems.append(f"{baseline.shown_path(manifest_path)}: figure {figure.id}: its data changed: {shown}")
+        shown = _joined(changes[:SHOWN_CHANGES]) + (_("; and {n} more", n=len(changes) - SHOWN_CHANGES)
+                                                    if len(changes) > SHOWN_CHANGES else "")
+        problems.append(f"{baseline.shown_path(manifest_path)}: "
+                        + _("figure {id}: its data changed: {changes}", id=figure.id, changes=shown))
     moved = marks_changes(accepted["figures"].get(figure.id, {}).get("marks", {}), marks) if marks is not None else []
     if moved:
-        problems.append(f"{baseline.shown_path(manifest_path)}: figure {figure.id}: its marks changed (teacher notes "
-                        f"point at them): {'; '.join(moved[:SHOWN_CHANGES])}; accept it with: {baseline.ACCEPT_HINT}")
+        problems.append(f"{baseline.shown_path(manifest_path)}: " + _(
+            "figure {id}: its marks changed (teacher notes point at them): {changes}; accept it with: {hint}",
+            id=figure.id, changes=_joined(moved[:SHOWN_CHANGES]), hint=baseline.ACCEPT_HINT))
     return FigureCheck(figure.id, new_png, path.read_bytes() if expected is not None else None, pixels,
                        tuple(changes), tuple(problems), tuple(moved))
 
@@ -223,8 +230,9 @@ def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
     problems = [p for c in checks for p in c.problems]
     from figures.registry import FIGURE_IDS
 
-    problems += [f"{baseline.shown_path(manifest_path)}: lists figure {fid}, which no module registers; "
-                 f"accept to remove it: {baseline.ACCEPT_HINT}" for fid in accepted["figures"] if fid not in FIGURE_IDS]
+    problems += [f"{baseline.shown_path(manifest_path)}: " + _(
+        "lists figure {id}, which no module registers; accept to remove it: {hint}", id=fid, hint=baseline.ACCEPT_HINT)
+        for fid in accepted["figures"] if fid not in FIGURE_IDS]
     return checks, problems
 
 
@@ -239,11 +247,11 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
     """
     missing_font = baseline.reference_font_missing()
     if missing_font:
-        raise ValueError(f"{baseline.shown_path(baseline_dir or baseline.BASELINE_DIR)}: nothing accepted: "
-                         f"{missing_font}")
+        raise ValueError(f"{baseline.shown_path(baseline_dir or baseline.BASELINE_DIR)}: "
+                         + _("nothing accepted: {why}", why=missing_font))
     manifest_path, baseline_dir = manifest_path or MANIFEST_PATH, baseline_dir or baseline.BASELINE_DIR
     figures = list(figures)
-    accepted, _ = read_manifest(manifest_path)
+    accepted, _problem = read_manifest(manifest_path)
     accepted = accepted or {"figures": {}, "inputs": {}}
     baseline_dir.mkdir(parents=True, exist_ok=True)
     said: list[str] = []
@@ -254,13 +262,13 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
             continue
         if check.pixels is None or check.pixels.fails:
             (baseline_dir / f"{figure.id}.png").write_bytes(check.new_png)
-        said.append(f"accepted {figure.id}: {_what_changed(check)}")
+        said.append(_("accepted {id}: {what}", id=figure.id, what=_what_changed(check)))
     known = {f.id for f in figures}
     for stale in sorted(baseline_dir.glob("*.png")):
         if stale.stem not in known:
             stale.unlink()
-            said.append(f"removed {baseline.shown_path(stale)}: no figure {stale.stem} is drawn")
-    said += [f"removed figure {fid} from the manifest" for fid in accepted["figures"] if fid not in known]
+            said.append(_("removed {path}: no figure {id} is drawn", path=baseline.shown_path(stale), id=stale.stem))
+    said += [_("removed figure {id} from the manifest", id=fid) for fid in accepted["figures"] if fid not in known]
     write_manifest(figures, _kept_inputs(figure_inputs(figures, results, records), accepted["inputs"], results),
                    manifest_path, _kept_marks(marks or {}, accepted["figures"]))
     return said
@@ -286,13 +294,21 @@ def _tolerance(results: Mapping[str, Any]) -> Mapping[str, float]:
 def _what_changed(check: FigureCheck) -> str:
     parts = []
     if check.pixels is None:
-        parts.append("new baseline image")
+        parts.append(_("new baseline image"))
     elif check.pixels.fails:
-        parts.append(f"picture changed ({check.pixels.changed} pixels)")
+        parts.append(_("picture changed ({n} pixels)", n=check.pixels.changed))
     if check.marks_changes:
-        parts.append(f"marks changed ({'; '.join(check.marks_changes[:3])}" + ("; …" if len(check.marks_changes) > 3
-                                                                             else "") + ")")
+        parts.append(_("marks changed ({changes})", changes=_joined(check.marks_changes[:3])
+                       + ("; …" if len(check.marks_changes) > 3 else "")))
     if check.data_changes:
-        parts.append(f"data changed ({len(check.data_changes)}: {'; '.join(check.data_changes[:3])}"
-                     + ("; …" if len(check.data_changes) > 3 else "") + ")")
-    return ", ".join(parts) or "newly listed in the manifest"
+        parts.append(_("data changed ({n}: {changes})", n=len(check.data_changes),
+                       changes=_joined(check.data_changes[:3]) + ("; …" if len(check.data_changes) > 3 else "")))
+    return _joined(parts, ", ") if parts else _("newly listed in the manifest")
+
+
+def _joined(parts: list[str], between: str = "; ") -> str:
+    """``between.join(parts)`` that keeps messages translatable (a plain join would make them English text)."""
+    joined = ""
+    for i, part in enumerate(parts):
+        joined = (joined + between + part) if i else part
+    return joined

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from lessonmodel.scaffold import add_import  # the same edit of a `from package import …` line
+from site_builder.i18n import _
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SKELETONS = PACKAGE_DIR / "skeletons"
@@ -21,29 +22,32 @@ _MODULES = re.compile(r"^MODULES\s*=\s*\((?P<items>[^)]*?)(?P<end>,?\s*)\)", re.
 
 
 def new_figure(figure_id: str, inputs: tuple[str, ...] = (), package_dir: Path = PACKAGE_DIR,
-               known: tuple[str, ...] = ()) -> Path:
+               known: tuple[str, ...] = (), catalog: str = "zh_CN") -> Path:
     """Write ``<package>/<module>.py`` for figure ``figure_id`` and register it; return the module's path.
 
     With ``inputs`` (experiment names) the figure is measured and draws their
     values; without, it is a teaching sketch. ``known``: figure ids already in
-    use. ``ValueError`` with a message for a bad or taken id.
+    use. ``catalog``: the course's message catalog (``en``), whose skeleton speaks its language
+    (``<kind>.<catalog>.py.txt``; the plain one is Chinese). ``ValueError`` with a message for a bad or taken id.
     """
     if not _ID.match(figure_id):
-        raise ValueError(f"'{figure_id}' is not a valid figure id: use lowercase letters, digits and '-', "
-                         "starting with a letter (e.g. 'attention-span')")
+        raise ValueError(_("'{id}' is not a valid figure id: use lowercase letters, digits and '-', "
+                           "starting with a letter (e.g. 'attention-span')", id=figure_id))
     name = figure_id.replace("-", "_")
     module = package_dir / f"{name}.py"
     registry = package_dir / "registry.py"
     text = registry.read_text(encoding="utf-8")
     if figure_id in known:
-        raise ValueError(f"figure '{figure_id}' already exists: choose another id")
+        raise ValueError(_("figure '{id}' already exists: choose another id", id=figure_id))
     if module.exists() or name in registered(text):
-        raise ValueError(f"figures/{name}.py already exists: choose another id")
+        raise ValueError(_("{path} already exists: choose another id", path=f"figures/{name}.py"))
     registered_text = register(text, name)
     if registered(registered_text)[-1:] != [name]:
-        raise ValueError(f"could not register figures/{name}.py in {registry.name} automatically: "
-                         f"import it and add it to MODULES by hand")
-    skeleton = (SKELETONS / ("measured.py.txt" if inputs else "teaching.py.txt")).read_text(encoding="utf-8")
+        raise ValueError(_("could not register {path} in {file} automatically: import it and add it to MODULES "
+                           "by hand", path=f"figures/{name}.py", file=registry.name))
+    kind = "measured" if inputs else "teaching"
+    skeleton_file = SKELETONS / f"{kind}.{catalog}.py.txt"
+    skeleton = (skeleton_file if skeleton_file.is_file() else SKELETONS / f"{kind}.py.txt").read_text(encoding="utf-8")
     module.write_text(skeleton.format(id=figure_id, experiment=inputs[0] if inputs else ""), encoding="utf-8")
     registry.write_text(registered_text, encoding="utf-8")
     return module

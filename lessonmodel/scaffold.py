@@ -19,21 +19,31 @@ _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _DICT = re.compile(r"^EXPERIMENTS\b[^=\n]*=\s*\{\n(?P<body>.*?)^\}", re.MULTILINE | re.DOTALL)
 
 
+def _(msgid: str, /, **params: object) -> str:
+    """A message for the teacher, in the course's language when the site builder's catalogs are at hand
+    (``build.py new experiment``); lessonmodel itself stays free of the site builder."""
+    try:
+        from site_builder.i18n import Text
+    except ImportError:
+        return msgid.format(**params)
+    return Text(msgid, **params)
+
+
 def new_experiment(experiment_id: str, package_dir: Path = PACKAGE_DIR) -> Path:
     """Write ``<package>/<id>.py`` and register it; return the module's path. ``ValueError`` for a bad id."""
     if not _ID.match(experiment_id) or keyword.iskeyword(experiment_id):
-        raise ValueError(f"'{experiment_id}' is not a valid experiment id: use lowercase letters, digits and '_', "
-                         "starting with a letter (e.g. 'attention_span'); pages cite its values as "
-                         "'<id>.<key>'")
+        raise ValueError(_("'{id}' is not a valid experiment id: use lowercase letters, digits and '_', "
+                           "starting with a letter (e.g. 'attention_span'); pages cite its values as "
+                           "'<id>.<key>'", id=experiment_id))
     module = package_dir / f"{experiment_id}.py"
     runner = package_dir / "runner.py"
     text = runner.read_text(encoding="utf-8")
     if module.exists() or experiment_id in registered(text):
-        raise ValueError(f"experiment '{experiment_id}' already exists: choose another id")
+        raise ValueError(_("experiment '{id}' already exists: choose another id", id=experiment_id))
     registered_text = register(text, experiment_id)
     if registered(registered_text)[-1:] != [experiment_id]:
-        raise ValueError(f"could not register '{experiment_id}' in {runner.name} automatically: add "
-                         f"'\"{experiment_id}\": {experiment_id}.{experiment_id},' to EXPERIMENTS by hand")
+        raise ValueError(_("could not register '{id}' in {file} automatically: add '\"{id}\": {id}.{id},' to "
+                           "EXPERIMENTS by hand", id=experiment_id, file=runner.name))
     module.write_text(SKELETON.read_text(encoding="utf-8").format(id=experiment_id), encoding="utf-8")
     runner.write_text(registered_text, encoding="utf-8")
     return module

@@ -124,11 +124,12 @@ def _term_problems(page: ParsedPage, content: Content) -> list[Problem]:
     wordings = [w for t in terms for w in t.words]
     for use in page.roles:
         if use.name == "term" and find_term(terms, use.target) is None:
-            problems.append(Problem(path, use.line, f"unknown term '{use.target}'" + suggest(use.target, wordings)
-                                    + " (terms are listed in content/glossary.yml)"))
-    for text, line, _ in page.texts:
+            problems.append(Problem(path, use.line, _("unknown term '{term}'", term=use.target)
+                                    + suggest(use.target, wordings) + _(" (terms are listed in content/glossary.yml)")))
+    for text, line, _where in page.texts:
         for word, term in forbidden_uses(terms, text):
-            problems.append(Problem(path, line, f"'{word}' is a forbidden variant in the glossary: write '{term.term}'"))
+            problems.append(Problem(path, line, _("'{word}' is a forbidden variant in the glossary: write '{term}'",
+                                                  word=word, term=term.term)))
     return problems
 
 
@@ -147,19 +148,20 @@ def _check_mark(use: RoleUse, page: ParsedPage, evidence: Evidence) -> list[Prob
     path = page.meta.path
     figure_id, name = resolve_mark(use.target, state_figure(page, use.state))
     if not figure_id:
-        where = f"state {use.state} has no ':figure:'" if use.state else "it stands outside any state"
-        return [Problem(path, use.line, f"{{mark}}`{use.target}` points at no figure: {where}; "
-                                        f"name the figure as {{mark}}`figure-id:{name}`")]
+        where = _("state {state} has no ':figure:'", state=use.state) if use.state else _("it stands outside any state")
+        return [Problem(path, use.line, _("{{mark}}`{target}` points at no figure: {where}; name the figure as "
+                                          "{{mark}}`figure-id:{name}`", target=use.target, where=where, name=name))]
     figure = evidence.figures.get(figure_id)
     if figure is None:
-        return [Problem(path, use.line, f"{{mark}}`{use.target}`: unknown figure '{figure_id}'"
-                                        + suggest(figure_id, evidence.figures))]
+        return [Problem(path, use.line, _("{{mark}}`{target}`: unknown figure '{figure}'", target=use.target,
+                                          figure=figure_id) + suggest(figure_id, evidence.figures))]
     mark = figure.mark(name)
     if mark is None:
         names = [m.name for m in figure.marks]
-        known = f"its marks: {', '.join(names)}" if names else "it declares no marks (its draw returns none)"
-        return [Problem(path, use.line, f"figure {figure_id} has no mark '{name}'" + suggest(name, names)
-                                        + f" ({known})")]
+        known = _(" (its marks: {names})", names=", ".join(names)) if names else \
+            _(" (it declares no marks: its draw returns none)")
+        return [Problem(path, use.line, _("figure {figure} has no mark '{name}'", figure=figure_id, name=name)
+                                        + suggest(name, names) + known)]
     return _check_position(use, page, figure, mark)
 
 
@@ -176,11 +178,13 @@ def _check_position(use: RoleUse, page: ParsedPage, figure: FigureInfo, mark: Fi
         if word_holds(word, mark, figure.marks, relative):
             continue
         if relative is not None:
-            why = f"it is not {word.text} of '{relative.name}' in figure {figure.id}"
+            why = _("it is not {word} of '{other}' in figure {figure}", word=word.text, other=relative.name,
+                    figure=figure.id)
         else:
-            why = f"in figure {figure.id} it sits {describe(mark)}"
-        problems.append(Problem(page.meta.path, use.line, f"'{word.text}' does not describe mark '{mark.name}' "
-                                                          f"({mark.label}): {why}"))
+            why = _("in figure {figure} it sits {where}", figure=figure.id, where=describe(mark))
+        problems.append(Problem(page.meta.path, use.line, _("'{word}' does not describe mark '{name}' ({label}): "
+                                                            "{why}", word=word.text, name=mark.name, label=mark.label,
+                                                            why=why)))
     return problems
 
 
@@ -190,9 +194,9 @@ _STATED = re.compile(r"^\s*(?:在|位于|处于|就在)(.*)")
 
 def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
     """A 指图 list in a teacher note that names no mark: the presentation has nothing to outline."""
-    return [Problem(page.meta.path, line, f"{'state ' + state + ': ' if state else ''}the 指图 list names no "
-                                          "{mark}: write each pointing step with {mark}`name` so the "
-                                          "presentation can outline it")
+    return [Problem(page.meta.path, line, _("warning: ") + (_("state {state}: ", state=state) if state else "")
+                    + _("the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` so the "
+                        "presentation can outline it"))
             for page in pages for line, marks, state in page.pointing if marks == 0]
 
 
@@ -283,7 +287,7 @@ def _math_errors(page: ParsedPage) -> list[Problem]:
             render_math(tex, display)
         except MathError as error:
             shown = " ".join(tex.split())  # one line per problem, even for a multi-line $$ block
-            problems.append(Problem(page.meta.path, line, _("cannot render math '{tex}': {error}", tex=shown, error=str(error))))
+            problems.append(Problem(page.meta.path, line, _("cannot render math '{tex}': {error}", tex=shown, error=error.args[0])))
     return problems
 
 
@@ -305,13 +309,15 @@ def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[
                                    "and a numeric 'bound'", name=name, rules=" ".join(_RULES)))]
     today = values[name]
     if today.value_class == "timing":
-        return [Problem(path, 0, f"comparison with '{name}': a timing value depends on the machine and its "
-                                 "load; it is recorded, never compared")]
+        return [Problem(path, 0, _("comparison with '{name}': a timing value depends on the machine and its "
+                                   "load; it is recorded, never compared", name=name))]
     if rule == "==" and today.value_class == "rounding":
         if not agrees(today.value, bound, "rounding", today.rtol, today.atol):
-            return [Problem(path, 0, f"today's {name} = {format_number(today.value, today.unit)} breaks the "
-                                     f"record's comparison == {format_number(bound, today.unit)} (a rounding "
-                                     f"value: within rtol {today.rtol:g}, atol {today.atol:g})")]
+            return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison == {bound} "
+                                       "(a rounding value: within rtol {rtol}, atol {atol})", name=name,
+                                       today=format_number(today.value, today.unit),
+                                       bound=format_number(bound, today.unit), rtol=f"{today.rtol:g}",
+                                       atol=f"{today.atol:g}"))]
         return []
     if not _RULES[rule](today.value, bound):
         return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison {rule} {bound}",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .i18n import _
 from .numbers import display
 from .parse import StateSource
 from .render import SiteView
@@ -19,10 +20,11 @@ def gallery_context(site: SiteView) -> dict[str, Any]:
     value_uses = _value_uses(site)
     figures = [{"id": f.id, "file": f"figures/{f.file}", "alt": f.alt, "description": f.description,
                 "provenance": f.provenance, "badge": site.badge(f.provenance), "inputs": list(f.inputs),
-                "marks": [f"{m.name}（{m.label}）" if m.label else m.name for m in f.marks], "uses": figure_uses.get(f.id, [])}
+                "marks": [site.say(_("{name} ({label})", name=m.name, label=m.label)) if m.label else m.name
+                          for m in f.marks], "uses": figure_uses.get(f.id, [])}
                for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
-    values = [{"name": v.name, "display": display(v), "description": v.description, "provenance": v.provenance,
-               "badge": site.badge(v.provenance), "uses": value_uses.get(v.name, [])}
+    values = [{"name": v.name, "display": site.say(display(v)), "description": v.description,
+               "provenance": v.provenance, "badge": site.badge(v.provenance), "uses": value_uses.get(v.name, [])}
               for v in sorted(site.evidence.values.values(), key=lambda v: v.name)]
     return {"figures": figures, "values": values}
 

@@ -14,6 +14,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from .i18n import _
 from .problems import Problem, suggest
 from .yamlnodes import Located, load_located
 
@@ -54,7 +55,7 @@ def load_glossary(text: str, path: str) -> tuple[tuple[Term, ...], list[Problem]
     if located is None:
         return (), problems
     if not isinstance(located.value, list):
-        return (), problems + [Problem(path, located.line, "glossary.yml must be a list of terms")]
+        return (), problems + [Problem(path, located.line, _("glossary.yml must be a list of terms"))]
     terms: list[Term] = []
     for item in located.children:
         term = _load_term(item, path, problems)
@@ -62,8 +63,9 @@ def load_glossary(text: str, path: str) -> tuple[tuple[Term, ...], list[Problem]
             continue
         clash = next((t for t in terms if t.id == term.id or set(t.words) & set(term.words)), None)
         if clash is not None:
-            problems.append(Problem(path, item.line, f"term '{term.term}' repeats the id or a wording of "
-                                                     f"'{clash.term}' (line {clash.line})"))
+            problems.append(Problem(path, item.line, _("term '{term}' repeats the id or a wording of "
+                                                       "'{other}' (line {line})", term=term.term,
+                                                       other=clash.term, line=clash.line)))
             continue
         terms.append(term)
     return tuple(terms), problems
@@ -71,25 +73,26 @@ def load_glossary(text: str, path: str) -> tuple[tuple[Term, ...], list[Problem]
 
 def _load_term(item: Located, path: str, problems: list[Problem]) -> Term | None:
     if not isinstance(item.value, dict):
-        problems.append(Problem(path, item.line, "each glossary entry must be a mapping with id, term and definition"))
+        problems.append(Problem(path, item.line,
+                                _("each glossary entry must be a mapping with id, term and definition")))
         return None
-    problems += [Problem(path, child.line, f"unknown glossary key '{key}'"
-                         + (suggest(str(key), TERM_KEYS) or f" (allowed: {', '.join(TERM_KEYS)})"))
+    problems += [Problem(path, child.line, _("unknown glossary key '{key}'", key=key)
+                         + (suggest(str(key), TERM_KEYS) or _(" (allowed: {names})", names=", ".join(TERM_KEYS))))
                  for key, child in item.children.items() if key not in TERM_KEYS]
     value = item.value
     missing = [k for k in ("id", "term", "definition") if not isinstance(value.get(k), str) or not value[k].strip()]
     if missing:
-        problems.append(Problem(path, item.line, f"glossary entry needs {', '.join(missing)} (text)"))
+        problems.append(Problem(path, item.line, _("glossary entry needs {keys} (text)", keys=", ".join(missing))))
         return None
     if not _TERM_ID.match(value["id"]):
-        problems.append(Problem(path, item.children["id"].line, f"term id '{value['id']}' must be lower-case "
-                                                                "letters, digits and '-'"))
+        problems.append(Problem(path, item.children["id"].line, _("term id '{id}' must be lower-case letters, "
+                                                                  "digits and '-'", id=value["id"])))
         return None
     lists = {}
     for key in ("allowed", "forbidden"):
         words = value.get(key, [])
         if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
-            problems.append(Problem(path, item.children[key].line, f"'{key}' must be a list of wordings"))
+            problems.append(Problem(path, item.children[key].line, _("'{key}' must be a list of wordings", key=key)))
             return None
         lists[key] = tuple(w.strip() for w in words)
     return Term(value["id"], value["term"].strip(), lists["allowed"], lists["forbidden"],

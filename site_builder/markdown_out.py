@@ -5,25 +5,43 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections.abc import Callable, Mapping
 
-from .content import Evidence
-from .numbers import display
 from .check import resolve_mark
-from .parse import ParsedPage, StateSource
+from .content import Evidence
+from .i18n import _
+from .images import Picture
+from .numbers import display
+from .parse import ParsedPage, StateSource, image_path
 
 ROLE = re.compile(r"\{([A-Za-z][\w-]*)\}`([^`]*)`")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so two builds write identical bytes
 
 
-def plain_markdown(page: ParsedPage, evidence: Evidence, titles: dict[str, str], teacher: bool) -> str:
-    """The page source with roles resolved to plain text; teacher notes removed unless ``teacher``."""
+_IMAGE_DESTINATION = re.compile(r"(!\[(?:[^\]\\]|\\.)*\]\(\s*)(<[^>\n]*>|[^\s)]+)")
+"""``![alt](`` and the path after it (CommonMark also allows the path in ``<…>``)."""
+
+
+def plain_markdown(page: ParsedPage, evidence: Evidence, titles: dict[str, str], teacher: bool,
+                   pictures: Mapping[str, Picture] | None = None, say: Callable[[str], str] = str) -> str:
+    """The page source with roles resolved to plain text; teacher notes removed unless ``teacher``;
+    ``say`` puts the build's own words in the course's language.
+
+    A picture points at its published file (``pictures``: project path → ``Picture``): the
+    teacher's original is re-encoded under another name and is not in the site.
+    """
     lines = page.source.split("\n")
+    for src, line in page.images:
+        picture = (pictures or {}).get(image_path(page.meta.path, src))
+        if picture is not None:
+            published = published_image(picture)
+            lines[line - 1] = _IMAGE_DESTINATION.sub(lambda m, to=published: m.group(1) + to, lines[line - 1], count=1)
     if not teacher:
         for start, end in page.teacher_spans:
             lines[start:end] = [None] * (end - start)
     figures = _state_figures(page, len(lines))
     lines = [None if line is None else ROLE.sub(
-        lambda m, fig=fig: role_text(m.group(1), m.group(2).strip(), evidence, titles, fig), line)
+        lambda m, fig=fig: role_text(m.group(1), m.group(2).strip(), evidence, titles, fig, say), line)
         for line, fig in zip(lines, figures, strict=True)]
     body = "\n".join(line for line in lines if line is not None).strip("\n")
     return f"# {page.meta.title}\n\n{re.sub(chr(10) * 3 + '+', chr(10) * 2, body)}\n"
@@ -38,26 +56,39 @@ def _state_figures(page: ParsedPage, count: int) -> list[str]:
     return figures[:count]
 
 
-def role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str], state_figure: str = "") -> str:
+def role_text(name: str, target: str, evidence: Evidence, titles: dict[str, str], state_figure: str = "",
+              say: Callable[[str], str] = str) -> str:
     if name == "mark":
         figure_id, mark_name = resolve_mark(target, state_figure)
         mark = evidence.figures[figure_id].mark(mark_name) if figure_id in evidence.figures else None
         return mark.label if mark else target
     if name == "num" and target in evidence.values:
-        return display(evidence.values[target])
+        return say(display(evidence.values[target]))
     if name == "fig" and target in evidence.figures:
-        return f"（图 {target}：{evidence.figures[target].alt}）"
+        return say(_("(figure {id}: {alt})", id=target, alt=evidence.figures[target].alt))
     if name == "src":
         return f"[{target}]"
     if name == "ref":
         page = target.partition("#")[0]
-        return f"《{titles[page]}》" if page in titles else target
+        return say(_("“{title}”", title=titles[page])) if page in titles else target
     return target
 
 
-def llms_txt(site_title: str, base_url: str, pages: list[ParsedPage]) -> str:
+def published_image(picture: Picture) -> str:
+    """The site-relative file a Markdown page links for a picture: its widest re-encoding."""
+    return list(picture.files)[-1]
+
+
+def published_pictures(page: ParsedPage, pictures: Mapping[str, Picture]) -> dict[str, bytes]:
+    """The files the page's Markdown links for its pictures (a lesson's zip holds them beside it)."""
+    found = (pictures.get(image_path(page.meta.path, src)) for src, _line in page.images)
+    return {published_image(p): p.files[published_image(p)] for p in found if p is not None}
+
+
+def llms_txt(site_title: str, base_url: str, pages: list[ParsedPage], say: Callable[[str], str] = str) -> str:
     """An index of the Markdown versions of every page (llmstxt.org convention)."""
-    lines = [f"# {site_title}", "", "> 每页的 Markdown 全文（数值已由本次构建填入）。", "", "## Pages", ""]
+    lines = [f"# {site_title}", "", "> " + say(_("The full Markdown of every page (its numbers filled in by this "
+                                                 "build).")), "", "## " + say(_("Pages")), ""]
     lines += [f"- [{p.meta.title}]({base_url}{p.meta.id}.md)" + (f": {p.meta.summary}" if p.meta.summary else "")
               for p in pages]
     return "\n".join(lines) + "\n"

@@ -22,6 +22,7 @@ from pathlib import Path
 from latex2mathml import exceptions as l2m_errors
 from latex2mathml.converter import convert as _l2m_convert
 
+from .i18n import _
 from .urls import URL_ATTRIBUTES, allowed_url
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
@@ -84,14 +85,14 @@ _SIMPLE_REWRITES = (
     (re.compile(r"\\arg(?![A-Za-z])"), r"\\operatorname{arg}"),
 )
 _L2M_MESSAGES = {
-    l2m_errors.ExtraLeftOrMissingRightError: r"\left without a matching \right (or the reverse)",
-    l2m_errors.MissingEndError: r"\begin without a matching \end",
-    l2m_errors.NumeratorNotFoundError: r"\frac is missing its numerator",
-    l2m_errors.DenominatorNotFoundError: r"\frac is missing its denominator",
-    l2m_errors.MissingSuperScriptOrSubscriptError: "'^' or '_' has nothing to attach to",
-    l2m_errors.DoubleSubscriptsError: "double subscript: write x_{ab}, not x_a_b",
-    l2m_errors.DoubleSuperscriptsError: "double superscript: write x^{ab}, not x^a^b",
-    l2m_errors.LimitsMustFollowMathOperatorError: r"\limits must follow an operator",
+    l2m_errors.ExtraLeftOrMissingRightError: _(r"\left without a matching \right (or the reverse)"),
+    l2m_errors.MissingEndError: _(r"\begin without a matching \end"),
+    l2m_errors.NumeratorNotFoundError: _(r"\frac is missing its numerator"),
+    l2m_errors.DenominatorNotFoundError: _(r"\frac is missing its denominator"),
+    l2m_errors.MissingSuperScriptOrSubscriptError: _("'^' or '_' has nothing to attach to"),
+    l2m_errors.DoubleSubscriptsError: _("double subscript: write x_{{ab}}, not x_a_b"),
+    l2m_errors.DoubleSuperscriptsError: _("double superscript: write x^{{ab}}, not x^a^b"),
+    l2m_errors.LimitsMustFollowMathOperatorError: _(r"\limits must follow an operator"),
 }
 
 
@@ -104,7 +105,7 @@ def render_math(tex: str, display: bool) -> str:
     """
     source = tex.strip()
     if not source:
-        raise MathError("empty formula")
+        raise MathError(_("empty formula"))
     _check_braces(source)
     prepared, protected = _prepare(source)
     try:
@@ -112,7 +113,7 @@ def render_math(tex: str, display: bool) -> str:
     except tuple(_L2M_MESSAGES) as exc:
         raise MathError(_L2M_MESSAGES[type(exc)]) from None
     except Exception as exc:  # latex2mathml raises bare IndexError/KeyError on some input
-        raise MathError(f"latex2mathml cannot convert this formula ({type(exc).__name__})") from None
+        raise MathError(_("latex2mathml cannot convert this formula ({error})", error=type(exc).__name__)) from None
     root = _parse(raw)
     _restore(root, protected)
     _check_tree(root)
@@ -136,10 +137,10 @@ def _check_braces(tex: str) -> None:
         elif char == "}":
             depth -= 1
             if depth < 0:
-                raise MathError(f"unbalanced braces: '}}' at column {i + 1} closes nothing")
+                raise MathError(_("unbalanced braces: '}}' at column {column} closes nothing", column=i + 1))
         i += 1
     if depth:
-        raise MathError(f"unbalanced braces: {depth} '{{' never closed")
+        raise MathError(_("unbalanced braces: {n} '{{' never closed", n=depth))
 
 
 def _check_environments(tex: str) -> str:
@@ -148,7 +149,8 @@ def _check_environments(tex: str) -> str:
         name = _ENV_REWRITES.get(name, name)
         if name not in _ENVIRONMENTS:
             supported = ", ".join(sorted(_ENVIRONMENTS | set(_ENV_REWRITES)))
-            raise MathError(f"unsupported environment '{name}' (supported: {supported})")
+            raise MathError(_("unsupported environment '{name}' (supported: {supported})", name=name,
+                              supported=supported))
         return f"\\{match.group(1)}{{{name}}}"
 
     return _ENV.sub(replace, tex)
@@ -159,16 +161,18 @@ def _check_tree(root: ET.Element) -> None:
         text = node.text or ""
         for name, url in node.attrib.items():
             if name in URL_ATTRIBUTES and not allowed_url(url):
-                raise MathError(f"link '{url}' is not allowed: \\href takes an https:// URL or a page of this site")
+                raise MathError(_("link '{url}' is not allowed: \\href takes an https:// URL or a page of this site",
+                                  url=url))
         if node.tag in ("mi", "mo") and re.match(r"\\[A-Za-z]+", text):
-            raise MathError(f"unknown command '{re.match(r'[^ ]+', text).group()}'")  # type: ignore[union-attr]
+            command = re.match(r"[^ ]+", text).group()  # type: ignore[union-attr]
+            raise MathError(_("unknown command '{command}'", command=command))
         if node.tag == "mi" and text in ("&", "}", "\\"):
-            where = "outside an environment such as aligned" if text == "&" else "here"
-            raise MathError(f"unexpected '{text}' {where}")
+            raise MathError(_("unexpected '{text}' outside an environment such as aligned", text=text) if text == "&"
+                            else _("unexpected '{text}' here", text=text))
         if node.tag == "mspace" and node.get("linebreak"):
-            raise MathError(r"line break '\\' outside an environment such as aligned")
+            raise MathError(_(r"line break '\\' outside an environment such as aligned"))
         if node.tag == "mpadded" and node.find("mtext") is not None:
-            raise MathError(r"\not is only supported as \not= and \not\in")
+            raise MathError(_(r"\not is only supported as \not= and \not\in"))
 
 
 # ---------------------------------------------------------------- conversion
@@ -189,12 +193,12 @@ def _prepare(tex: str) -> tuple[str, list[tuple[str, str]]]:
 
 def _parse(raw: str) -> ET.Element:
     if "<mi>&</mi>" in raw:
-        raise MathError("unexpected '&' outside an environment such as aligned")
+        raise MathError(_("unexpected '{text}' outside an environment such as aligned", text="&"))
     try:
         return ET.fromstring(raw.replace(f' xmlns="{MATHML_NS}"', "", 1))
     except ET.ParseError:
         # latex2mathml copies some characters (e.g. & or < inside nested \text) unescaped.
-        raise MathError("latex2mathml produced malformed MathML; simplify \\text{...}") from None
+        raise MathError(_("latex2mathml produced malformed MathML; simplify \\text{{...}}")) from None
 
 
 def _restore(root: ET.Element, protected: list[tuple[str, str]]) -> None:

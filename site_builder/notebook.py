@@ -33,9 +33,19 @@ def check(name, recomputed, published, shown, rtol=None, atol=None):
     else:
         same = abs(recomputed - published) <= atol + rtol * abs(published)
     checked.append((name, same))
-    print(f"{'✓' if same else '✗'} {name}: recomputed {recomputed!r}, page shows {shown} ({published!r})")
-    assert same, f"{name}: recomputed {recomputed!r} differs from the published {published!r}"
+    print(SAID["match"].format(mark="✓" if same else "✗", name=name, recomputed=repr(recomputed), shown=shown,
+                               published=repr(published)))
+    assert same, SAID["differs"].format(name=name, recomputed=repr(recomputed), published=repr(published))
 '''
+
+
+def _said(say: Callable[[str], str]) -> dict[str, str]:
+    """What the check cells print, in the course's language (templates the notebook fills in)."""
+    keep = {k: "{" + k + "}" for k in ("mark", "name", "recomputed", "shown", "published", "n")}
+    return {"match": say(_("{mark} {name}: recomputed {recomputed}, page shows {shown} ({published})", **keep)),
+            "differs": say(_("{name}: recomputed {recomputed} differs from the published {published}", **keep)),
+            "all": say(_("all {n} measured values of this page recomputed and matched", **keep)),
+            "none": say(_("this page shows no measured values"))}
 
 
 def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str],
@@ -46,18 +56,18 @@ def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str]
                          "language_info": {"name": "python"}}
     measured = _measured_by_state(page, evidence)
     cells = [_markdown_cell(f"# {page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
-             _code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip())]
-    prose_text = plain_markdown(page, evidence, titles, teacher=False).removeprefix(f"# {page.meta.title}\n")
+             _code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip().replace(
+                 "checked = []", f"checked = []\nSAID = {_said(say)!r}", 1))]
+    prose_text = plain_markdown(page, evidence, titles, teacher=False, say=say).removeprefix(f"# {page.meta.title}\n")
     for state_id, prose in _prose_cells(prose_text, say(_("Caption: {caption}", caption="{caption}"))):
         cells.append(_markdown_cell(prose))
         if state_id and measured.get(state_id):
-            cells.append(_code_cell(_checks(measured[state_id])))
+            cells.append(_code_cell(_checks(measured[state_id], say)))
     if measured.get(""):  # values cited in prose outside the states
-        cells.append(_code_cell(_checks(measured[""])))
+        cells.append(_code_cell(_checks(measured[""], say)))
     cells.append(_code_cell(
         "assert checked and all(same for _, same in checked)\n"
-        "print(f\"all {len(checked)} measured values of this page recomputed and matched\")"
-        if any(measured.values()) else "print(\"this page shows no measured values\")"))
+        "print(SAID[\"all\"].format(n=len(checked)))" if any(measured.values()) else "print(SAID[\"none\"])"))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same file
     # Not validated here: its shape is fixed by this module, and nbformat's schema check cost 3 ms per
@@ -92,14 +102,14 @@ def _measured_by_state(page: ParsedPage, evidence: Evidence) -> dict[str, list[V
     return grouped
 
 
-def _checks(values: list[Value]) -> str:
+def _checks(values: list[Value], say: Callable[[str], str]) -> str:
     lines = []
     for producer in dict.fromkeys(v.producer for v in values):
         lines.append(f"{producer} = measure({producer!r})")
         for value in (v for v in values if v.producer == producer):
             key = value.name.split(".", 1)[1]
             within = f", rtol={value.rtol!r}, atol={value.atol!r}" if value.value_class == "rounding" else ""
-            lines.append(f"check({value.name!r}, {producer}[{key!r}], {value.value!r}, {display(value)!r}{within})")
+            lines.append(f"check({value.name!r}, {producer}[{key!r}], {value.value!r}, {say(display(value))!r}{within})")
     return "\n".join(lines)
 
 

@@ -18,9 +18,12 @@ SIGNIFICANT = 3
 
 
 def format_number(number: Any, unit: str = "") -> str:
-    """Format a value for a reader: ``2.22×10⁻¹⁵``, ``800 KiB``, ``1.23 ms``, ``12.3×``, ``是``."""
+    """Format a value for a reader: ``2.22×10⁻¹⁵``, ``800 KiB``, ``1.23 ms``, ``12.3×``, ``yes``.
+
+    A boolean is a message (是/否 in a Chinese course): callers that show it say it in the
+    course's language (``SiteView.say``)."""
     if isinstance(number, bool):
-        return "是" if number else "否"
+        return _("yes") if number else _("no")
     if unit == "B":
         return format_bytes(number)
     text = _plain(number)

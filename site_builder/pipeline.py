@@ -30,7 +30,7 @@ from .i18n import _
 from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
-from .markdown_out import llms_txt, plain_markdown, zip_bundle
+from .markdown_out import llms_txt, plain_markdown, published_pictures, zip_bundle
 from .mathfont import FONT_PATH, math_characters, math_font
 from .notebook import lesson_notebook
 from .numbers import class_text, display
@@ -267,12 +267,13 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
     template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
     html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
     files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
-    markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher)
+    markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher, site.images, site.say)
     files[f"{page.meta.id}.md"] = markdown.encode()
     if page.meta.kind == "lesson":
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
             site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
-        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence))
+        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence)
+                                                                | published_pictures(page, site.images))
         if site.evidence.notebook_setup:
             notebook = kit.shared.get(page.meta.id)
             if notebook is None:
@@ -306,7 +307,7 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
         "glossary.html": jinja.get_template("glossary.html.j2").render(
             site=common, page=_generated("glossary", site.say(_("Glossary"))), terms=_glossary_context(site)).encode(),
         "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
-        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values())).encode(),
+        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say).encode(),
     })
 
 
@@ -471,7 +472,8 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
             group[key] = group[key] or getattr(v, key)
         description = text.describe(v.name)
         group["entries"].append({
-            "name": v.name, "display": display(v), "provenance": v.provenance, "badge": site.badge(v.provenance),
+            "name": v.name, "display": site.say(display(v)), "provenance": v.provenance,
+            "badge": site.badge(v.provenance),
             "producer": v.producer, "description": description or v.description,
             "description_lang": "" if description else "en", "command": v.command, "source_file": v.source_file,
             "published_source": v.source_file in site.evidence.experiment_files, "conditions": v.conditions,

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .content import FigureMark
+from .i18n import _
 
 MARGIN = 0.08
 """How far (fraction of the figure) a centre must sit from the middle to be on a side."""
@@ -120,7 +121,12 @@ def describe(mark: FigureMark) -> str:
     if vertical and horizontal:
         for side in (vertical, horizontal):
             if _offset_holds(side, dx, dy, dominant=True):
-                return f"{_NAMES[side]}（中心约在 {cx:.0%}, {cy:.0%}）"
-        return f"{horizontal}{vertical}（中心约在 {cx:.0%}, {cy:.0%}）"
+                return _at(_NAMES[side], cx, cy)
+        return _at(horizontal + vertical, cx, cy)
     side = vertical or horizontal
-    return f"{_NAMES[side] if side else '中间'}（中心约在 {cx:.0%}, {cy:.0%}）"
+    return _at(_NAMES[side] if side else "中间", cx, cy)
+
+
+def _at(word: str, cx: float, cy: float) -> str:
+    """A position word (one the checker accepts: the prose is Chinese) with the centre it stands for."""
+    return _("{word} (centre at about {x}, {y})", word=word, x=f"{cx:.0%}", y=f"{cy:.0%}")

@@ -88,7 +88,7 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment,
             value = site.evidence.values[target]
             return (f'<a class="num" href="numbers.html#{escapeHtml(target)}" data-provenance="{value.provenance}"'
                     f' title="{escapeHtml(site.badge(value.provenance) + " · " + target)}">'
-                    f"{escapeHtml(display(value))}</a>")
+                    f"{escapeHtml(site.say(display(value)))}</a>")
         if name == "fig" and target in site.evidence.figures:
             figure = site.evidence.figures[target]
             if block:
@@ -105,7 +105,8 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment,
             # The definition rides in an attribute: a CSS hover/focus card shows it, the link works without
             # CSS or JS, and the page's text (search, copy, Markdown) keeps only the word itself.
             return (f'<a class="term" href="glossary.html#{term.anchor}" data-definition="{escapeHtml(term.definition)}"'
-                    f' aria-label="{escapeHtml(target)}：{escapeHtml(term.definition)}">{escapeHtml(target)}</a>')
+                    f' aria-label="{escapeHtml(site.say(_("{term}: {definition}", term=target, definition=term.definition)))}">'
+                    f'{escapeHtml(target)}</a>')
         if name == "example":
             note = site.say(_("an illustrative number, not a measurement"))
             return f'<span class="example" title="{escapeHtml(note)}">{escapeHtml(target)}</span>'
@@ -160,7 +161,7 @@ def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
     target_page, anchor = resolve_ref(target, page_id)
     page = site.pages[target_page]
     if not anchor:
-        return f"{target_page}.html", f"《{page.meta.title}》"  # a work title, as Chinese prose cites one
+        return f"{target_page}.html", site.say(_("“{title}”", title=page.meta.title))  # a work's title: 《…》 in Chinese
     title = next((text for a, _, text in page.anchors if a == anchor), anchor)
     href = f"#{anchor}" if target_page == page_id else f"{target_page}.html#{anchor}"
     return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"
@@ -207,7 +208,8 @@ def render_page_blocks(site: SiteView, page: ParsedPage, md: MarkdownIt, jinja: 
     states = [b for b in page.blocks if isinstance(b, StateSource)]
     for block in page.blocks:
         if isinstance(block, StateSource):
-            state_env = {"role_html": role_resolver(site, page.meta.id, jinja, block.figure)} if block.figure else env
+            state_env = {**env, "role_html": role_resolver(site, page.meta.id, jinja, block.figure)} \
+                if block.figure else env
             blocks.append({"kind": "state", "state": _state_context(site, page, block, len(states), md, state_env)})
         else:
             blocks.append({"kind": "html", "html": render_tokens(md, block, env, site.teacher)})

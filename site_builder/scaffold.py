@@ -13,9 +13,11 @@ from pathlib import Path
 
 import yaml
 
+from .i18n import _, catalog_name, course_language
 from .load import read_content_file
 
-SKELETON = Path(__file__).parent / "skeletons" / "lesson.md"
+SKELETONS = Path(__file__).parent / "skeletons"
+"""``lesson.md`` (Chinese, the first course's language) and ``lesson.<catalog>.md`` for other languages."""
 _PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # the rule frontmatter.py applies to page ids
 _FLOW = re.compile(r"^pages:[ \t]*\[(?P<items>[^\]]*?)(?P<end>\s*)\]", re.MULTILINE)
 _BLOCK = re.compile(r"^pages:[ \t]*(?:#.*)?\n(?P<items>(?:[ \t]*(?:-[^\n]*|#[^\n]*)?\n)*)", re.MULTILINE)
@@ -27,26 +29,29 @@ def new_lesson(root: Path, page_id: str, content_dir: str = "content") -> Path:
     Raises ``ValueError`` with a message for the teacher when the id is invalid or taken.
     """
     if not _PAGE_ID.match(page_id):
-        raise ValueError(f"'{page_id}' is not a valid page id: use lowercase letters, digits and '-', "
-                         "starting with a letter or digit (e.g. 'r56' or 'kv-paging')")
+        raise ValueError(_("'{id}' is not a valid page id: use lowercase letters, digits and '-', "
+                           "starting with a letter or digit (e.g. 'r56' or 'kv-paging')", id=page_id))
     content = root / content_dir
     page = content / "pages" / f"{page_id}.md"
     site_yml = content / "site.yml"
     if page.exists() or page.is_symlink():  # a dangling link too: writing through it would land elsewhere
-        raise ValueError(f"{page.relative_to(root).as_posix()} already exists: choose another id")
+        raise ValueError(_("{path} already exists: choose another id", path=page.relative_to(root).as_posix()))
     try:  # the build's own reader: never blocks on a FIFO, never follows a link out of content/
         text = read_content_file(content, site_yml).decode("utf-8", errors="replace")
     except ValueError as refused:
-        raise ValueError(f"{site_yml.relative_to(root).as_posix()} {refused}") from None
+        raise ValueError(site_yml.relative_to(root).as_posix() + " " + refused.args[0]) from None
     pages = (yaml.safe_load(text) or {}).get("pages") or []
     if page_id in pages:
-        raise ValueError(f"{site_yml.relative_to(root).as_posix()} already lists '{page_id}': choose another id")
+        raise ValueError(_("{path} already lists '{id}': choose another id", path=site_yml.relative_to(root).as_posix(),
+                           id=page_id))
     listed = add_page_id(text, page_id)
     if (yaml.safe_load(listed) or {}).get("pages") != [*pages, page_id]:
-        raise ValueError(f"could not add '{page_id}' to the pages list of {site_yml.relative_to(root).as_posix()} "
-                         "automatically: add it by hand, then run this again")
+        raise ValueError(_("could not add '{id}' to the pages list of {path} automatically: add it by hand, "
+                           "then run this again", id=page_id, path=site_yml.relative_to(root).as_posix()))
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(SKELETON.read_text(encoding="utf-8").replace("{{id}}", page_id), encoding="utf-8")
+    skeleton = SKELETONS / f"lesson.{catalog_name(course_language(root, content_dir))}.md"
+    skeleton = skeleton if skeleton.is_file() else SKELETONS / "lesson.md"
+    page.write_text(skeleton.read_text(encoding="utf-8").replace("{{id}}", page_id), encoding="utf-8")
     site_yml.write_text(listed, encoding="utf-8")
     return page
 

@@ -40,9 +40,10 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from .i18n import _, localize
 from .markdown_out import role_text, ROLE
 from .numbers import display
 from .parse import ParsedPage
@@ -89,13 +90,13 @@ _TITLE = ' data-pagefind-weight="10"'
 """A word in a page's title outranks the same word in its text (Pagefind's highest weight)."""
 
 
-def page_document(page: ParsedPage, evidence, titles: dict[str, str]) -> str:
+def page_document(page: ParsedPage, evidence, titles: dict[str, str], say: Callable[[str], str] = str) -> str:
     """One page's search document: its title, its public text, and an anchored heading per heading or state."""
     hidden = {n for start, end in page.teacher_spans for n in range(start, end)}
     headings = {line: (anchor, title) for anchor, line, title in page.anchors}
 
     def resolve(text: str) -> str:
-        return ROLE.sub(lambda m: role_text(m.group(1), m.group(2).strip(), evidence, titles), text) \
+        return ROLE.sub(lambda m: role_text(m.group(1), m.group(2).strip(), evidence, titles, say=say), text) \
             if "`" in text else text
 
     tags, texts = [f"<h1{_TITLE}>"], [page.meta.title]
@@ -137,18 +138,18 @@ _REFERENCE_HEADING = ' data-pagefind-weight="0.5"'
 a word there ranks below the same word in a lesson's title or text."""
 
 
-def values_document(values: Iterable) -> str:
+def values_document(values: Iterable, say: Callable[[str], str] = str) -> str:
     """numbers.html: each value's name, displayed value, description and conditions."""
-    out = ["<h1>" + _text("数值与出处") + "</h1>"]
+    out = ["<h1>" + _text(say(_("Numbers and where they come from"))) + "</h1>"]
     for v in sorted(values, key=lambda v: v.name):
-        out.append(f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(f"{v.name} = {display(v)}")}</h2>')
+        out.append(f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(f"{v.name} = {say(display(v))}")}</h2>')
         out.append(f"<p{_REFERENCE}>{_text(' '.join(x for x in (v.description, v.conditions, v.command) if x))}</p>")
     return _document(out)
 
 
-def sources_document(sources: Iterable) -> str:
+def sources_document(sources: Iterable, say: Callable[[str], str] = str) -> str:
     """sources.html: each source's id, title, authors and what was checked where."""
-    out = ["<h1>" + _text("来源") + "</h1>"]
+    out = ["<h1>" + _text(say(_("Sources"))) + "</h1>"]
     for s in sources:
         out.append(f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>{_text(f"{s.id} {s.title}")}</h2>')
         out.append(f"<p{_REFERENCE}>{_text(' '.join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x))}</p>")
@@ -165,17 +166,21 @@ def site_documents(prepared, cache: Path | None = None) -> dict[str, str]:
     from .incremental import code_digest, digest, evidence_digest, source_key
 
     titles = {page_id: p.meta.title for page_id, p in prepared.pages.items()}
+    language = prepared.content.config.language
+    say = functools.partial(localize, language=language)  # the pages' own words
     held = _held_documents(cache)
-    common = digest(code_digest(), evidence_digest(prepared.evidence), repr(sorted(titles.items()))) if cache else ""
+    common = digest(code_digest(), evidence_digest(prepared.evidence), repr(sorted(titles.items())),
+                    language) if cache else ""
     docs, keys = {}, {}
     for page_id, page in prepared.pages.items():
         url = f"{page_id}.html"
         keys[url] = key = digest(common, source_key(page)) if cache else ""
-        docs[url] = held[url][1] if url in held and held[url][0] == key else page_document(page, prepared.evidence, titles)
+        docs[url] = (held[url][1] if url in held and held[url][0] == key
+                     else page_document(page, prepared.evidence, titles, say))
     if cache and any(url not in held or held[url][0] != key for url, key in keys.items()):
         _hold_documents(cache, {url: (keys[url], docs[url]) for url in keys})
-    docs["numbers.html"] = values_document(prepared.evidence.values.values())
-    docs["sources.html"] = sources_document(prepared.content.sources)
+    docs["numbers.html"] = values_document(prepared.evidence.values.values(), say)
+    docs["sources.html"] = sources_document(prepared.content.sources, say)
     return docs
 
 
@@ -315,12 +320,12 @@ def _run_pagefind(documents: dict[str, str], out: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(base64.b64decode(file["content"]))
     if not (out / "pagefind.js").is_file() or not (out / "pagefind-entry.json").is_file():
-        raise SearchIndexError(f"pagefind returned no index for {len(documents)} pages")
+        raise SearchIndexError(_("pagefind returned no index for {n} pages", n=len(documents)))
 
 
 def _inside_bundle(path: str) -> str:
     if not path or path.startswith("/") or ".." in path.split("/"):
-        raise SearchIndexError(f"pagefind returned a file outside its bundle: {path!r}")
+        raise SearchIndexError(_("pagefind returned a file outside its bundle: {path}", path=repr(path)))
     return path
 
 
@@ -344,12 +349,12 @@ class _Service:
             chunk = self.process.stdout.read1(1 << 16)
             if not chunk:
                 self.log.seek(0)
-                raise SearchIndexError("pagefind stopped: " + self.log.read().decode(errors="replace")[-2000:])
+                raise SearchIndexError(_("pagefind stopped: {log}", log=self.log.read().decode(errors="replace")[-2000:]))
             self.buffer += chunk
         message, self.buffer = self.buffer[:end], self.buffer[end + 1:]
         reply = json.loads(base64.b64decode(bytes(message)))["payload"]
         if reply.get("type") == "Error":
-            raise SearchIndexError(f"pagefind: {reply.get('message')}")
+            raise SearchIndexError(_("pagefind: {message}", message=reply.get("message")))
         return reply
 
     def ask(self, payload: dict) -> dict:
@@ -370,15 +375,18 @@ class _Service:
         self.log.close()
 
 
+_INSTALL = "pip install 'pagefind[extended]==1.5.2'"
+
+
 def _executable() -> Path:
     try:
         from pagefind.service import get_executable
     except ImportError as error:
-        raise SearchIndexError("the pagefind package is not installed: pip install 'pagefind[extended]==1.5.2'") \
+        raise SearchIndexError(_("the pagefind package is not installed: {command}", command=_INSTALL)) \
             from error
     binary = get_executable()
     if binary is None or not Path(binary).is_file():
-        raise SearchIndexError("the pagefind package has no binary: pip install 'pagefind[extended]==1.5.2'")
+        raise SearchIndexError(_("the pagefind package has no binary: {command}", command=_INSTALL))
     return Path(binary)
 
 
@@ -445,8 +453,8 @@ class IndexJob:
             bundles = None
         self.process.join()
         if bundles is None or self.process.exitcode != 0:
-            raise SearchIndexError(f"indexing for search failed (exit {self.process.exitcode}); "
-                                   "see the message above")
+            raise SearchIndexError(_("indexing for search failed (exit {code}); see the message above",
+                                     code=self.process.exitcode))
         place_bundle(bundles, site_dir)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import gc
+import html
 import http.client
 import http.server
 import ipaddress
@@ -68,10 +69,12 @@ class EvidenceSource:
 
 
 @contextmanager
-def progress(label: str, after: float = 0.5) -> Iterator[None]:
-    """Say on stderr that a step is running, but only once it has taken ``after`` seconds: quiet when fast."""
+def progress(label: str, after: float = 0.5, say: Callable[[str], str] = str) -> Iterator[None]:
+    """Say on stderr that a step is running, but only once it has taken ``after`` seconds: quiet when fast.
+
+    ``say`` puts the words in the course's language."""
     started = time.perf_counter()
-    timer = threading.Timer(after, lambda: print(f"{label} …", file=sys.stderr, flush=True))
+    timer = threading.Timer(after, lambda: print(f"{say(label)} …", file=sys.stderr, flush=True))
     timer.daemon = True
     timer.start()
     try:
@@ -80,7 +83,8 @@ def progress(label: str, after: float = 0.5) -> Iterator[None]:
         timer.cancel()
         timer.join()  # if it is printing right now, let it finish first
         if timer.finished.is_set() and time.perf_counter() - started >= after:
-            print(f"{label}: done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+            print(say(_("{label}: done in {seconds} s", label=label, seconds=f"{time.perf_counter() - started:.1f}")),
+                  file=sys.stderr, flush=True)
 
 
 def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
@@ -410,9 +414,13 @@ class _HTTPServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-_MISSING_SITE = ('<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>构建失败</title></head>'
-                 "<body><main><h1>构建失败</h1><p>还没有一次成功的构建；修好下面列出的问题后页面会自动刷新。</p>"
-                 "</main></body></html>").encode()
+def missing_site(language: str) -> bytes:
+    """The page served before any build succeeded (the overlay shows the problems over it)."""
+    title = html.escape(localize(_("Build failed"), language))
+    text = html.escape(localize(_("No build has succeeded yet; fix the problems listed below and this page "
+                                  "reloads by itself."), language))
+    return (f'<!doctype html><html lang="{html.escape(language)}"><head><meta charset="utf-8"><title>{title}</title>'
+            f"</head><body><main><h1>{title}</h1><p>{text}</p></main></body></html>").encode()
 
 
 def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
@@ -457,7 +465,7 @@ def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
 
         def _not_found(self, build_id: int, head: bool) -> None:
             page = server.site.out_dir / "404.html"
-            body = served_at_root(page.read_bytes()) if page.is_file() else _MISSING_SITE
+            body = served_at_root(page.read_bytes()) if page.is_file() else missing_site(server.language)
             self._send(404, inject_client(body, build_id), "text/html; charset=utf-8", head)
 
         def _send(self, status: int, body: bytes, kind: str, head: bool) -> None:

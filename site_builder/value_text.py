@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .i18n import _
 from .problems import Problem
 from .yamlnodes import load_located
 
@@ -63,8 +64,8 @@ def parse_value_text(source: SourceFile | None) -> tuple[ValueText, list[Problem
         return ValueText(), []
     located, problems = load_located(source.text, source.path)
     if located is None or not isinstance(located.value, dict):
-        return ValueText(), problems + ([] if located is None else [Problem(source.path, 1, "must be a mapping")])
-    problems += [Problem(source.path, item.line, f"unknown key '{key}' (allowed: groups, values)")
+        return ValueText(), problems + ([] if located is None else [Problem(source.path, 1, _("must be a mapping"))])
+    problems += [Problem(source.path, item.line, _("unknown key '{key}'", key=key) + _(" (allowed: {names})", names="groups, values"))
                  for key, item in located.children.items() if key not in KEYS]
     parts: dict[str, list[tuple[str, str, int]]] = {"groups": [], "values": []}
     for part in KEYS:
@@ -72,11 +73,11 @@ def parse_value_text(source: SourceFile | None) -> tuple[ValueText, list[Problem
         if node is None:
             continue
         if not isinstance(node.value, dict):
-            problems.append(Problem(source.path, node.line, f"'{part}' must map names to text"))
+            problems.append(Problem(source.path, node.line, _("'{part}' must map names to text", part=part)))
             continue
         for key, item in node.children.items():
             if not isinstance(item.value, str) or not item.value.strip():
-                problems.append(Problem(source.path, item.line, f"'{key}' needs a line of text"))
+                problems.append(Problem(source.path, item.line, _("'{key}' needs a line of text", key=key)))
             else:
                 parts[part].append((str(key), item.value.strip(), item.line))
     return ValueText(tuple(parts["groups"]), tuple(parts["values"]), source.path), problems
@@ -85,10 +86,10 @@ def parse_value_text(source: SourceFile | None) -> tuple[ValueText, list[Problem
 def check_value_text(text: ValueText, value_names: set[str], groups: set[str]) -> list[Problem]:
     """Entries that describe nothing: a renamed value would otherwise lose its text silently."""
     problems = []
-    for key, _, line in text.patterns:
+    for key, _text, line in text.patterns:
         if not any(_key_regex(key).fullmatch(name) for name in value_names):
-            problems.append(Problem(text.path, line, f"no value matches '{key}'"))
-    for group, _, line in text.groups:
+            problems.append(Problem(text.path, line, _("no value matches '{key}'", key=key)))
+    for group, _title, line in text.groups:
         if group not in groups:
-            problems.append(Problem(text.path, line, f"no experiment or record named '{group}'"))
+            problems.append(Problem(text.path, line, _("no experiment or record named '{group}'", group=group)))
     return problems

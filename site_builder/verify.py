@@ -86,9 +86,9 @@ def _check_link(page: str, link: str, files: set[str], pages: dict[str, _Page]) 
         return ""
     target = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path))) if parts.path else page
     if parts.path and target not in files:
-        return f"link to missing file '{link}'"
+        return _("link to missing file '{link}'", link=link)
     if parts.fragment and target in pages and unquote(parts.fragment) not in pages[target].ids:
-        return f"link to missing anchor '{link}'"
+        return _("link to missing anchor '{link}'", link=link)
     return ""
 
 
@@ -171,5 +171,6 @@ _PAIRS = re.compile(r"([\u4e00-\u9fff]) \1")
 
 
 def _leaks(where: str, leaked: set[str], phrases: dict[str, tuple[str, int]]) -> list[Problem]:
-    return [Problem(where, 0, f"teacher note from {phrases[run][0]}:{phrases[run][1]} leaks into the public site: "
-                              f"'{run[:20]}…'") for run in sorted(leaked, key=list(phrases).index)]
+    return [Problem(where, 0, _("teacher note from {path}:{line} leaks into the public site: '{text}…'",
+                                path=phrases[run][0], line=phrases[run][1], text=run[:20]))
+            for run in sorted(leaked, key=list(phrases).index)]

@@ -54,7 +54,7 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
     if id(node) in done:
         return done[id(node)]
     if id(node) in open_nodes:
-        raise yaml.constructor.ConstructorError(None, None, "an alias refers to itself", node.start_mark)
+        raise yaml.constructor.ConstructorError(None, None, _("an alias refers to itself"), node.start_mark)
     open_nodes.add(id(node))
     line = first_line + node.start_mark.line
     if isinstance(node, yaml.MappingNode):
@@ -64,8 +64,8 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
             try:
                 hash(key)
             except TypeError:
-                raise yaml.constructor.ConstructorError(None, None, "a key must be plain text, not a list or "
-                                                        "mapping", key_node.start_mark) from None
+                raise yaml.constructor.ConstructorError(None, None, _("a key must be plain text, not a list or "
+                                                          "mapping"), key_node.start_mark) from None
             children[key] = Located(_construct(value_node), first_line + key_node.start_mark.line,
                                     _locate(value_node, first_line, done, open_nodes).children)
         located = Located({k: v.value for k, v in children.items()}, line, children)
@@ -86,7 +86,7 @@ def _construct(node: yaml.Node) -> Any:
     except yaml.YAMLError:
         raise
     except Exception as error:  # PyYAML's constructors raise ValueError etc. on values like 2001-13-45
-        raise yaml.constructor.ConstructorError(None, None, f"cannot read this value ({error})",
+        raise yaml.constructor.ConstructorError(None, None, _("cannot read this value ({error})", error=str(error)),
                                                 node.start_mark) from None
     finally:
         loader.dispose()

@@ -34,6 +34,11 @@ def test_following_the_extension_guide_builds_a_lesson_with_a_new_experiment_val
                 assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
                 if (new := re.match(r"python build.py new (\w+) ([\w-]+)", command)):
                     made[new.group(1)] = new.group(2)
+        elif language == "python" and text.startswith("def draw("):  # step 3: the figure's draw, with marks
+            module = root / "figures" / f"{made['figure'].replace('-', '_')}.py"
+            source = module.read_text(encoding="utf-8")
+            start, end = source.index("def draw("), source.index("\n\n\nFIGURES")
+            module.write_text(source[:start] + text.rstrip("\n") + source[end:], encoding="utf-8")
         elif language == "python":  # step 2: the value goes after the skeleton's last Value line
             module = root / "lessonmodel" / f"{made['experiment']}.py"
             source = module.read_text(encoding="utf-8")
@@ -48,6 +53,13 @@ def test_following_the_extension_guide_builds_a_lesson_with_a_new_experiment_val
     html = (root / "_site" / "attention.html").read_text(encoding="utf-8")
     assert '<img src="figures/span-probs.svg" alt="attention_span 实验的各个实测值（条形图）"' in html
     assert 'href="numbers.html#attention_span.entropy"' in html
+    # the mark from the guide's draw, named in the prose: its label, linked to the figure, outlined from its box
+    assert re.search(r'<a class="mark-ref" href="#attention-b0-fig" data-figure="span-probs" data-mark="top">'
+                     r'概率最高的一根</a>', html), html
+    marks = html.split('data-figure="span-probs" data-marks="', 1)[1].split('"', 1)[0]
+    assert marks.startswith("{&#34;rest&#34;:[") and "&#34;top&#34;:[" in marks and "其余四根" in marks, marks
+    teacher = (root / "_site-teacher" / "attention.html").read_text(encoding="utf-8")
+    assert teacher.count('data-mark="rest"') == 1 and teacher.count('data-mark="top"') == 2
     assert (root / "_site" / "figures" / "span-probs.svg").is_file()
     manifest = (root / "figures" / "manifest.json").read_text(encoding="utf-8")
-    assert '"span-probs"' in manifest
+    assert '"span-probs"' in manifest and '"top"' in manifest and '"rest"' in manifest

@@ -220,12 +220,11 @@ def test_build_check_end_to_end_names_each_figure_and_writes_the_report(tmp_path
     result = subprocess.run([sys.executable, "build.py", "check", "--report", "report"], cwd=work,
                             env=_environment("0", "UTC"), capture_output=True, text=True, timeout=600)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    lines = result.stderr.splitlines()
-    assert any(line.startswith("figures/baseline/bidirectional.png: figure bidirectional looks different: ")
-               for line in lines)
-    assert any(line.startswith("figures/baseline/r55-b2.png: cannot read the baseline image (")
-               and line.endswith("regenerate it with: python build.py figures --accept") for line in lines)
-    assert ("figures/baseline/char-stream.png: no baseline image; look at the figure, then create it with: "
+    lines = result.stderr.splitlines()  # in the course's language (Chinese)
+    assert any(line.startswith("figures/baseline/bidirectional.png: 图 bidirectional 看起来不同了：") for line in lines)
+    assert any(line.startswith("figures/baseline/r55-b2.png: 无法读取基准图（")
+               and line.endswith("请用以下命令重新生成：python build.py figures --accept") for line in lines)
+    assert ("figures/baseline/char-stream.png: 没有基准图；请先看过这张图，再用以下命令创建："
             "python build.py figures --accept") in lines
     page = (work / "report" / "index.html").read_text("utf-8")
     assert 'id="bidirectional"' in page and (work / "report" / "bidirectional-diff.png").exists()

@@ -11,6 +11,7 @@ import pytest
 import build
 import figures
 from site_builder import prepare_site, render_site
+from site_builder.i18n import localize
 from site_builder.numbers import display
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +47,7 @@ def test_gallery_lists_every_value_formatted_with_description_and_uses(gallery, 
     assert sorted(rows) == sorted(values)
     for name, value in values.items():
         text = htmllib.unescape(rows[name])
-        assert display(value) in text and value.description in text, name
+        assert localize(display(value), "zh-CN") in text and value.description in text, name  # 是/否 for booleans
     assert '<a href="r55.html#r55-b2">R55 · b2</a>' in rows["stale_prefix.max_abs_diff"]
 
 

@@ -3,6 +3,8 @@ complete, the site's UI strings from the catalogs, and English for anything untr
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,7 +50,7 @@ ZH = {
     "provenance teaching but computed figure": f"{P}:7: 状态 b0 声明为 teaching，但用到了 图 table：请声明为 computed",
     "figure label disagrees with badge": f"{P}:6: 图 mislabelled：角标“模型实测”与它的徽章“公式计算”不一致",
     "provenance teaching but measured figure": f"{P}:7: 状态 b0 声明为 teaching，但用到了 图 plot：请声明为 measured",
-    "bad math": f"{P}:8: 无法渲染公式 '\\frac{{a}}{{b'：unbalanced braces: 1 '{{' never closed",
+    "bad math": f"{P}:8: 无法渲染公式 '\\frac{{a}}{{b'：括号不配对：有 1 个 '{{' 没有闭合",
     "duplicate anchor": f"{P}:6: 本页有重复的锚点 '#a'",
     "nested state": f"{P}:6: 状态必须位于页面顶层，不能放在别的块里面",
 }
@@ -120,3 +122,154 @@ def test_site_ui_strings_follow_the_language(tmp_path):
         assert zh in html["zh-CN"] and zh not in html["en"], zh
         assert en in html["en"], en
     assert '<html lang="en" data-ui=' in html["en"]
+
+
+# ------------------------------------------------- no Chinese outside the catalogs --
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+READ_IN_PROSE = {  # Chinese the checks look for in the course's own text: vocabulary, not messages
+    "site_builder/positions.py": None,  # position words (左侧, 右下角 …) and their grammar
+    "site_builder/check.py": {"字节", "毫秒", "微秒", "秒", "在", "位于", "处于", "就在", "指图"},
+    "site_builder/parse.py": {"指图"},
+    "figures/style.py": {"教学示意", "公式计算", "模型实测", "历史记录"},  # corner labels drawn into the figures
+}
+
+
+def _code_literals(path: Path) -> list[tuple[int, str]]:
+    """String literals of a Python file that are not docstrings, as written (an escape such as \\u4e00 is no word)."""
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    docs = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)}
+    return [(node.lineno, ast.get_source_segment(source, node) or "") for node in ast.walk(tree)
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.JoinedStr))
+            and id(node) not in docs]
+
+
+def test_no_chinese_in_code_scripts_or_templates_outside_the_catalogs():
+    """A Chinese word the build says belongs in the zh_CN catalog (``_()``), not in a literal."""
+    from figures.registry import MODULES
+
+    drawings = {Path(m.__file__).resolve() for m in MODULES}  # the course's figures draw its words
+    found = []
+    for path in sorted([*ROOT.glob("site_builder/**/*.py"), ROOT / "build.py", *ROOT.glob("figures/*.py")]):
+        name = path.relative_to(ROOT).as_posix()
+        allowed = READ_IN_PROSE.get(name, set())
+        if path.resolve() in drawings or allowed is None:
+            continue
+        found += sorted({f"{name}:{line}: {word}" for line, text in _code_literals(path)
+                         for word in HAN.findall(text) if word not in allowed})
+    for path in sorted([*ROOT.glob("site_builder/static/*.js"), *ROOT.glob("site_builder/templates/*")]):
+        text = re.sub(r"/\*.*?\*/|(?<![:\"'])//[^\n]*|\{#.*?#\}", "", path.read_text(encoding="utf-8"), flags=re.S)
+        found += [f"{path.relative_to(ROOT).as_posix()}: {word}" for word in HAN.findall(text)]
+    assert found == []
+
+
+# ------------------------------------- the newer checks, in Chinese and in English --
+def _said(tmp_path: Path, language: str, pages: dict, **kwargs) -> list[str]:
+    root = write_site(tmp_path / language, pages, site_yml=SITE_YML.format(pages=", ".join(pages)).replace(
+        "zh-CN", language), **kwargs)
+    with pytest.raises(ContentError) as caught:
+        prepare_site(root, fake_evidence(tmp_path / "fig"))
+    return [p.localized(language) for p in caught.value.problems]
+
+
+def test_glossary_problems_read_in_the_course_language(tmp_path):
+    from test_errors import GLOSSARY
+
+    body = STATE.replace("正文。", "{term}`KV缓存` 不认得；头维不行。")
+    glossary = GLOSSARY + "- id: C D\n  term: 丙\n  definition: 三。\n  defintion: 四。\n"
+    assert _said(tmp_path, "zh-CN", {"x": lesson(body)}, glossary=glossary) == [
+        "content/glossary.yml:10: 术语 id 'C D' 只能用小写字母、数字和 '-'",
+        "content/glossary.yml:13: 未知的术语表键 'defintion'（是不是 'definition'？）",
+        f"{P}:8: '头维' 是术语表禁止的写法：请写 '头维度'",
+        f"{P}:8: 未知的术语 'KV缓存'（是不是 'KV 缓存'？）（术语列在 content/glossary.yml 中）"]
+    assert _said(tmp_path, "en", {"x": lesson(body)}, glossary=glossary) == [
+        "content/glossary.yml:10: term id 'C D' must be lower-case letters, digits and '-'",
+        "content/glossary.yml:13: unknown glossary key 'defintion' (did you mean 'definition'?)",
+        f"{P}:8: '头维' is a forbidden variant in the glossary: write '头维度'",
+        f"{P}:8: unknown term 'KV缓存' (did you mean 'KV 缓存'?) (terms are listed in content/glossary.yml)"]
+
+
+def test_mark_and_record_problems_read_in_the_course_language(tmp_path):
+    body = STATE.replace("正文。", "见{mark}`params`。")
+    assert _said(tmp_path, "zh-CN", {"x": lesson(body)}) == [
+        f"{P}:8: {{mark}}`params` 没有可指的图：状态 b0 没有 ':figure:'；请写明图的 id，如 {{mark}}`figure-id:params`"]
+    assert _said(tmp_path, "en", {"x": lesson(body)}) == [
+        f"{P}:8: {{mark}}`params` points at no figure: state b0 has no ':figure:'; name the figure as "
+        "{mark}`figure-id:params`"]
+    record = {"old": {"id": "old", "title": "旧", "date": "2025-01-01", "values": {},
+                      "compare": [{"value": "x", "with": "bench.decode_ms", "rule": "<=", "bound": 2}]}}
+    assert _said(tmp_path / "r", "zh-CN", {"x": lesson(STATE)}, records=record) == [
+        "content/records/old.json: 与 'bench.decode_ms' 的比较：计时数值取决于机器及其负载，只作记录，不做比较"]
+
+
+def test_search_link_figure_and_scaffold_messages_read_in_the_course_language(monkeypatch, tmp_path):
+    from site_builder import search, verify
+    from site_builder.scaffold import new_lesson
+
+    import figures.manifest
+
+    monkeypatch.setitem(sys.modules, "pagefind.service", None)  # as on a machine without pagefind
+    with pytest.raises(search.SearchIndexError) as missing:
+        search._executable()
+    said = missing.value.args[0]
+    assert localize(said, "zh-CN") == "没有安装 pagefind 包：pip install 'pagefind[extended]==1.5.2'"
+    assert localize(said, "en") == "the pagefind package is not installed: pip install 'pagefind[extended]==1.5.2'"
+    link = verify._check_link("x.html", "y.html#b0", {"x.html"}, {})
+    assert (localize(link, "zh-CN"), localize(link, "en")) == (
+        "链接指向不存在的文件 'y.html#b0'", "link to missing file 'y.html#b0'")
+    _, problem = figures.manifest.read_manifest(tmp_path / "manifest.json")
+    assert localize(problem, "zh-CN").endswith(": 不存在；请先看过各图，再用以下命令创建：python build.py figures --accept")
+    assert localize(problem, "en").endswith(": does not exist; look at the figures, then create it with: "
+                                            "python build.py figures --accept")
+    with pytest.raises(ValueError) as taken:
+        new_lesson(write_site(tmp_path / "s", {"x": lesson(STATE)}), "x")
+    assert localize(taken.value.args[0], "zh-CN") == "content/pages/x.md 已经存在：请换一个 id"
+
+
+def test_the_dev_server_page_before_any_build_follows_the_language():
+    from site_builder.serve import missing_site
+
+    assert "<h1>构建失败</h1>" in missing_site("zh-CN").decode()
+    english = missing_site("en").decode()
+    assert '<html lang="en">' in english and "<h1>Build failed</h1>" in english and not HAN.search(english)
+
+
+def test_build_py_new_and_list_speak_the_course_language(tmp_path, monkeypatch, capsys):
+    import build
+
+    for language, expected in (("zh-CN", "已创建 content/pages/y.md，并把 'y' 列进 content/site.yml"),
+                               ("en", "created content/pages/y.md and listed 'y' in content/site.yml")):
+        root = write_site(tmp_path / language, {"x": lesson(STATE)},
+                          site_yml=SITE_YML.format(pages="x").replace("zh-CN", language))
+        monkeypatch.setattr(build, "ROOT", root)
+        assert build.main(["new", "lesson", "y"]) == 0
+        assert capsys.readouterr().out.startswith(expected)
+        assert build.main(["list", "sources"]) == 0
+        assert capsys.readouterr().err == {"zh-CN": "2 个来源\n", "en": "2 sources\n"}[language]
+        # the new lesson is written in the course's language too, and builds as it is
+        skeleton = (root / "content" / "pages" / "y.md").read_text(encoding="utf-8")
+        assert bool(HAN.search(skeleton)) == (language == "zh-CN")
+        assert "y" in prepare_site(root, fake_evidence(tmp_path / "fig")).pages
+
+
+def test_no_function_hides_the_message_marker():
+    """``x, _ = …`` inside a function makes ``_`` local there, so a ``_("…")`` in it fails when that path runs."""
+    found = []
+    for path in sorted([*ROOT.glob("site_builder/**/*.py"), ROOT / "build.py", *ROOT.glob("figures/*.py")]):
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            names = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == "_"]
+            hidden = any(isinstance(n.ctx, ast.Store) for n in names if not _in_comprehension(function, n))
+            called = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_"
+                         for n in ast.walk(function))
+            if hidden and called:
+                found.append(f"{path.relative_to(ROOT)}:{function.lineno}: {function.name}")
+    assert found == []
+
+
+def _in_comprehension(function: ast.AST, name: ast.Name) -> bool:
+    """A name bound in a comprehension or generator is local to it, not to the function."""
+    return any(isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+               and any(n is name for n in ast.walk(node)) for node in ast.walk(function))

@@ -108,3 +108,20 @@ def test_oversized_and_unreadable_pictures_are_clear_errors(tmp_path, monkeypatc
     assert found[1].endswith("): save it again as PNG or JPEG")
     assert found[2] == (f"{P}:14: image 'wide.jpg' has 200×100 pixels, over the limit of 10,000: resize it "
                         "(at most 1280 pixels wide is enough)")
+
+
+def test_the_published_markdown_and_the_lesson_zip_link_a_picture_that_exists(tmp_path):
+    import zipfile
+
+    root = site_with(tmp_path, '![一块 GPU 板卡的照片](images/gpu.jpg "实验室里的 GPU 板卡")',
+                     {"images/gpu.jpg": jpeg(2000, 1000)})
+    files = render_site(prepare_site(root, fake_evidence(tmp_path / "fig")), teacher=False)
+    linked = re.findall(r'!\[一块 GPU 板卡的照片\]\(([^ )]+) "实验室里的 GPU 板卡"\)', files["x.md"].decode())
+    assert len(linked) == 1 and re.fullmatch(r"images/gpu-[0-9a-f]{12}\.jpg", linked[0])
+    with Image.open(io.BytesIO(files[linked[0]])) as out:  # the site holds it (the widest re-encoding)
+        assert out.size == (1280, 640)
+    with zipfile.ZipFile(io.BytesIO(files["downloads/x.zip"])) as bundle:
+        markdown = bundle.read("x.md").decode()
+        assert markdown == files["x.md"].decode()
+        assert bundle.read(linked[0]) == files[linked[0]]  # the zip ships it where its Markdown looks
+    assert "images/gpu.jpg" not in files["x.md"].decode()

@@ -110,8 +110,8 @@ def test_position_word_that_is_false_is_an_error_and_all_are_reported(tmp_path):
             "3. 最后指最右侧的{mark}`side`，和它左边的{mark}`request`。")
     found = problems(tmp_path, state(note))
     assert found == [
-        f"{P}:14: '左侧' does not describe mark 'params' (参数条): in figure sketch it sits 上方（中心约在 42%, 18%）",
-        f"{P}:15: '右下角' does not describe mark 'request' (参数条): in figure sketch it sits 下方（中心约在 22%, 82%）"
+        f"{P}:14: '左侧' does not describe mark 'params' (参数条): in figure sketch it sits 上方 (centre at about 42%, 18%)",
+        f"{P}:15: '右下角' does not describe mark 'request' (参数条): in figure sketch it sits 下方 (centre at about 22%, 82%)"
         .replace("(参数条)", "(新请求)"),
     ]
 
@@ -120,12 +120,12 @@ def test_position_stated_after_the_mark_is_checked(tmp_path):
     note = "1. {mark}`request`在右下角，{mark}`side`位于最右侧，{mark}`params`下面是别的。"
     found = problems(tmp_path, state(note))
     assert found == [f"{P}:12: '右下角' does not describe mark 'request' (新请求): in figure sketch it sits "
-                     "下方（中心约在 22%, 82%）"]
+                     "下方 (centre at about 22%, 82%)"]
 
 
 def test_position_word_in_a_caption_is_checked_too(tmp_path):
     found = problems(tmp_path, state("1. 指{mark}`side`。", caption=":caption: 左侧是{mark}`side`。\n"))
-    assert found == [f"{P}:7: '左侧' does not describe mark 'side' (侧栏): in figure sketch it sits 右侧（中心约在 92%, 50%）"]
+    assert found == [f"{P}:7: '左侧' does not describe mark 'side' (侧栏): in figure sketch it sits 右侧 (centre at about 92%, 50%)"]
 
 
 def test_true_sentences_pass_and_render_labels_linked_to_the_figure(tmp_path):
@@ -143,7 +143,7 @@ def test_true_sentences_pass_and_render_labels_linked_to_the_figure(tmp_path):
 def test_pointing_list_without_marks_is_a_warning_not_an_error(tmp_path):
     site = prepared(tmp_path, state("**指图与推进（不朗读）**\n\n1. 先指上面的方块。\n2. 再指下面的方块。"))
     assert [str(w) for w in site.warnings] == [
-        f"{P}:14: state b0: the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` "
+        f"{P}:14: warning: state b0: the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` "
         "so the presentation can outline it"]
 
 
@@ -218,13 +218,13 @@ def test_marks_survive_the_dev_servers_fresh_process_round_trip(tmp_path):
 
 
 @pytest.mark.parametrize("note, message", [
-    ("1. 先指{mark}`parms`。", "figure sketch has no mark 'parms'"),
-    ("1. 先指{mark}`params`。", "{mark}`params` points at no figure"),
+    ("1. 先指{mark}`parms`。", "图 sketch 没有标记 'parms'（是不是 'params'？）"),
+    ("1. 先指{mark}`params`。", "{mark}`params` 没有可指的图：状态 b0 没有 ':figure:'"),
 ], ids=["unknown mark", "state without figure"])
 def test_build_with_a_bad_mark_writes_nothing_and_exits_1(tmp_path, monkeypatch, capsys, note, message):
     import build
 
-    text = state(note, figure="" if "no figure" in message else ":figure: sketch\n")
+    text = state(note, figure="" if "没有可指的图" in message else ":figure: sketch\n")
     root = write_site(tmp_path, {"x": text})
     monkeypatch.setattr(build, "ROOT", root)
     monkeypatch.setattr(build, "measure_all", lambda clean=False, progress=None: build.Measured(evidence(tmp_path),

@@ -56,7 +56,7 @@ def test_notebook_recomputes_and_matches_every_measured_value_of_its_page(site, 
     assert expected, f"{page_id} cites measured values"
     checked = {line.split(" ", 2)[1].rstrip(":") for line in printed.splitlines() if line.startswith("✓ ")}
     assert checked == expected
-    assert f"all {len(expected)} measured values of this page recomputed and matched" in printed
+    assert f"本页 {len(expected)} 个实测数值全部重新计算，且与页面一致" in printed  # in the course's language
     prose = "".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     assert prepared.pages[page_id].meta.title in prose and ":::" not in prose
 
@@ -68,7 +68,7 @@ def test_a_notebook_fails_when_the_page_published_another_value(site):
     line = next(x for x in cell.source.splitlines() if x.startswith("check('stale_prefix.max_abs_diff'"))
     published = line.split(", ")[2]
     cell.source = cell.source.replace(line, line.replace(published, repr(float(published) * 1.001)))
-    with pytest.raises(CellExecutionError, match="differs from the published"):
+    with pytest.raises(CellExecutionError, match="与页面发布的 .* 不同"):
         execute(notebook)
 
 

@@ -42,6 +42,18 @@ def test_new_figure_is_written_and_registered_last(packages):
     assert '"teaching", (), draw' in sketch
 
 
+@pytest.mark.parametrize("inputs", [("attention_span",), ()], ids=["measured", "teaching"])
+def test_new_figure_speaks_the_course_language(packages, inputs):
+    """An English course gets a skeleton with English labels, alt text and description."""
+    import re
+
+    chinese = re.compile(r"[\u4e00-\u9fff]")
+    english = new_figure("span-en", inputs, packages, catalog="en").read_text(encoding="utf-8")
+    compile(english, "span_en.py", "exec")
+    assert not chinese.search(english.split('"""', 2)[2])  # past the module docstring: what the figure says
+    assert chinese.search(new_figure("span-zh", inputs, packages).read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize(("make", "message"), [
     (lambda d: new_experiment("Attention", d), "'Attention' is not a valid experiment id: use lowercase letters, "
      "digits and '_', starting with a letter (e.g. 'attention_span'); pages cite its values as '<id>.<key>'"),

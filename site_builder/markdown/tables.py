@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
+
+from ..i18n import _
 
 _ALIGN = re.compile(r"text-align:(left|center|right)")
 
@@ -26,7 +29,8 @@ def table_align_plugin(md: MarkdownIt) -> None:
 
 
 def _render_table_open(self, tokens, idx, options, env) -> str:
-    return '<div class="table-scroll" tabindex="0" role="region" aria-label="表格">' + self.renderToken(
+    label = escapeHtml(env.get("say", str)(_("Table")))  # in the course's language
+    return f'<div class="table-scroll" tabindex="0" role="region" aria-label="{label}">' + self.renderToken(
         tokens, idx, options, env)
 
 

@@ -10,7 +10,7 @@
  *   - Presentation fits one state into the viewport: the figure gets the height left
  *     above the controls and the text shrinks (down to a floor) until nothing runs
  *     under the controls or off the screen.
- *   - The speaker window (?speaker=1, opened by the 讲者窗口 button) shows the notes
+ *   - The speaker window (?speaker=1, opened by the speaker-window button) shows the notes
  *     first, marks the current pointing step and keeps it in view.
  */
 (function () {
@@ -24,6 +24,9 @@
   var point = -1;
   var pending = null;
   var backwards = false;  // a step another window announced for a state this one has not shown yet
+  // UI strings come from the page (base.html.j2, data-ui), in the course's language, as in site.js.
+  var UI = JSON.parse(root.dataset.ui || "{}");
+  function say(key) { return UI[key] || key; }
   var READABLE = 0.75;  // text scale below which a layout gives up width to the text instead
   var FIT_FLOOR = 0.5;
 
@@ -69,8 +72,8 @@
     }
     var status = statusEl();
     if (status && state === currentState()) {
-      status.textContent = point >= 0 ? " · 指图 " + (point + 1) + "/" + steps.length + "：" +
-        refs.map(function (ref) { return ref.textContent; }).join("、") : "";
+      status.textContent = point >= 0 ? say("pointing").replace("%(n)s", point + 1).replace("%(total)s", steps.length) +
+        refs.map(function (ref) { return ref.textContent; }).join(say("list_sep")) : "";
     }
     if (!how.remote && channel) channel.postMessage({ state: state.id, point: point });
     if (speaker && state === currentState()) keepInView(state);

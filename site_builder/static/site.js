@@ -122,7 +122,7 @@
     this.next.setAttribute("aria-disabled", i === this.states.length - 1 ? "true" : "false");
     // Two spans so a phone can hide the title (it is the heading just below) but still announce it.
     this.count.textContent = say("step", i + 1, this.states.length);
-    this.title.textContent = "：" + shown.querySelector("h3").textContent.trim();
+    this.title.textContent = say("title_sep") + shown.querySelector("h3").textContent.trim();
     if (how.url && this.index !== -1 && this.indexOfId(idFromHash()) !== i) {
       history.replaceState(history.state, "", "#" + shown.id);
     }
