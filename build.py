@@ -203,6 +203,7 @@ def build(clean: bool = False, quiet: bool = False):
     """
     from site_builder import prepare_site
     from site_builder.incremental import ParseCache
+    from site_builder.search import IndexJob
 
     started = time.perf_counter()
     measured = measure_all(clean)
@@ -214,11 +215,11 @@ def build(clean: bool = False, quiet: bool = False):
                   "{teacher}/ kept, in {seconds} s", figures=len(evidence.figures), values=len(evidence.values),
                   public=PUBLIC.name, teacher=TEACHER.name, seconds=f"{time.perf_counter() - started:.2f}"))
         return None, measured
-    parses = ParseCache(CACHE / "build" / "parsed")
+    parses = ParseCache(CACHE / "build" / "parsed.pickle")
     prepared = prepare_site(ROOT, evidence, parse=parses.parse, loaded=measured.loaded)
-    parses.save()  # in a forked process, beside rendering
-    write_sites(prepared)
-    parses.join()
+    search = IndexJob(prepared, CACHE / "search")  # Pagefind (on the pages whose text changed) starts now
+    parses.save()
+    write_sites(prepared, search=search)
     for warning in prepared.warnings:  # (check prints them through this build too)
         said = warning.localized(LANGUAGE())
         print(said if str(warning.message).startswith("warning:") else f"warning: {said}", file=sys.stderr)
@@ -279,26 +280,26 @@ def _keep_between_builds() -> None:
     render.BYTECODE_DIR = CACHE / "jinja"
 
 
-def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER) -> None:
+def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER, search=None) -> None:
     """Render and write both sites; the search index is made meanwhile, in processes of its own.
 
     Both sites' pages are rendered in one pass over ``WORKERS`` forked processes (each page for
     both sites by the same worker, so what they share is made once); only the pages whose inputs
     changed since the last build into the same folder are rendered (``plan_reuse``), and files
     whose bytes are unchanged are linked, not written. Each site is swapped in atomically on its
-    own, the public one with its search index, and both link their shared assets from one
-    content-addressed store.
+    own, the public one with its search index (``search``, an ``IndexJob`` the caller may have
+    started earlier), and both link their shared assets from one content-addressed store.
     """
     from site_builder import render_sites
     from site_builder.incremental import plan_reuse, write_planned
     from site_builder.search import IndexJob
     from site_builder.writer import prune_store
 
+    search = search or IndexJob(prepared, CACHE / "search")
     state = CACHE / "build"
     _keep_between_builds()
     plans = {flag: plan_reuse(prepared, flag, folder, state / f"{_key(folder)}.json")
              for flag, folder in ((False, public), (True, teacher))}
-    search = IndexJob(prepared, CACHE / "search")
     files = render_sites(prepared, workers=WORKERS, skip={flag: plan.kept for flag, plan in plans.items()})
     write_planned(files[True], plans[True], store=CACHE / "assets")
     write_planned(files[False], plans[False], finish=search.place, store=CACHE / "assets")

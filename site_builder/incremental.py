@@ -387,66 +387,63 @@ def write_reusing(prepared: PreparedSite, teacher: bool, out_dir: Path, state_fi
 
 
 class ParseCache:
-    """Parsed pages kept between build processes: one pickle per page source, named by the hash of
-    the source and of the code that parses it, so a stale parse can never be found.
+    """Parsed pages kept between build processes, in one file: each page pickled under the hash of
+    its source and of the code that parses it, so a stale parse can never be found.
 
     Loading a pickled page costs a third of parsing it (with the garbage collector paused, as
-    while parsing). Writing the pickles of newly parsed pages happens in a forked process
-    (``save``), beside rendering; ``join`` waits for it. Pickles no source uses any more are deleted.
+    while parsing). ``save`` rewrites the file when a page was parsed anew, keeping only the pages
+    of this build's sources. One file, not one per page: creating a thousand files cost more on
+    ext4 than writing the same bytes once.
     """
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
+    def __init__(self, file: Path) -> None:
+        self.file = file
         self.new: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
-        self.used: set[str] = set()
-        self._process = None
+        self.kept: dict[str, bytes] = {}
 
     def parse(self, sources: list[SourceFile]):
         import pickle
 
         from .pipeline import collector_paused
 
+        held = self._held()
         md = None
         parsed = []
         with collector_paused():
             for source in sources:
                 key = digest(code_digest(), source.path, source.text)
-                self.used.add(key)
                 try:
-                    parsed.append(pickle.loads((self.folder / key).read_bytes()))
+                    parsed.append(pickle.loads(held[key]))
+                    self.kept[key] = held[key]
                     continue
-                except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError):
+                except (KeyError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError):
                     pass  # not there, or unreadable: parse it (and store it again)
                 md = md or make_markdown()
                 parsed.append(parse_source(source, md))
                 self.new[key] = parsed[-1]
+        self._stale = len(held) != len(self.kept)
         return parsed
 
     def save(self) -> None:
-        import multiprocessing
-
-        if "fork" in multiprocessing.get_all_start_methods() and len(self.new) > 8:
-            self._process = multiprocessing.get_context("fork").Process(target=self._store, name="parse-cache")
-            self._process.start()
-        else:
-            self._store()
-
-    def join(self) -> None:
-        if self._process is not None:
-            self._process.join()
-            self._process = None
-
-    def _store(self) -> None:
         import pickle
 
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for key, page in self.new.items():
-            scratch = self.folder / f"{key}.{os.getpid()}"
-            scratch.write_bytes(pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(scratch, self.folder / key)
-        for entry in os.scandir(self.folder):
-            if entry.name not in self.used and "." not in entry.name:
-                os.unlink(entry.path)
+        if not self.new and not self._stale:
+            return
+        pages = {**self.kept, **{key: pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL)
+                                 for key, page in self.new.items()}}
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        scratch = self.file.with_name(f"{self.file.name}.{os.getpid()}")
+        scratch.write_bytes(pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(scratch, self.file)
+
+    def _held(self) -> dict[str, bytes]:
+        import pickle
+
+        try:
+            held = pickle.loads(self.file.read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+            return {}
+        return held if isinstance(held, dict) else {}
 
 
 @functools.cache

@@ -218,13 +218,14 @@ def _document(parts: list[str]) -> str:
 _FORMAT = "shards-3"
 """Changes whenever this module lays out a bundle differently, so no older bundle is reused."""
 
-SHARD_PAGES = 128
+SHARD_PAGES = 100
 """Pages per shard. Pagefind cannot add a page to an index it has written, so the index is cut into
 shards of this many pages (in site order), each cached under the digest of its documents: an edit
-re-indexes only its page's shard (≈ 0.7 s of Pagefind at 128 pages instead of 5.6 s at 1000), and
+re-indexes only its page's shard (≈ 0.6 s of Pagefind at 100 pages instead of 5.6 s at 1000), and
 shards index two at a time. The cost is in the reader's browser: the first search of a site of
-N pages loads ⌈N/128⌉ Pagefind bundles (≈ 72 kB of WebAssembly each, then only the index chunks a
-query needs); a course up to 128 pages is one bundle, as before."""
+N pages loads ⌈N/100⌉ Pagefind bundles (≈ 72 kB of WebAssembly each, then only the index chunks a
+query needs); a course up to 100 pages is one bundle, as before. (At 128 pages a shard, a one-page
+edit of a 1000-page course took 1.95 s, over the 2 s it should stay under; at 100, 1.7 s.)"""
 SHARDS_FILE = "shards.json"
 """In the site's ``pagefind/`` folder: the folders of the other shards, relative to it (``[]`` for one)."""
 PARALLEL = 2
