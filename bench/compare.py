@@ -1,6 +1,6 @@
 """What users run, side by side on the same corpus: this project, MkDocs + Pagefind, Hugo + Pagefind.
 
-    .venv/bin/python bench/compare.py [--sizes 100 1000] [--runs 3] [--edits 10] [--skip-dev]
+    .venv/bin/python bench/compare.py [--sizes 100 1000] [--runs 3] [--edits 10] [--skip-dev] [--dir /dev/shm/bench]
 
 A benchmark script, not a test. For each N, ``bench/corpus.py`` writes the same Chinese lessons
 as this project's ``content/`` (with the real ``content/records/``, so the figures drawn from them
@@ -119,14 +119,14 @@ def timed(command: list[str], cwd: Path, may_fail: bool = False) -> float:
     return seconds
 
 
-def prepare(n: int) -> dict[str, Path]:
+def prepare(n: int, where: Path = CACHE) -> dict[str, Path]:
     """The corpus in three layouts, this project's code beside its copy, MkDocs and Hugo configured."""
     sys.path.insert(0, str(ROOT / "bench"))
     import corpus
 
-    folder = CACHE / f"corpus-{n}"
+    folder = where / f"corpus-{n}"
     kept = {name: folder / "project" / ".cache" / name for name in ("lessonmodel", "figures", "figures-out")}
-    saved = CACHE / f"kept-{n}"
+    saved = where / f"kept-{n}"
     shutil.rmtree(saved, ignore_errors=True)
     for name, path in kept.items():  # the model and figure caches survive a rewrite of the corpus
         if path.is_dir():
@@ -185,8 +185,9 @@ def run_hugo(folder: Path, hugo: str, pagefind: str) -> dict[str, float]:
     return {"total": build + index, "cpu": cpu + CPU[0], "build": build, "pagefind": index}
 
 
-def bench_size(n: int, runs: int, edits: int, dev: bool, mkdocs: Path, hugo: str, pagefind: str) -> dict:
-    where = prepare(n)
+def bench_size(n: int, runs: int, edits: int, dev: bool, mkdocs: Path, hugo: str, pagefind: str,
+               folder: Path = CACHE) -> dict:
+    where = prepare(n, folder)
     tools = {"ours": lambda: run_ours(where["project"]),
              "mkdocs": lambda: run_mkdocs(where["mkdocs"], mkdocs, pagefind),
              "hugo": lambda: run_hugo(where["hugo"], hugo, pagefind)}
@@ -299,14 +300,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--edits", type=int, default=10, help="dev server saves per size")
     parser.add_argument("--skip-dev", action="store_true", help="no dev-server rows")
+    parser.add_argument("--dir", type=Path, default=CACHE,
+                        help="where the corpora and outputs go, e.g. a tmpfs such as /dev/shm (default %(default)s)")
     args = parser.parse_args()
+
     mkdocs, hugo, pagefind = ensure_mkdocs(), ensure_hugo(), pagefind_binary()
     before = os.getloadavg()
-    sizes = [bench_size(n, args.runs, args.edits, not args.skip_dev, mkdocs, hugo, pagefind) for n in args.sizes]
+    sizes = [bench_size(n, args.runs, args.edits, not args.skip_dev, mkdocs, hugo, pagefind, args.dir.resolve())
+             for n in args.sizes]
     text = report(sizes, (before, os.getloadavg()))
     print()
     print(text)
-    (CACHE / "results.md").write_text(text + "\n", encoding="utf-8")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    (CACHE / "results.md").write_text(f"corpora in {args.dir.resolve()}\n\n" + text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
