@@ -15,10 +15,12 @@ import re
 from dataclasses import dataclass
 
 from .i18n import _
+from .mathrender import MathError, render_math
 from .problems import Problem, suggest
 from .yamlnodes import Located, load_located
 
 TERM_KEYS = ("id", "term", "allowed", "forbidden", "definition")
+_DOLLARS = re.compile(r"(?<!\\)\$([^$]+?)(?<!\\)\$")
 _TERM_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
@@ -35,13 +37,23 @@ class Term:
     forbidden: tuple[str, ...]
     """Wordings prose must not use; the check names the preferred term instead."""
     definition: str
-    """One line, shown on the glossary page and in the hover card."""
+    """One line, shown on the glossary page (Markdown: ``$…$`` is maths) and in the hover card."""
     line: int
     """Line of the entry in glossary.yml."""
 
     @property
     def anchor(self) -> str:
         return f"term-{self.id}"
+
+    @property
+    def plain_definition(self) -> str:
+        """The definition for the hover card, which holds text only: ``$d_h$`` reads ``d_h``."""
+        return _DOLLARS.sub(r"\1", self.definition)
+
+    @property
+    def formulas(self) -> list[str]:
+        """The TeX of each ``$…$`` in the definition."""
+        return _DOLLARS.findall(self.definition)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -95,8 +107,15 @@ def _load_term(item: Located, path: str, problems: list[Problem]) -> Term | None
             problems.append(Problem(path, item.children[key].line, _("'{key}' must be a list of wordings", key=key)))
             return None
         lists[key] = tuple(w.strip() for w in words)
-    return Term(value["id"], value["term"].strip(), lists["allowed"], lists["forbidden"],
+    term = Term(value["id"], value["term"].strip(), lists["allowed"], lists["forbidden"],
                 " ".join(value["definition"].split()), item.line)
+    for tex in term.formulas:  # rendered on the glossary page: bad TeX is the author's to fix, here
+        try:
+            render_math(tex, False)
+        except MathError as error:
+            problems.append(Problem(path, item.children["definition"].line,
+                                    _("cannot render math '{tex}': {error}", tex=tex, error=error.args[0])))
+    return term
 
 
 def find_term(terms: tuple[Term, ...], wording: str) -> Term | None:

@@ -305,7 +305,9 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
             site=common, page=_generated("numbers", site.say(_("Numbers and where they come from"))),
             groups=_numbers_context(site)).encode(),
         "glossary.html": jinja.get_template("glossary.html.j2").render(
-            site=common, page=_generated("glossary", site.say(_("Glossary"))), terms=_glossary_context(site)).encode(),
+            site=common, page={**_generated("glossary", site.say(_("Glossary"))),
+                               "has_math": any(t.formulas for t in site.content.glossary)},
+            terms=_glossary_context(site, kit.md)).encode(),
         "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say).encode(),
     })
@@ -444,7 +446,7 @@ def _sources_context(site: SiteView) -> list[dict[str, Any]]:
             for s in site.content.sources]
 
 
-def _glossary_context(site: SiteView) -> list[dict[str, Any]]:
+def _glossary_context(site: SiteView, md: MarkdownIt) -> list[dict[str, Any]]:
     terms = site.content.glossary
     context = []
     for term in terms:
@@ -453,7 +455,7 @@ def _glossary_context(site: SiteView) -> list[dict[str, Any]]:
                               and (site.teacher or not r.teacher))  # each page once, in site order
         pages = [site.pages[page_id] for page_id in cited]
         context.append({"anchor": term.anchor, "term": term.term, "allowed": term.allowed,
-                        "forbidden": term.forbidden, "definition": term.definition,
+                        "forbidden": term.forbidden, "definition": Markup(md.renderInline(term.definition)),
                         "uses": [{"url": f"{p.meta.id}.html", "text": p.meta.label or p.meta.title} for p in pages]})
     return context
 

@@ -104,8 +104,8 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment,
             term = find_term(site.content.glossary, target)
             # The definition rides in an attribute: a CSS hover/focus card shows it, the link works without
             # CSS or JS, and the page's text (search, copy, Markdown) keeps only the word itself.
-            return (f'<a class="term" href="glossary.html#{term.anchor}" data-definition="{escapeHtml(term.definition)}"'
-                    f' aria-label="{escapeHtml(site.say(_("{term}: {definition}", term=target, definition=term.definition)))}">'
+            return (f'<a class="term" href="glossary.html#{term.anchor}" data-definition="{escapeHtml(term.plain_definition)}"'
+                    f' aria-label="{escapeHtml(site.say(_("{term}: {definition}", term=target, definition=term.plain_definition)))}">'
                     f'{escapeHtml(target)}</a>')
         if name == "example":
             note = site.say(_("an illustrative number, not a measurement"))

@@ -128,3 +128,18 @@ def test_timing_prose_claims_hold_in_the_record():
     assert spread("cached_decode_ms_p1024")[1] < spread("recompute_decode_ms_p1024")[0]
     text = (ROOT / "content" / "pages" / "kv-bytes.md").read_text(encoding="utf-8")
     assert "decode_timing.cached_ms_p32_n1_min" in text and "decode_timing.cached_decode_ms_p1024" in text
+
+
+def test_glossary_definitions_show_their_formulas_as_maths(prepared):
+    """头维度's definition writes $d_h$: the glossary page draws it, the hover card reads d_h, no dollar shows."""
+    from site_builder import render_site
+
+    files = render_site(prepared, teacher=False)
+    glossary = files["glossary.html"].decode()
+    entry = glossary[glossary.index('id="term-head-dim"'):].split("</section>", 1)[0]
+    assert "<math" in entry and "$" not in entry
+    assert "stix-two-math.woff2" in glossary  # the math font is loaded where formulas are
+    cards = re.findall(r'<a class="term" href="glossary.html#term-head-dim" data-definition="([^"]*)"',
+                       "".join(data.decode() for name, data in files.items() if name.endswith(".html")
+                               and isinstance(data, bytes)))
+    assert cards and all("d_h" in card and "$" not in card for card in cards)

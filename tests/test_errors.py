@@ -177,6 +177,12 @@ def test_glossary_terms_and_forbidden_variants(tmp_path):
     ]
 
 
+def test_glossary_definition_with_bad_maths(tmp_path):
+    glossary = "- id: a\n  term: 甲\n  definition: 记作 $\\foo$。\n"
+    found = problems(tmp_path, {"x": lesson(STATE)}, glossary=glossary)
+    assert len(found) == 1 and found[0].startswith("content/glossary.yml:3: cannot render math '\\foo': unknown command"), found
+
+
 def test_glossary_file_mistakes(tmp_path):
     glossary = ("- id: a\n  term: 甲\n  definition: 一。\n  defintion: 二。\n"
                 "- id: b\n  term: 甲\n  definition: 重复。\n"

@@ -7,6 +7,7 @@ Regenerate an expected file after a deliberate change with
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,14 @@ def test_directive_tokens_carry_options_and_lines():
     assert opener.map == [1, 7]
     assert opener.meta == {"name": "state", "arg": "b0", "closed": True,
                            "options": {"title": ("标题", 3), "provenance": ("teaching", 4)}}
+
+
+def test_closing_punctuation_stays_on_the_line_of_its_formula():
+    """记作 $d_h$。 must never leave 。 alone at the start of a line: it is rendered inside the formula's run."""
+    md = make_markdown()
+    tokens = md.parse("记作 $d_h$。然后 $x$，和 $y$ 以及 $z$\n")
+    html = md.renderer.render(tokens, md.options, {})
+    assert html.count('<span class="math-run">') == 2
+    assert re.search(r'<span class="math-run"><span class="math"><math[^>]*alttext="d_h".*?</math></span>。</span>然后', html)
+    assert re.search(r'alttext="x".*?</math></span>，</span>和', html)
+    assert md.renderer.render(tokens, md.options, {}) == html, "rendering twice (two sites) gives the same"

@@ -24,6 +24,7 @@ from ..mathrender import MathError, render_math
 def dollar_math_plugin(md: MarkdownIt) -> None:
     """Parse ``$…$`` into ``math_inline`` and ``$$…$$`` blocks into ``math_block`` tokens."""
     md.inline.ruler.before("escape", "math_inline", _math_inline)
+    md.core.ruler.after("inline", "math_punctuation", _keep_punctuation_with_math)
     # A $$ block ends the paragraph above it (like a fence does), so "text\n$$\nx\n$$" is text + display math.
     md.block.ruler.before("fence", "math_block", _math_block, {"alt": ["paragraph", "blockquote", "list"]})
 
@@ -92,6 +93,22 @@ def _escaped(src: str, at: int) -> bool:
     return (at - before) % 2 == 1
 
 
+_CLOSING = "。，、；：！？）」』”’》〉"
+"""Chinese punctuation that must not begin a line (a line may break after a formula, before it)."""
+
+
+def _keep_punctuation_with_math(state) -> None:
+    """Move the closing punctuation right after an inline formula into the formula's token
+    (``meta["after"]``), so it is rendered on the same line: ``记作 $d_h$。`` never leaves 。 alone
+    at the start of the next line. Done once at parse time; rendering never changes tokens."""
+    for block in state.tokens:
+        children = block.children or ()
+        for math, text in zip(children, children[1:]):
+            if math.type == "math_inline" and text.type == "text" and text.content[:1] in _CLOSING:
+                kept = len(text.content) - len(text.content.lstrip(_CLOSING))
+                math.meta["after"], text.content = text.content[:kept], text.content[kept:]
+
+
 def math_render_plugin(md: MarkdownIt) -> None:
     """MathML for math tokens; the check stage has already reported bad TeX."""
     md.add_render_rule("math_inline", _render_inline)
@@ -107,7 +124,9 @@ def _mathml(tex: str, display: bool) -> str:
 
 
 def _render_inline(self, tokens: Sequence[Token], idx: int, options, env) -> str:
-    return f'<span class="math">{_mathml(tokens[idx].content, False)}</span>'
+    formula = f'<span class="math">{_mathml(tokens[idx].content, False)}</span>'
+    after = tokens[idx].meta.get("after")
+    return f'<span class="math-run">{formula}{escapeHtml(after)}</span>' if after else formula
 
 
 def _render_block(self, tokens: Sequence[Token], idx: int, options, env) -> str:
