@@ -333,3 +333,21 @@ def test_numbers_page_is_short_on_a_phone_and_deep_links_open_their_value(site, 
     if site.kind == "real":  # described in Chinese (content/values.yml), not lessonmodel's English
         assert 'lang="en"' not in html
         assert re.search("[\u4e00-\u9fff]", opened[3]), opened[3]
+
+
+@VIEWPORTS
+def test_every_badge_holds_its_text(site, open_tab, viewport):
+    """A badge's words stay inside its box on every page (an inline-block inherits its line's hanging
+    indent: on the numbers page that once moved the text out of its badge, onto the fold triangle)."""
+    escaped = []
+    tab = open_tab(site.url(False, "index.html"), viewport=viewport)
+    for name in site.pages:
+        tab.page.goto(site.url(False, name))
+        _settle(tab.page)
+        escaped += tab.page.evaluate("""() => [...document.querySelectorAll('.badge')].filter(b => b.offsetParent)
+            .map(b => { const box = b.getBoundingClientRect(), range = document.createRange();
+                        range.selectNodeContents(b); const text = range.getBoundingClientRect();
+                        return {page: location.pathname, text: b.textContent, out: Math.max(box.left - text.left,
+                                text.right - box.right)}; })
+            .filter(b => b.out > 1)""")
+    assert escaped == []
