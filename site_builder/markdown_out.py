@@ -23,18 +23,20 @@ _IMAGE_DESTINATION = re.compile(r"(!\[(?:[^\]\\]|\\.)*\]\(\s*)(<[^>\n]*>|[^\s)]+
 
 
 def plain_markdown(page: ParsedPage, evidence: Evidence, titles: dict[str, str], teacher: bool,
-                   pictures: Mapping[str, Picture] | None = None, say: Callable[[str], str] = str) -> str:
+                   pictures: Mapping[str, Picture] | None = None, say: Callable[[str], str] = str,
+                   site_url: str = "") -> str:
     """The page source with roles resolved to plain text; teacher notes removed unless ``teacher``;
     ``say`` puts the build's own words in the course's language.
 
     A picture points at its published file (``pictures``: project path → ``Picture``): the
-    teacher's original is re-encoded under another name and is not in the site.
+    teacher's original is re-encoded under another name and is not in the site. ``site_url``
+    goes before it where the Markdown is read away from the site (a notebook).
     """
     lines = page.source.split("\n")
     for src, line in page.images:
         picture = (pictures or {}).get(image_path(page.meta.path, src))
         if picture is not None:
-            published = published_image(picture)
+            published = site_url + published_image(picture)
             lines[line - 1] = _IMAGE_DESTINATION.sub(lambda m, to=published: m.group(1) + to, lines[line - 1], count=1)
     if not teacher:
         for start, end in page.teacher_spans:

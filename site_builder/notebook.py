@@ -10,12 +10,13 @@ defines ``measure``): this module knows pages and values, not models.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import nbformat
 
 from .content import Evidence, Value
 from .i18n import _
+from .images import Picture
 from .markdown_out import plain_markdown
 from .numbers import display
 from .parse import ParsedPage
@@ -49,8 +50,10 @@ def _said(say: Callable[[str], str]) -> dict[str, str]:
 
 
 def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str],
-                    say: Callable[[str], str] = str) -> bytes:
-    """The notebook of one lesson as ``.ipynb`` bytes (deterministic: no outputs, no timestamps)."""
+                    say: Callable[[str], str] = str, pictures: Mapping[str, Picture] | None = None,
+                    site_url: str = "") -> bytes:
+    """The notebook of one lesson as ``.ipynb`` bytes (deterministic: no outputs, no timestamps).
+    Its pictures are the published ones, by their address under ``site_url``."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"}}
@@ -58,7 +61,8 @@ def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str]
     cells = [_markdown_cell(f"# {page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
              _code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip().replace(
                  "checked = []", f"checked = []\nSAID = {_said(say)!r}", 1))]
-    prose_text = plain_markdown(page, evidence, titles, teacher=False, say=say).removeprefix(f"# {page.meta.title}\n")
+    prose_text = plain_markdown(page, evidence, titles, teacher=False, pictures=pictures, say=say,
+                                site_url=site_url).removeprefix(f"# {page.meta.title}\n")
     for state_id, prose in _prose_cells(prose_text, say(_("Caption: {caption}", caption="{caption}"))):
         cells.append(_markdown_cell(prose))
         if state_id and measured.get(state_id):

@@ -277,7 +277,8 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
         if site.evidence.notebook_setup:
             notebook = kit.shared.get(page.meta.id)
             if notebook is None:
-                notebook = kit.shared[page.meta.id] = lesson_notebook(page, site.evidence, kit.titles, site.say)
+                notebook = kit.shared[page.meta.id] = lesson_notebook(page, site.evidence, kit.titles, site.say,
+                                                                      site.images, site.content.config.base_url)
             files[f"downloads/{page.meta.id}.ipynb"] = notebook
     return guarded(files)
 

@@ -125,3 +125,20 @@ def test_the_published_markdown_and_the_lesson_zip_link_a_picture_that_exists(tm
         assert markdown == files["x.md"].decode()
         assert bundle.read(linked[0]) == files[linked[0]]  # the zip ships it where its Markdown looks
     assert "images/gpu.jpg" not in files["x.md"].decode()
+
+
+def test_the_lesson_notebook_shows_the_published_picture_by_its_address(tmp_path):
+    """A notebook is read away from the site: its prose links the picture's published file under base_url."""
+    import dataclasses
+    import json
+
+    root = site_with(tmp_path, '![一块 GPU 板卡的照片](images/gpu.jpg "实验室里的 GPU 板卡")',
+                     {"images/gpu.jpg": jpeg(2000, 1000)})
+    evidence = dataclasses.replace(fake_evidence(tmp_path / "fig"), notebook_setup="def measure(name):\n    return {}\n")
+    prepared = prepare_site(root, evidence)
+    files = render_site(prepared, teacher=False)
+    prose = "".join("".join(cell["source"]) for cell in json.loads(files["downloads/x.ipynb"])["cells"]
+                    if cell["cell_type"] == "markdown")
+    linked = re.findall(r"!\[一块 GPU 板卡的照片\]\(([^ )]+)", prose)
+    base = prepared.content.config.base_url
+    assert len(linked) == 1 and linked[0].startswith(base) and linked[0].removeprefix(base) in files, linked
