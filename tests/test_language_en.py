@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from site_builder import prepare_site, render_site, search
-from site_builder.content import Evidence, FigureInfo, FigureMark, Value
+from site_builder.content import Evidence
 
 ROOT = Path(__file__).resolve().parent.parent
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
