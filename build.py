@@ -272,7 +272,7 @@ def _folders() -> list:
 
 
 def _keep_between_builds() -> None:
-    """Math font subsets (≈1.5 s each) are kept between builds, keyed by the characters they hold;
+    """Math font subsets (≈0.5 s each) are kept between builds, keyed by the characters they hold;
     compiled templates (≈0.2 s a process), keyed by their source."""
     from site_builder import mathfont, render
 
