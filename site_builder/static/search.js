@@ -59,12 +59,14 @@
     return best;
   }
 
-  function render(results, term, text) {
+  /** ``results``: the first MAX_RESULTS of ``total`` pages found (the status says how many in all). */
+  function render(results, total, term, text) {
     function clean(title) { return text.plain(title).trim(); }
     list.textContent = "";
     var ui = JSON.parse(document.documentElement.dataset.ui || "{}");  // in the course's language
-    summary.textContent = (results.length ? ui.found || "%(term)s: %(n)s" : ui.not_found || "%(term)s: 0")
-      .replace("%(term)s", term).replace("%(n)s", results.length);
+    var said = !results.length ? ui.not_found || "%(term)s: 0"
+      : total > results.length ? ui.found_more || "%(term)s: %(n)s (%(shown)s)" : ui.found || "%(term)s: %(n)s";
+    summary.textContent = said.replace("%(term)s", term).replace("%(n)s", total).replace("%(shown)s", results.length);
     status.textContent = summary.textContent;
     results.forEach(function (result) {
       var part = bestPart(result);
@@ -88,7 +90,7 @@
       return loaded.find(term).then(function (found) {
         if (found === null || input.value.trim() !== term) return;  // a newer query is on its way
         return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) { return r.data(); }))
-          .then(function (results) { render(results, term, loaded.text); });
+          .then(function (results) { render(results, found.results.length, term, loaded.text); });
       });
     }).catch(function () {
       status.textContent = summary.textContent = JSON.parse(document.documentElement.dataset.ui || "{}").unavailable;

@@ -165,3 +165,28 @@ def test_a_sharded_index_is_searched_as_one(monkeypatch, tmp_path, open_tab):
         assert tab.errors == []
     finally:
         server.shutdown()
+
+
+def test_the_status_counts_every_page_found_when_only_the_first_are_listed(tmp_path, open_tab):
+    """Twelve pages hold the word; eight are listed, and the status says twelve were found."""
+    from conftest import serve
+    from sitekit import fake_evidence, lesson, write_site
+
+    from site_builder import prepare_site, render_site
+    from site_builder import write_site as write_output
+    from site_builder.search import index_site
+
+    body = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n这一页讲缓存的第 %d 个例子。\n:::\n"
+    root = write_site(tmp_path / "course", {f"p{n:02d}": lesson(body % n, front=f"title: 第 {n} 页\n")
+                                           for n in range(12)})
+    prepared = prepare_site(root, fake_evidence(tmp_path / "figures"))
+    public = tmp_path / "public"
+    write_output(render_site(prepared, teacher=False), public, finish=lambda staging: index_site(prepared, staging))
+    url, server = serve(public)
+    try:
+        tab = open_tab(f"{url}/p00.html")
+        assert len(_search(tab.page, "缓存")) == 8
+        assert tab.page.locator("[data-search-status]").text_content() == "“缓存”：找到 12 个页面，这里列出前 8 个"
+        assert tab.errors == []
+    finally:
+        server.shutdown()
