@@ -47,7 +47,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     if known is not None:
         around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
                        frozenset(sources), content.glossary))
-        held = {path: entry for path, entry in known.items()}
+        held = dict(known)
         known.clear()
     for page in pages:
         if known is not None:

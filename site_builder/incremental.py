@@ -39,7 +39,7 @@ from .load import load_content
 from .markdown import make_markdown
 from .parse import ParsedPage, StateSource
 from .pipeline import (GENERATED, STATIC, PreparedSite, SiteFiles, check_parsed, copied_files, formula_characters,
-                       make_kit, math_font_file, parse_source, render_generated, render_page_files, render_site)
+                       make_kit, math_font_for, parse_source, render_generated, render_page_files, render_site)
 from .problems import ContentError, Problem
 from .render import TEMPLATES, SiteView, make_environment
 from .writer import update_in_place, write_site
@@ -219,7 +219,7 @@ class IncrementalSite:
         formulas = formula_characters(files, {rel: chars for rel, (payload, chars) in self._formulas.items()
                                               if files.get(rel) is payload})
         self._formulas = {rel: (files[rel], chars) for rel, chars in formulas.items()}
-        files.update(math_font_file(files, formulas))
+        files.update(math_font_for(formulas))
         self.prepared = prepared
         changed = self._write(files)
         self._pages, self._generated = pages, generated
@@ -356,7 +356,7 @@ def write_planned(files: SiteFiles, plan: Reuse, finish: Callable[[Path], None] 
         files[rel] = plan.out_dir / rel
     # The math font holds the characters of every page's formulas, kept pages' included (as recorded).
     formulas = formula_characters(files, {rel: plan.old_formulas.get(rel, "") for rel in kept_files})
-    files.update(math_font_file(files, formulas))
+    files.update(math_font_for(formulas))
     sums = {rel: plan.old_files[rel] if rel in kept_files and rel in plan.old_files else _sum(payload)
             for rel, payload in files.items()}
     reuse = {rel for rel, value in sums.items() if plan.old_files.get(rel) == value}

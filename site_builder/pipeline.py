@@ -182,10 +182,15 @@ GENERATED = "(generated)"
 """In ``skip``: the generated pages (numbers, sources, figures … ``render_generated``); never a page id."""
 
 
-def math_font_file(files: SiteFiles, known: Mapping[str, str] | None = None) -> SiteFiles:
+def math_font_file(files: SiteFiles) -> SiteFiles:
     """The math font cut to the characters this site's formulas use (mathfont.py); nothing when
     no page has maths (the committed full subset is copied but never linked)."""
-    chars = "".join(sorted(set("".join(formula_characters(files, known).values()))))
+    return math_font_for(formula_characters(files))
+
+
+def math_font_for(formulas: Mapping[str, str]) -> SiteFiles:
+    """``math_font_file`` from each HTML file's formula characters (``formula_characters``)."""
+    chars = "".join(sorted(set("".join(formulas.values()))))
     return {FONT_PATH: math_font(chars)} if chars else {}
 
 

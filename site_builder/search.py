@@ -159,39 +159,47 @@ def sources_document(sources: Iterable, say: Callable[[str], str] = str) -> str:
 def site_documents(prepared, cache: Path | None = None) -> dict[str, str]:
     """URL → search document for every indexed page of the public site, in site order.
 
-    With a ``cache`` folder, a page's document is kept there between builds under a hash of
-    everything it is made from (its source, the titles of every page, the evidence, the code),
+    With a ``cache`` folder, a page's document is kept there between builds (``_kept_documents``),
     so an edit makes one page's document again, not every page's.
     """
-    from .incremental import code_digest, digest, evidence_digest, source_key
-
     titles = {page_id: p.meta.title for page_id, p in prepared.pages.items()}
-    language = prepared.content.config.language
-    say = functools.partial(localize, language=language)  # the pages' own words
-    held = _held_documents(cache)
-    common = digest(code_digest(), evidence_digest(prepared.evidence), repr(sorted(titles.items())),
-                    language) if cache else ""
-    docs, keys = {}, {}
-    for page_id, page in prepared.pages.items():
-        url = f"{page_id}.html"
-        keys[url] = key = digest(common, source_key(page)) if cache else ""
-        docs[url] = (held[url][1] if url in held and held[url][0] == key
-                     else page_document(page, prepared.evidence, titles, say))
-    if cache and any(url not in held or held[url][0] != key for url, key in keys.items()):
-        _hold_documents(cache, {url: (keys[url], docs[url]) for url in keys})
+    say = functools.partial(localize, language=prepared.content.config.language)  # the pages' own words
+    if cache is None:
+        docs = {f"{page_id}.html": page_document(page, prepared.evidence, titles, say)
+                for page_id, page in prepared.pages.items()}
+    else:
+        docs = _kept_documents(prepared, titles, say, Path(cache))
     docs["numbers.html"] = values_document(prepared.evidence.values.values(), say)
     docs["sources.html"] = sources_document(prepared.content.sources, say)
     return docs
 
 
+def _kept_documents(prepared, titles: dict[str, str], say: Callable[[str], str], cache: Path) -> dict[str, str]:
+    """The pages' documents, each kept in ``cache`` under a hash of everything it is made from (its
+    source, the titles of every page, the evidence, the language, the code)."""
+    from .incremental import code_digest, digest, evidence_digest, source_key
+
+    held = _held_documents(cache)
+    common = digest(code_digest(), evidence_digest(prepared.evidence), repr(sorted(titles.items())),
+                    prepared.content.config.language)
+    kept: dict[str, tuple[str, str]] = {}
+    for page_id, page in prepared.pages.items():
+        url, key = f"{page_id}.html", digest(common, source_key(page))
+        kept[url] = held[url] if url in held and held[url][0] == key else \
+            (key, page_document(page, prepared.evidence, titles, say))
+    if kept != held:
+        _hold_documents(cache, kept)
+    return {url: document for url, (_key, document) in kept.items()}
+
+
 _DOCUMENTS = "documents.pickle"
 
 
-def _held_documents(cache: Path | None) -> dict[str, tuple[str, str]]:
+def _held_documents(cache: Path) -> dict[str, tuple[str, str]]:
     import pickle
 
     try:
-        return pickle.loads((Path(cache) / _DOCUMENTS).read_bytes()) if cache else {}
+        return pickle.loads((cache / _DOCUMENTS).read_bytes())
     except (OSError, pickle.UnpicklingError, EOFError, ValueError):
         return {}
 
@@ -199,10 +207,10 @@ def _held_documents(cache: Path | None) -> dict[str, tuple[str, str]]:
 def _hold_documents(cache: Path, documents: dict[str, tuple[str, str]]) -> None:
     import pickle
 
-    Path(cache).mkdir(parents=True, exist_ok=True)
-    scratch = Path(cache) / f"{_DOCUMENTS}.{os.getpid()}"
+    cache.mkdir(parents=True, exist_ok=True)
+    scratch = cache / f"{_DOCUMENTS}.{os.getpid()}"
     scratch.write_bytes(pickle.dumps(documents, protocol=pickle.HIGHEST_PROTOCOL))
-    os.replace(scratch, Path(cache) / _DOCUMENTS)
+    os.replace(scratch, cache / _DOCUMENTS)
 
 
 def _text(text: str) -> str:
