@@ -8,33 +8,35 @@ rerun, and any edit to any source file reruns everything.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
+import pkgutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lessonmodel import experiments, lesson_data, memory, worked
 from lessonmodel.config import ModelConfig
-from lessonmodel.result import ROUNDING, ROUNDING_ATOL, ROUNDING_RTOL, VALUE_CLASSES, Result, result_document
+from lessonmodel.result import ROUNDING, ROUNDING_ATOL, ROUNDING_RTOL, VALUE_CLASSES, Experiment, result_document
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
-EXPERIMENTS: dict[str, Callable[[ModelConfig], Result]] = {
-    "equivalence": experiments.equivalence,
-    "stale_prefix": experiments.stale_prefix,
-    "wrong_position": experiments.wrong_position,
-    "other_request": experiments.other_request,
-    "bidirectional": experiments.bidirectional,
-    "kv_bytes": memory.kv_bytes,
-    "kv_models": memory.kv_models,
-    "training_state": memory.training_state,
-    "lesson_data": lesson_data.lesson_data,
-    "char_stream": experiments.char_stream,
-    "attention_example": worked.attention_example,
-    "first_token_choice": worked.first_token_choice,
-}
+
+def discover() -> dict[str, Experiment]:
+    """Every function marked ``@experiment`` in the package's modules, by name: modules in name order, each
+    module's experiments in the order it defines them, so the document's order is the same on every machine."""
+    found: dict[str, Experiment] = {}
+    for name in sorted(info.name for info in pkgutil.iter_modules([str(PACKAGE_DIR)]) if not info.name.startswith("_")):
+        module = importlib.import_module(f"{__package__}.{name}")
+        for fn in vars(module).values():
+            if callable(fn) and getattr(fn, "is_experiment", False) is True and fn.__module__ == module.__name__:
+                assert fn.__name__ not in found, f"experiment {fn.__name__!r} is defined twice"
+                found[fn.__name__] = fn
+    return found
+
+
+EXPERIMENTS = discover()
 """Experiment name -> function; the order is the order of the document."""
 
 DEFAULT_CONFIG = ModelConfig()
