@@ -21,6 +21,7 @@ from figures import baseline
 from figures.runner import figure_data
 from figures.spec import Figure
 from site_builder.i18n import _
+from site_builder.numbers import agrees
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.json")
 SIGNIFICANT_DIGITS = 12
@@ -110,7 +111,7 @@ def _same(old: Any, new: Any, tolerance: Mapping[str, float], kind: str) -> bool
     numbers = (int, float)
     if (kind == ROUNDING and isinstance(old, numbers) and isinstance(new, numbers)
             and not isinstance(old, bool) and not isinstance(new, bool)):
-        return abs(new - old) <= tolerance["atol"] + tolerance["rtol"] * abs(old)
+        return agrees(new, old, ROUNDING, tolerance["rtol"], tolerance["atol"])
     return type(old) is type(new) and old == new
 
 

@@ -1,4 +1,4 @@
-"""Command line: `python -m lessonmodel --json | run <exp> | bench [--quick] [--out PATH]`."""
+"""Command line: `python -m lessonmodel --json | run <exp> | bench [--out PATH]`."""
 
 from __future__ import annotations
 
@@ -19,10 +19,8 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="print one experiment")
     run.add_argument("experiment", choices=list(EXPERIMENTS))
     bench = sub.add_parser("bench", help="time cached decode vs recompute; write the record")
-    bench.add_argument("--quick", action="store_true", help="tiny sizes (for tests)")
     bench.add_argument("--out", type=Path, default=None,
-                       help="record path (default content/records/decode_timing.json; "
-                            "required with --quick)")
+                       help="record path (default content/records/decode_timing.json)")
     return parser
 
 
@@ -43,9 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench":
         from lessonmodel import bench  # imported here: the study is slow and rarely run
 
-        if args.quick and args.out is None:
-            parser.error("bench --quick needs --out PATH (it must not replace the real record)")
-        record = bench.bench_record(bench.QUICK if args.quick else bench.FULL)
+        record = bench.bench_record(bench.FULL)
         out = args.out or bench.RECORD_PATH
         _write_record(record, out)
         print(f"wrote {out}", file=sys.stderr)

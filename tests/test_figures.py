@@ -191,15 +191,17 @@ def test_cache_hit_draws_nothing(tmp_path: Path) -> None:
     assert again.figures == first.figures
 
 
-def test_changed_module_source_redraws_exactly_that_figure(tmp_path: Path) -> None:
-    from figures.runner import module_hash
+def test_changed_module_source_redraws_exactly_that_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key hashes the source of the module that holds ``draw``: editing it redraws its figures only."""
+    (tmp_path / "drawing_b.py").write_text("def draw(fig, data):\n    fig.add_subplot().plot([0, 1], [1, 0])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import drawing_b
 
-    render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE)
-
-    def edited(fig: Figure) -> str:
-        return "edited" if fig.id == "fake-b" else module_hash(fig)
-
-    again = render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE, code_hash=edited)
+    registry = (*FAKE[:1], Figure("fake-b", "b", "b", "measured", ("exp_b",), drawing_b.draw, (4, 3)))
+    render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=registry)
+    with (tmp_path / "drawing_b.py").open("a") as module:
+        module.write("# edited\n")
+    again = render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=registry)
     assert again.drawn == ("fake-b",)
 
 
