@@ -43,7 +43,7 @@ class Rendered:
     """What one ``render`` call produced."""
 
     figures: dict[str, dict[str, Any]]
-    """The contract result: figure id → file, alt, description, provenance, inputs, hashes, size."""
+    """Figure id → file, alt, description, provenance, inputs, hashes, size and marks."""
     skipped: dict[str, str]
     """Figure id → why it was not rendered (e.g. its record does not exist)."""
     drawn: tuple[str, ...]
@@ -234,7 +234,7 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
 
 def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
                cache_dir: Path, problems: list[str] | None = None) -> dict[str, dict[str, Any]]:
-    """The contract entry point (contracts §3).
+    """Every figure drawn into ``out_dir``: figure id → its entry (what the build reads).
 
     A figure whose inputs are missing (e.g. a record not written yet) is left
     out of the result; the reason is appended to ``problems`` if given.

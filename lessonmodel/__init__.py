@@ -7,7 +7,7 @@ experiments whose numbers the lessons cite.
     logits, cache = prefill(params, encode_words(cfg, "BOS I gave him"), make_cache(cfg, 16))
     logits, cache = decode_step(params, 15, cache)
 
-`run_all(cache_dir)` returns the results document (team contracts §1).
+`run_all(cache_dir)` returns the results document: every experiment's values, data and config.
 """
 
 from __future__ import annotations

@@ -242,7 +242,7 @@ def _load() -> list[float]:
 
 
 def bench_record(plan: BenchPlan) -> dict[str, Any]:
-    """Run the study and return the contracts §2 record."""
+    """Run the study and return its record (content/records/decode_timing.json)."""
     load_before = _load()
     rows = measure(plan)
     load_after = _load()

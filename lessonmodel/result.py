@@ -120,7 +120,7 @@ def _value_entry(v: Value) -> dict[str, Any]:
 
 
 def result_document(result: Result, source: str) -> dict[str, Any]:
-    """The contract §1 entry of one experiment."""
+    """The results document's entry of one experiment."""
     # A computed result does not depend on the lesson model, so its conditions are its own inputs only.
     config = result.model.to_dict() if result.provenance == "measured" else {}
     clash = set(config) & set(result.parameters)

@@ -1,4 +1,4 @@
-"""Run the experiments and assemble the results document (contracts §1).
+"""Run the experiments and assemble the results document.
 
 Results are cached on disk as JSON, keyed by the sha256 of lessonmodel's own
 source files plus the experiment name and config: an unchanged model is never
@@ -103,7 +103,8 @@ def run_experiment(
 
 
 def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
-    """The results document of contracts §1; cached in `cache_dir` if given."""
+    """The results document: every experiment's entry, in order, and the value classes; cached in `cache_dir`
+    if given."""
     src_hash = source_hash()
     return {
         "source_hash": src_hash,

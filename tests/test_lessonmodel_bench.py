@@ -1,4 +1,4 @@
-"""The timing study writes a valid record (contracts §2); a tiny plan keeps it fast."""
+"""The timing study writes a valid record (content/records/decode_timing.json); a tiny plan keeps it fast."""
 
 from __future__ import annotations
 

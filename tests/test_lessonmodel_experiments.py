@@ -1,4 +1,4 @@
-"""The experiments, the results document (contracts §1) and its disk cache."""
+"""The experiments, the results document and its disk cache."""
 
 from __future__ import annotations
 
