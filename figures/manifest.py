@@ -27,8 +27,6 @@ MANIFEST_PATH = Path(__file__).with_name("manifest.json")
 SIGNIFICANT_DIGITS = 12
 """Rounding floats are stored this precisely: finer than any tolerance they are compared with."""
 EXACT, ROUNDING = "exact", "rounding"
-DEFAULT_TOLERANCE = {"rtol": 1e-9, "atol": 1e-12}
-"""Used only when the results document states none (lessonmodel's ROUNDING_RTOL/ATOL)."""
 SHOWN_CHANGES = 8
 MARK_TOLERANCE_PT = 2.0
 """How far (SVG units, pt) a mark's edge may move before the check calls the mark moved: teacher
@@ -289,7 +287,7 @@ def _kept_inputs(now: Mapping[str, Any], accepted: Mapping[str, Any], results: M
 
 
 def _tolerance(results: Mapping[str, Any]) -> Mapping[str, float]:
-    return results.get("value_classes", {}).get(ROUNDING) or DEFAULT_TOLERANCE
+    return results["value_classes"][ROUNDING]  # its rtol and atol, as the results document states them
 
 
 def _what_changed(check: FigureCheck) -> str:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from lessonmodel.runner import EXPERIMENTS, compute_experiment, run_all
+from lessonmodel.runner import EXPERIMENTS, compute_experiment, run_all, write_atomically
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,13 +24,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _write_record(record: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -43,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
 
         record = bench.bench_record(bench.FULL)
         out = args.out or bench.RECORD_PATH
-        _write_record(record, out)
+        write_atomically(out, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         print(f"wrote {out}", file=sys.stderr)
         return 0
     if args.json:

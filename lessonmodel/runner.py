@@ -75,12 +75,12 @@ def compute_experiment(name: str, cfg: ModelConfig = DEFAULT_CONFIG) -> dict[str
     return json.loads(json.dumps(result_document(fn(cfg), _source_path(fn))))
 
 
-def _write_json(path: Path, doc: dict[str, Any]) -> None:
-    # Write to a temporary file and rename, so a crash never leaves half a cache entry.
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file and rename, so a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)  # key order kept: a cache hit must read back what was computed
+        f.write(text)
     os.replace(tmp, path)
 
 
@@ -98,7 +98,8 @@ def run_experiment(
         if stored.get("key") == key:
             return stored["entry"]
     entry = compute_experiment(name, cfg)
-    _write_json(path, {"key": key, "entry": entry})
+    # key order kept: a cache hit must read back what was computed
+    write_atomically(path, json.dumps({"key": key, "entry": entry}, indent=1))
     return entry
 
 
