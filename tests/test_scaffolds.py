@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+from itertools import count
 from pathlib import Path
 
 import pytest
@@ -19,11 +20,16 @@ from figures.scaffold import new_figure
 from lessonmodel.scaffold import new_experiment
 
 ROOT = Path(__file__).resolve().parent.parent
-FOUND = """
+EXPERIMENT = next(name for n in count() if (name := f"probe_{n}") not in lessonmodel.EXPERIMENTS
+                  and not (ROOT / "lessonmodel" / f"{name}.py").exists())
+FIGURE = next(name for n in count() if (name := f"probe-{n}") not in figures.FIGURE_IDS
+              and not (ROOT / "figures" / f"probe_{n}.py").exists())
+"""An experiment id and a figure id the project does not use yet (the course may have grown, as the guide shows)."""
+FOUND = f"""
 import json, figures, lessonmodel
 from lessonmodel.runner import source_hash
-print(json.dumps({"experiments": list(lessonmodel.EXPERIMENTS), "figures": list(figures.FIGURE_IDS),
-                  "span": figures.BY_ID["span-probs"].inputs, "source_hash": source_hash()}))
+print(json.dumps({{"experiments": list(lessonmodel.EXPERIMENTS), "figures": list(figures.FIGURE_IDS),
+                  "inputs": figures.BY_ID["{FIGURE}"].inputs, "source_hash": source_hash()}}))
 """
 
 
@@ -41,40 +47,40 @@ def _sources(root: Path) -> dict[str, bytes]:
 
 def test_new_experiment_and_figure_are_found_by_discovery_and_no_source_is_edited(packages):
     before = _sources(packages)
-    experiment = new_experiment("attention_span", packages / "lessonmodel")
-    figure = new_figure("span-probs", ("attention_span",), packages / "figures", known=figures.FIGURE_IDS)
-    assert (experiment.name, figure.name) == ("attention_span.py", "span_probs.py")
+    experiment = new_experiment(EXPERIMENT, packages / "lessonmodel")
+    figure = new_figure(FIGURE, (EXPERIMENT,), packages / "figures", known=figures.FIGURE_IDS)
+    assert (experiment.name, figure.name) == (f"{EXPERIMENT}.py", f"{FIGURE.replace('-', '_')}.py")
     after = _sources(packages)
     assert {name: text for name, text in after.items() if name in before} == before  # only new files
-    assert sorted(set(after) - set(before)) == ["figures/span_probs.py", "lessonmodel/attention_span.py"]
+    assert sorted(set(after) - set(before)) == [f"figures/{figure.name}", f"lessonmodel/{experiment.name}"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the copies come first: the working directory
     out = subprocess.run([sys.executable, "-c", FOUND], cwd=packages, env=env, capture_output=True, text=True,
                          check=True).stdout
     found = json.loads(out)
-    assert sorted(found["experiments"]) == sorted([*lessonmodel.EXPERIMENTS, "attention_span"])
-    assert sorted(found["figures"]) == sorted([*figures.FIGURE_IDS, "span-probs"])
-    assert found["span"] == ["attention_span"]
+    assert sorted(found["experiments"]) == sorted([*lessonmodel.EXPERIMENTS, EXPERIMENT])
+    assert sorted(found["figures"]) == sorted([*figures.FIGURE_IDS, FIGURE])
+    assert found["inputs"] == [EXPERIMENT]
     # the hash that decides when results are recomputed covers the new module
     assert found["source_hash"] != lessonmodel.source_hash()
 
 
 def test_the_skeletons_are_what_the_guide_says(packages):
-    module = new_experiment("attention_span", packages / "lessonmodel").read_text(encoding="utf-8")
-    assert "@experiment\ndef attention_span(cfg: ModelConfig) -> Result:" in module
-    measured = new_figure("span-probs", ("attention_span",), packages / "figures").read_text(encoding="utf-8")
-    assert '"measured", ("attention_span",), draw' in measured
-    sketch = new_figure("span-sketch", (), packages / "figures").read_text(encoding="utf-8")
+    module = new_experiment(EXPERIMENT, packages / "lessonmodel").read_text(encoding="utf-8")
+    assert f"@experiment\ndef {EXPERIMENT}(cfg: ModelConfig) -> Result:" in module
+    measured = new_figure(FIGURE, (EXPERIMENT,), packages / "figures").read_text(encoding="utf-8")
+    assert f'"measured", ("{EXPERIMENT}",), draw' in measured
+    sketch = new_figure(f"{FIGURE}-sketch", (), packages / "figures").read_text(encoding="utf-8")
     assert '"teaching", (), draw' in sketch
 
 
-@pytest.mark.parametrize("inputs", [("attention_span",), ()], ids=["measured", "teaching"])
+@pytest.mark.parametrize("inputs", [(EXPERIMENT,), ()], ids=["measured", "teaching"])
 def test_new_figure_speaks_the_course_language(packages, inputs):
     """An English course gets a skeleton with English labels, alt text and description."""
     chinese = re.compile(r"[\u4e00-\u9fff]")
-    english = new_figure("span-en", inputs, packages / "figures", catalog="en").read_text(encoding="utf-8")
-    compile(english, "span_en.py", "exec")
+    english = new_figure(f"{FIGURE}-en", inputs, packages / "figures", catalog="en").read_text(encoding="utf-8")
+    compile(english, "english.py", "exec")
     assert not chinese.search(english.split('"""', 2)[2])  # past the module docstring: what the figure says
-    assert chinese.search(new_figure("span-zh", inputs, packages / "figures").read_text(encoding="utf-8"))
+    assert chinese.search(new_figure(f"{FIGURE}-zh", inputs, packages / "figures").read_text(encoding="utf-8"))
 
 
 TAKEN_EXPERIMENT = next(iter(lessonmodel.EXPERIMENTS))
