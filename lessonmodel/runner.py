@@ -1,8 +1,8 @@
-"""Run the experiments and assemble the results document.
+"""Find the experiments (``discover``), run them and assemble the results document.
 
 Results are cached on disk as JSON, keyed by the sha256 of lessonmodel's own
 source files plus the experiment name and config: an unchanged model is never
-rerun, and any edit to any source file reruns everything.
+rerun, and any edit to any source file (a new experiment's module too) reruns everything.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import json
 import os
 import pkgutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +57,7 @@ def cache_key(name: str, cfg: ModelConfig, src_hash: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _source_path(fn: Callable[..., Any]) -> str:
+def _source_path(fn: Experiment) -> str:
     """Repo-relative file holding an experiment, e.g. 'lessonmodel/experiments.py'."""
     return f"lessonmodel/{fn.__module__.rsplit('.', 1)[-1]}.py"
 
