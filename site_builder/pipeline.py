@@ -13,7 +13,7 @@ import multiprocessing
 import re
 from collections.abc import Callable, Collection, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +30,14 @@ from .i18n import _
 from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
-from .markdown_out import llms_txt, plain_markdown, published_pictures, zip_bundle
+from .markdown_out import llms_txt, page_markdown, published_pictures, zip_bundle
 from .mathfont import FONT_PATH, math_characters, math_font
 from .notebook import lesson_notebook
 from .numbers import class_text, display
 from .parse import ParsedPage, StateSource, parse_page
 from .problems import ContentError, Problem
-from .render import SiteView, figure_anchor, figure_context, make_environment, render_page_blocks, use_language
+from .render import SiteView, figure_anchor, figure_context, make_environment, render_sections, use_language
+from .resolve import ResolvedPage, backlinks, resolve_page
 from .toc import has_evidence_heading, page_toc
 from .urls import check_html
 
@@ -250,8 +251,8 @@ class RenderKit:
     """The site context every template sees (title, nav …)."""
     lessons: tuple[ParsedPage, ...]
     """Lessons in site order, for prev/next links."""
-    titles: dict[str, str]
-    """Page id → title, for ``{ref}`` in the plain Markdown."""
+    public: SiteView
+    """The public flavour of the site: the notebook (the same in both sites) is made from it."""
     shared: dict[str, bytes] = field(default_factory=dict)
     """Files the kits of one rendering pass share, by page id: a lesson's notebook is the same in both sites."""
 
@@ -261,29 +262,30 @@ def make_kit(site: SiteView, jinja: Environment | None = None, shared: dict[str,
     so kits of the two sites share the notebooks."""
     return RenderKit(make_markdown(), use_language(jinja or make_environment(), site), _site_context(site),
                      tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
-                     {page_id: p.meta.title for page_id, p in site.pages.items()},
-                     {} if shared is None else shared)
+                     replace(site, teacher=False) if site.teacher else site, {} if shared is None else shared)
 
 
 def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteFiles:
     """The files of one page: its HTML, its Markdown and, for lessons, the source view and download."""
     jinja, common = kit.jinja, kit.common
-    context = _page_context(site, page, list(kit.lessons), kit.md, jinja)
+    resolved = resolve_page(site, page)
+    context = _page_context(site, resolved, list(kit.lessons), kit.md, jinja)
     template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
     html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
     files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
-    markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher, site.images, site.say)
+    markdown = page_markdown(resolved)
     files[f"{page.meta.id}.md"] = markdown.encode()
     if page.meta.kind == "lesson":
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
             site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
-        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence)
-                                                                | published_pictures(page, site.images))
+        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(resolved, markdown, site.evidence)
+                                                                | published_pictures(resolved))
         if site.evidence.notebook_setup:
             notebook = kit.shared.get(page.meta.id)
             if notebook is None:
-                notebook = kit.shared[page.meta.id] = lesson_notebook(page, site.evidence, kit.titles, site.say,
-                                                                      site.images, site.content.config.base_url)
+                public = resolved if not site.teacher else resolve_page(kit.public, page)
+                notebook = kit.shared[page.meta.id] = lesson_notebook(public, site.evidence, site.say,
+                                                                      site.content.config.base_url)
             files[f"downloads/{page.meta.id}.ipynb"] = notebook
     return guarded(files)
 
@@ -348,49 +350,28 @@ def _generated(page_id: str, title: str) -> dict[str, Any]:
     return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": "", "toc": []}
 
 
-def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], md: MarkdownIt,
+def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage], md: MarkdownIt,
                   jinja) -> dict[str, Any]:
-    index = next((i for i, p in enumerate(lessons) if p is page), None)  # O(lessons); cheap next to rendering
+    meta = page.page.meta
+    index = next((i for i, p in enumerate(lessons) if p is page.page), None)  # O(lessons); cheap next to rendering
     neighbour = (lambda i: {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title}
                  if index is not None and 0 <= i < len(lessons) else None)
-    return {"id": page.meta.id, "title": page.meta.title, "kind": page.meta.kind, "summary": page.meta.summary,
-            "label": page.meta.label or page.meta.id, "url": f"{page.meta.id}.html",
-            "md_url": f"{page.meta.id}.md", "source_url": f"{page.meta.id}.source.html",
-            "zip_url": f"downloads/{page.meta.id}.zip", "has_math": bool(page.math),
-            "notebook_url": f"downloads/{page.meta.id}.ipynb" if site.evidence.notebook_setup else "",
-            "sections": _sections(page.meta.id, render_page_blocks(site, page, md, jinja)),
+    return {"id": meta.id, "title": meta.title, "kind": meta.kind, "summary": meta.summary,
+            "label": meta.label or meta.id, "url": f"{meta.id}.html",
+            "md_url": f"{meta.id}.md", "source_url": f"{meta.id}.source.html",
+            "zip_url": f"downloads/{meta.id}.zip", "has_math": bool(page.page.math),
+            "notebook_url": f"downloads/{meta.id}.ipynb" if site.evidence.notebook_setup else "",
+            "sections": render_sections(site, page, md, jinja),
             "prev": neighbour(index - 1) if index is not None else None,
             "next": neighbour(index + 1) if index is not None else None,
-            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
-            "toc": page_toc(page, site.teacher, site.say)}
+            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page.page, site.say),
+            "toc": page_toc(page, site.say)}
 
 
-def _sections(page_id: str, blocks: list[dict]) -> list[dict[str, Any]]:
-    """Prose runs and steppers: consecutive states form one stepper, prose between states ends it."""
-    sections: list[dict[str, Any]] = []
-    for block in blocks:
-        if block["kind"] == "html":
-            if str(block["html"]).strip():
-                sections.append(block)
-        elif sections and sections[-1]["kind"] == "stepper":
-            sections[-1]["states"].append(block["state"])
-        else:
-            number = sum(s["kind"] == "stepper" for s in sections) + 1
-            sections.append({"kind": "stepper", "id": f"{page_id}-steps" + (f"-{number}" if number > 1 else ""),
-                             "states": [block["state"]]})
-    return sections
-
-
-def _values_used(site: SiteView, page: ParsedPage) -> list[str]:
-    names = [u.target for u in page.roles if u.name == "num" and (site.teacher or not u.teacher)]
-    return sorted(set(names) & set(site.evidence.values))
-
-
-def _evidence_summary(site: SiteView, page: ParsedPage) -> dict[str, Any]:
+def _evidence_summary(site: SiteView, page: ResolvedPage) -> dict[str, Any]:
     """The page footer: what this page shows is measured, recorded or a sketch, and under what conditions."""
-    states = [b for b in page.blocks if isinstance(b, StateSource)]
-    figures = {s.figure for s in states if s.figure} | {u.target for u in page.roles if u.name == "fig"}
-    values = [site.evidence.values[n] for n in _values_used(site, page)]
+    figures = {s.source.figure for s in page.states if s.source.figure} | {u.target for u in page.uses if u.name == "fig"}
+    values = [site.evidence.values[n] for n in page.values]
     producers: dict[str, dict[str, str]] = {}
     for value in values:
         producers.setdefault(value.producer, {"name": value.producer, "provenance": value.provenance,
@@ -404,30 +385,13 @@ def _evidence_summary(site: SiteView, page: ParsedPage) -> dict[str, Any]:
             "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values)}
 
 
-def _bundle(page: ParsedPage, markdown: str, evidence: Evidence) -> dict[str, bytes]:
-    files = {f"{page.meta.id}.md": markdown.encode()}
-    for use in page.roles:
-        value = evidence.values.get(use.target) if use.name == "num" else None
-        if value and value.source_file in evidence.experiment_files:
+def _bundle(page: ResolvedPage, markdown: str, evidence: Evidence) -> dict[str, bytes]:
+    """A lesson's download: its Markdown and the code of the experiments behind the values it cites."""
+    files = {f"{page.page.meta.id}.md": markdown.encode()}
+    for value in (evidence.values[name] for name in page.values):
+        if value.source_file in evidence.experiment_files:
             files[value.source_file] = Path(evidence.experiment_files[value.source_file]).read_bytes()
     return files
-
-
-def _backlinks(site: SiteView, name: str) -> dict[str, list[dict[str, str]]]:
-    """Target → every page and state that cites it with role ``name``: one pass over the site
-    (asking page by page for each value made the numbers page grow with values × pages)."""
-    seen, uses = set(), {}
-    for page in site.pages.values():
-        for use in page.roles:
-            if use.name == name and (site.teacher or not use.teacher):
-                anchor = f"{page.meta.id}-{use.state}" if use.state else ""
-                if (use.target, page.meta.id, anchor) not in seen:
-                    seen.add((use.target, page.meta.id, anchor))
-                    label = page.meta.label or page.meta.title
-                    uses.setdefault(use.target, []).append(
-                        {"url": f"{page.meta.id}.html" + (f"#{anchor}" if anchor else ""),
-                         "text": f"{label} · {use.state}" if use.state else label})
-    return uses
 
 
 def _figures_context(site: SiteView) -> list[dict[str, Any]]:
@@ -439,14 +403,14 @@ def _figures_context(site: SiteView) -> list[dict[str, Any]]:
             if isinstance(block, StateSource) and block.figure:
                 shown.setdefault(block.figure, []).append(
                     {"url": f"{page.meta.id}.html#{page.meta.id}-{block.id}-fig", "text": f"{label} · {block.title}"})
-    cited = _backlinks(site, "fig")
+    cited = backlinks(site, "fig")
     return [{"figure": figure_context(f, site), "anchor": figure_anchor(f.id),
              "uses": shown.get(f.id, []) + cited.get(f.id, [])}
             for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
 
 
 def _sources_context(site: SiteView) -> list[dict[str, Any]]:
-    uses = _backlinks(site, "src")
+    uses = backlinks(site, "src")
     return [{"id": s.id, "title": s.title, "authors": s.authors, "year": s.year, "url": s.url,
              "checked": s.checked, "where": s.where, "uses": uses.get(s.id, [])}
             for s in site.content.sources]
@@ -456,9 +420,8 @@ def _glossary_context(site: SiteView, md: MarkdownIt) -> list[dict[str, Any]]:
     terms = site.content.glossary
     context = []
     for term in terms:
-        cited = dict.fromkeys(page_id for page_id, page in site.pages.items() for r in page.roles
-                              if r.name == "term" and find_term(terms, r.target) is term
-                              and (site.teacher or not r.teacher))  # each page once, in site order
+        cited = dict.fromkeys(page_id for page_id in site.pages for use in site.uses[page_id]
+                              if use.name == "term" and find_term(terms, use.target) is term)  # each page once
         pages = [site.pages[page_id] for page_id in cited]
         context.append({"anchor": term.anchor, "term": term.term, "allowed": term.allowed,
                         "forbidden": term.forbidden, "definition": Markup(md.renderInline(term.definition)),
@@ -470,7 +433,7 @@ def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
     """Values grouped by the experiment or record that produced them, described in the reader's
     language where ``content/values.yml`` says how (else the producer's own English line)."""
     text = site.content.value_text
-    uses = _backlinks(site, "num")
+    uses = backlinks(site, "num")
     groups: dict[str, dict[str, Any]] = {}
     for v in sorted(site.evidence.values.values(), key=lambda v: v.name):
         group = groups.setdefault(v.producer, {
