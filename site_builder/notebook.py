@@ -108,7 +108,8 @@ def _checks(values: list[Value], say: Callable[[str], str]) -> str:
         for value in (v for v in values if v.producer == producer):
             key = value.name.split(".", 1)[1]
             within = f", rtol={value.rtol!r}, atol={value.atol!r}" if value.value_class == "rounding" else ""
-            lines.append(f"check({value.name!r}, {producer}[{key!r}], {value.value!r}, {say(display(value))!r}{within})")
+            lines.append(f"check({value.name!r}, {producer}[{key!r}], {value.value!r}, "
+                         f"{say(display(value))!r}{within})")
     return "\n".join(lines)
 
 

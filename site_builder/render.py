@@ -110,10 +110,11 @@ def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
             return f'<a class="ref" href="{escapeHtml(href)}">{escapeHtml(text)}</a>'
         if name == "term" and find_term(site.content.glossary, target):
             term = find_term(site.content.glossary, target)
+            label = site.say(_("{term}: {definition}", term=target, definition=term.plain_definition))
             # The definition rides in an attribute: a CSS hover/focus card shows it, the link works without
             # CSS or JS, and the page's text (search, copy, Markdown) keeps only the word itself.
-            return (f'<a class="term" href="glossary.html#{term.anchor}" data-definition="{escapeHtml(term.plain_definition)}"'
-                    f' aria-label="{escapeHtml(site.say(_("{term}: {definition}", term=target, definition=term.plain_definition)))}">'
+            return (f'<a class="term" href="glossary.html#{term.anchor}"'
+                    f' data-definition="{escapeHtml(term.plain_definition)}" aria-label="{escapeHtml(label)}">'
                     f'{escapeHtml(target)}</a>')
         if name == "example":
             note = site.say(_("an illustrative number, not a measurement"))
@@ -160,7 +161,8 @@ def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
     target_page, anchor = resolve_ref(target, page_id)
     page = site.pages[target_page]
     if not anchor:
-        return f"{target_page}.html", site.say(_("“{title}”", title=page.meta.title))  # a work's title: 《…》 in Chinese
+        # A work's title: 《…》 in Chinese.
+        return f"{target_page}.html", site.say(_("“{title}”", title=page.meta.title))
     title = next((text for a, _, text in page.anchors if a == anchor), anchor)
     href = f"#{anchor}" if target_page == page_id else f"{target_page}.html#{anchor}"
     return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"

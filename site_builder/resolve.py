@@ -10,7 +10,7 @@ a function of it; none reads the Markdown again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -185,7 +185,7 @@ def _sections(page_id: str, blocks: tuple[Block, ...],
 
 def _lines(site: SiteView, page: ParsedPage, hidden: frozenset[int], states: list[ResolvedState]) -> tuple[Line, ...]:
     source = page.source.split("\n")
-    figures = [""] * len(source)  # for each line, the figure of the state it stands in ({mark} names resolve against it)
+    figures = [""] * len(source)  # each line's state's figure: {mark} names resolve against it
     for state in states:
         first, last = state.source.line - 1, state.source.end_line
         figures[first:last] = [state.source.figure] * (last - first)
@@ -226,15 +226,17 @@ def role_text(site: SiteView, name: str, target: str, state_figure: str = "") ->
     return target
 
 
-def backlinks(site: SiteView, name: str) -> dict[str, list[dict[str, str]]]:
-    """Target → every page and state of this flavour that cites it with role ``name``, in site order."""
-    uses: dict[str, list[dict[str, str]]] = {}
+def backlinks(site: SiteView, name: str, key: Callable[[str], Hashable] = str,
+              states: bool = True) -> dict[Hashable, list[dict[str, str]]]:
+    """``key(target)`` → a link to every page of this flavour (to each state, with ``states``) that cites
+    it with role ``name``, in site order, each once."""
+    uses: dict[Hashable, list[dict[str, str]]] = {}
     for page_id, page in site.pages.items():
         for use in site.uses[page_id]:
             if use.name == name:
-                link = cited_at(page, use.state)
-                if link not in uses.setdefault(use.target, []):
-                    uses[use.target].append(link)
+                link, found = cited_at(page, use.state if states else ""), uses.setdefault(key(use.target), [])
+                if link not in found:
+                    found.append(link)
     return uses
 
 
