@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from .i18n import _
-from .markdown.source import role_pieces
+from .markdown.source import inline_text, role_pieces
 from .numbers import display
 from .parse import ParsedPage
 from .render import SiteView
@@ -91,14 +91,13 @@ _TEXT_BLOCKS = frozenset({"fence", "code_block", "math_block"})
 def page_document(page: ParsedPage, site: SiteView) -> str:
     """One page's search document, from its public resolved page: its title, its text, and an anchored
     heading per heading or state (so a result lands on the right state)."""
-    resolved = resolve_page(site, page)
-    parts = [(f"<h1{_TITLE}>", page.meta.title)]
-    if page.meta.summary:
-        parts.append(("<p>", "".join(p if isinstance(p, str) else role_text(site, *p) for p in role_pieces(page.meta.summary))))
-    for section in resolved.sections:
+    parts = [(f"<h1{_TITLE}>", page.meta.title),
+             ("<p>", "".join(p if isinstance(p, str) else role_text(site, *p) for p in role_pieces(page.meta.summary)))]
+    for section in resolve_page(site, page).sections:
         for state in section.states if isinstance(section, Stepper) else ():
-            parts.append((f'<h2 id="{html.escape(state.anchor)}">', state.source.title))
-            parts += _token_texts(site, state.source.caption + state.source.body + state.source.more, state.source.figure)
+            source = state.source
+            parts += [(f'<h2 id="{html.escape(state.anchor)}">', source.title),
+                      *_token_texts(site, source.caption + source.body + source.more, source.figure)]
         if not isinstance(section, Stepper):
             parts += _token_texts(site, section, "")
     # One pass of the pair cutter over the whole page (one call per piece cost twice as much).
@@ -114,27 +113,14 @@ def _token_texts(site: SiteView, tokens, figure: str) -> list[tuple[str, str]]:
         if token.type == "heading_open":
             heading = f'<h2 id="{html.escape(token.attrGet("id") or "")}">'
         elif token.type == "inline":
-            parts.append((heading or "<p>", _inline_text(site, token, figure)))
+            text = inline_text(token, lambda name, target: role_text(site, name, target, figure))
+            parts.append((heading or "<p>", text))
             heading = None
         elif token.type in _TEXT_BLOCKS:
             parts.append(("<p>", token.content))
         elif token.type == "image_figure":
             parts.append(("<p>", f"{token.meta['alt']} {token.meta['caption']}"))
     return parts
-
-
-def _inline_text(site: SiteView, inline, figure: str) -> str:
-    pieces = []
-    for child in inline.children or ():
-        if child.type == "myst_role":
-            pieces.append(role_text(site, child.meta["name"], child.content.strip(), figure))
-        elif child.type in ("text", "code_inline"):
-            pieces.append(child.content)
-        elif child.type == "math_inline":
-            pieces.append(child.content + child.meta.get("after", ""))
-        elif child.type in ("softbreak", "hardbreak"):
-            pieces.append(" ")
-    return "".join(pieces)
 
 
 _REFERENCE = ' data-pagefind-weight="0.1"'
@@ -147,8 +133,9 @@ def values_document(values: Iterable, say: Callable[[str], str] = str) -> str:
     """numbers.html: each value's name, displayed value, description and conditions."""
     out = ["<h1>" + _text(say(_("Numbers and where they come from"))) + "</h1>"]
     for v in sorted(values, key=lambda v: v.name):
-        out.append(f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(f"{v.name} = {say(display(v))}")}</h2>')
-        out.append(f"<p{_REFERENCE}>{_text(' '.join(x for x in (v.description, v.conditions, v.command) if x))}</p>")
+        heading, text = f"{v.name} = {say(display(v))}", " ".join(filter(None, (v.description, v.conditions, v.command)))
+        out += [f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(heading)}</h2>',
+                f"<p{_REFERENCE}>{_text(text)}</p>"]
     return _document(out)
 
 
@@ -156,8 +143,9 @@ def sources_document(sources: Iterable, say: Callable[[str], str] = str) -> str:
     """sources.html: each source's id, title, authors and what was checked where."""
     out = ["<h1>" + _text(say(_("Sources"))) + "</h1>"]
     for s in sources:
-        out.append(f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>{_text(f"{s.id} {s.title}")}</h2>')
-        out.append(f"<p{_REFERENCE}>{_text(' '.join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x))}</p>")
+        text = " ".join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x)
+        out += [f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>{_text(f"{s.id} {s.title}")}</h2>',
+                f"<p{_REFERENCE}>{_text(text)}</p>"]
     return _document(out)
 
 

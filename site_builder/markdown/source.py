@@ -1,14 +1,21 @@
-"""Where roles and a picture's address stand in a line of source.
+"""Reading Markdown for the outputs that republish it, so that they never read its syntax themselves.
 
-For the outputs that republish the source text itself (the page's Markdown, the notebook's
-cells): they replace each role by its text and a picture's address by its published file, and
-leave every other character as the teacher wrote it. The only reading of Markdown syntax they
-need happens here, in the parser.
+The page's Markdown and the notebook's cells republish the source text: they replace each role by
+its text and a picture's address by its published file, and leave every other character as the
+teacher wrote it (``role_pieces``, ``picture_address``). The search text and the glossary's hover
+card read a run of inline tokens as plain text (``inline_text``).
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from . import make_markdown
 
 _ROLE = re.compile(r"\{([A-Za-z][\w-]*)\}`([^`]*)`")
 _IMAGE_ADDRESS = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*(<[^>\n]*>|[^\s)]+)")
@@ -29,3 +36,30 @@ def picture_address(line: str) -> tuple[int, int] | None:
     """Where the address of the line's first picture starts and ends, if the line shows one."""
     match = _IMAGE_ADDRESS.search(line)
     return match.span(1) if match else None
+
+
+def inline_text(inline: Token, role: Callable[[str, str], str] = lambda _name, target: target) -> str:
+    """An inline token as plain text: maths as its TeX, code and tags as written, each role as
+    ``role(name, target)``."""
+    pieces = []
+    for child in inline.children or ():
+        if child.type == "myst_role":
+            pieces.append(role(child.meta["name"], child.content.strip()))
+        elif child.type in ("text", "code_inline", "html_inline"):  # a tag stays text, never markup
+            pieces.append(child.content)
+        elif child.type == "math_inline":
+            pieces.append(child.content + child.meta.get("after", ""))
+        elif child.type in ("softbreak", "hardbreak"):
+            pieces.append(" ")
+    return "".join(pieces)
+
+
+@functools.cache
+def parse_inline(text: str) -> Token:
+    """A line of Markdown outside a page (a glossary definition) as one inline token."""
+    return next(iter(_inline_parser().parseInline(text, {})), Token("inline", "", 0))
+
+
+@functools.cache
+def _inline_parser() -> MarkdownIt:
+    return make_markdown()
