@@ -28,9 +28,10 @@ def markdown_lines(page: ResolvedPage, site_url: str = "") -> list[tuple[str, tu
     blocks are kept one at a time, never more."""
     kept: list[tuple[str, tuple[str, str, str] | None]] = []
     for line in page.lines:
-        text = "".join(p if isinstance(p, str) else site_url + published_image(p) for p in line.pieces)
+        text = line if isinstance(line, str) else \
+            "".join(p if isinstance(p, str) else site_url + published_image(p) for p in line.pieces)
         if text or (kept and kept[-1][0]):
-            kept.append((text, line.directive))
+            kept.append((text, None if isinstance(line, str) else line.directive))
     return kept
 
 

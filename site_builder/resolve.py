@@ -90,8 +90,9 @@ class ResolvedPage:
     """Prose runs and steppers, in order."""
     uses: tuple[Use, ...]
     """Every role of the flavour's text, in order."""
-    lines: tuple[Line, ...]
-    """The source lines the flavour republishes, in order."""
+    lines: tuple[str | Line, ...]
+    """The source lines the flavour republishes, in order, roles resolved (a ``Line`` where there is a
+    picture or directive syntax)."""
     pictures: tuple[Picture, ...]
     """The pictures it shows, each once."""
     shown: dict[str, str]
@@ -116,6 +117,8 @@ def without_teacher(page: ParsedPage) -> tuple[tuple[Block, ...], frozenset[int]
 
 
 def _drop_teacher(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
+    if not any(t.type == "directive_open" and t.meta["name"] == "teacher" for t in tokens):
+        return tokens
     kept, depth = [], 0
     for token in tokens:
         teacher = token.type.startswith("directive_") and token.meta["name"] == "teacher"
@@ -183,7 +186,8 @@ def _sections(page_id: str, blocks: tuple[Block, ...],
     return tuple(sections)
 
 
-def _lines(site: SiteView, page: ParsedPage, hidden: frozenset[int], states: list[ResolvedState]) -> tuple[Line, ...]:
+def _lines(site: SiteView, page: ParsedPage, hidden: frozenset[int],
+           states: list[ResolvedState]) -> tuple[str | Line, ...]:
     source = page.source.split("\n")
     figures = [""] * len(source)  # each line's state's figure: {mark} names resolve against it
     for state in states:
@@ -193,17 +197,20 @@ def _lines(site: SiteView, page: ParsedPage, hidden: frozenset[int], states: lis
     syntax = {line: (name, part, value) for line, name, part, value in page.directive_lines}
 
     def text(piece: str, number: int) -> str:
+        if "`" not in piece:  # most lines hold no role: skip the search for one
+            return piece
         return "".join(p if isinstance(p, str) else role_text(site, *p, figures[number]) for p in role_pieces(piece))
 
     lines = []
     for number, line in enumerate(source):
         if number in hidden:
             continue
-        picture, span = pictures.get(number), picture_address(line) if number in pictures else None
-        pieces = (text(line[:span[0]], number), picture, text(line[span[1]:], number)) \
-            if picture is not None and span is not None else (text(line, number),)
+        span = picture_address(line) if pictures.get(number) else None
+        pieces = (text(line[:span[0]], number), pictures[number], text(line[span[1]:], number)) if span \
+            else (text(line, number),)
         directive = syntax.get(number)
-        lines.append(Line(pieces, directive and (*directive[:2], text(directive[2], number))))
+        lines.append(Line(pieces, directive and (*directive[:2], text(directive[2], number)))
+                     if span or directive else pieces[0])
     return tuple(lines)
 
 
