@@ -169,7 +169,7 @@ def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage],
             "sections": render_sections(site, page, md, jinja),
             "prev": neighbour(index - 1) if index is not None else None,
             "next": neighbour(index + 1) if index is not None else None,
-            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page.page, site.say),
+            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
             "toc": page_toc(page, site.say)}
 
 

@@ -1,7 +1,8 @@
-"""The rendering stage: parsed pages and evidence become HTML strings.
+"""HTML of a resolved page's body: its prose runs, its steppers and its roles.
 
-Rendering never parses Markdown (the tokens come from the parse stage) and
-never reads files except templates through Jinja's loader.
+Rendering never parses Markdown (the tokens come from the parse stage, teacher material
+already removed from a public page by the resolve stage) and never reads files except
+templates through Jinja's loader.
 """
 
 from __future__ import annotations

@@ -84,8 +84,6 @@ class ResolvedPage:
 
     page: ParsedPage
     """The parsed page (front matter, anchors, maths)."""
-    teacher: bool
-    """The flavour: True for the teacher site."""
     sections: tuple[tuple[Token, ...] | Stepper, ...]
     """Prose runs and steppers, in order."""
     uses: tuple[Use, ...]
@@ -164,7 +162,7 @@ def resolve_page(site: SiteView, page: ParsedPage) -> ResolvedPage:
             shown.setdefault(use.target, f"#{page.meta.id}-fig-{use.target}")
     pictures = {path: site.images[path] for b in blocks for run in _runs(b) for t in run if t.type == "image_figure"
                 if (path := image_path(page.meta.path, t.meta["src"])) in site.images}
-    return ResolvedPage(page, site.teacher, _sections(page.meta.id, blocks, states), uses,
+    return ResolvedPage(page, _sections(page.meta.id, blocks, states), uses,
                         _lines(site, page, hidden, list(states.values())), tuple(pictures.values()), shown,
                         tuple(sorted({u.target for u in uses if u.name == "num"} & set(site.evidence.values))))
 

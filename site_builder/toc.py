@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 from .i18n import _
-from .parse import ParsedPage
 from .resolve import ResolvedPage, Stepper
 
 STEPPER_TITLE = _("Step by step")
@@ -32,8 +31,11 @@ def page_toc(page: ResolvedPage, say: Callable[[str], str]) -> list[dict[str, An
     return entries
 
 
-def has_evidence_heading(page: ParsedPage, say: Callable[[str], str]) -> bool:
+def has_evidence_heading(page: ResolvedPage, say: Callable[[str], str]) -> bool:
     """The page writes its own ``## 本页证据与条件`` (the heading in the course's language): the
     build's summary continues it, so the page shows one evidence section, not two."""
     title = say(EVIDENCE_TITLE)
-    return any(text.strip() == title for _, _, text in page.anchors)
+    runs = [run for section in page.sections for run in
+            ([s.source.body + s.source.more for s in section.states] if isinstance(section, Stepper) else [section])]
+    return any(token.type == "heading_open" and run[i + 1].content.strip() == title
+               for run in runs for i, token in enumerate(run))

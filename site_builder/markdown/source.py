@@ -12,7 +12,6 @@ import functools
 import re
 from collections.abc import Callable
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from . import make_markdown
@@ -54,12 +53,10 @@ def inline_text(inline: Token, role: Callable[[str, str], str] = lambda _name, t
     return "".join(pieces)
 
 
+_parser = functools.cache(make_markdown)
+
+
 @functools.cache
 def parse_inline(text: str) -> Token:
     """A line of Markdown outside a page (a glossary definition) as one inline token."""
-    return next(iter(_inline_parser().parseInline(text, {})), Token("inline", "", 0))
-
-
-@functools.cache
-def _inline_parser() -> MarkdownIt:
-    return make_markdown()
+    return next(iter(_parser().parseInline(text, {})), Token("inline", "", 0))
