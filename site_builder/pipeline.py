@@ -239,7 +239,7 @@ def copied_files(site: SiteView) -> SiteFiles:
                 files[f"figures/{name}"] = Path(site.evidence.figure_dir) / name
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
-    for picture in site.images.values():
+    for picture in site.pictures:
         files.update(picture.files)
     return files
 

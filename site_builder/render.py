@@ -25,7 +25,7 @@ from .glossary import find_term
 from .i18n import _, install, localize
 from .numbers import display
 from .parse import ParsedPage, image_path
-from .resolve import ResolvedPage, ResolvedState, Stepper, Use, block_uses, flavour_blocks
+from .resolve import ResolvedPage, ResolvedState, Stepper, Use, block_pictures, block_uses, flavour_blocks
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -56,6 +56,13 @@ class SiteView:
     def uses(self) -> dict[str, tuple[Use, ...]]:
         """Page id → every role of the page's text in this flavour: what the backlinks are made of."""
         return {page_id: block_uses(flavour_blocks(page, self.teacher)[0]) for page_id, page in self.pages.items()}
+
+    @cached_property
+    def pictures(self) -> list[Any]:
+        """The pictures (``images.Picture``) this flavour's pages show: the only ones it publishes (a picture
+        only a teacher note shows stays out of the public site)."""
+        return list({p.src: p for page in self.pages.values() if page.images
+                     for p in block_pictures(self, page, flavour_blocks(page, self.teacher)[0])}.values())
 
 
 BYTECODE_DIR: Path | None = None

@@ -146,6 +146,12 @@ def block_uses(blocks: Iterable[Block]) -> tuple[Use, ...]:
                  for child in token.children or () if child.type == "myst_role")
 
 
+def block_pictures(site: SiteView, page: ParsedPage, blocks: Iterable[Block]) -> tuple[Picture, ...]:
+    """The pictures ``blocks`` of ``page`` show, each once."""
+    return tuple({path: site.images[path] for b in blocks for run in _runs(b) for t in run if t.type == "image_figure"
+                  if (path := image_path(page.meta.path, t.meta["src"])) in site.images}.values())
+
+
 def resolve_page(site: SiteView, page: ParsedPage) -> ResolvedPage:
     """``page`` as ``site``'s flavour publishes it."""
     blocks, hidden = flavour_blocks(page, site.teacher)
@@ -160,10 +166,8 @@ def resolve_page(site: SiteView, page: ParsedPage) -> ResolvedPage:
     for use in uses:
         if use.block and use.name == "fig":
             shown.setdefault(use.target, f"#{page.meta.id}-fig-{use.target}")
-    pictures = {path: site.images[path] for b in blocks for run in _runs(b) for t in run if t.type == "image_figure"
-                if (path := image_path(page.meta.path, t.meta["src"])) in site.images}
     return ResolvedPage(page, _sections(page.meta.id, blocks, states), uses,
-                        _lines(site, page, hidden, list(states.values())), tuple(pictures.values()), shown,
+                        _lines(site, page, hidden, list(states.values())), block_pictures(site, page, blocks), shown,
                         tuple(sorted({u.target for u in uses if u.name == "num"} & set(site.evidence.values))))
 
 

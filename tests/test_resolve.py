@@ -142,5 +142,9 @@ def test_every_public_output_of_the_page_is_free_of_teacher_material(prepared):
         assert "lessonmodel/secret.py" not in names and len([n for n in names if n.startswith("images/")]) == 1
         assert all(SECRET not in bundle.read(n).decode(errors="ignore") for n in names)
     assert SECRET not in files["x.html"].decode() and SECRET not in files["x.md"].decode()
-    with zipfile.ZipFile(io.BytesIO(render_site(prepared, teacher=True)["downloads/x.zip"])) as bundle:
+    teacher = render_site(prepared, teacher=True)
+    with zipfile.ZipFile(io.BytesIO(teacher["downloads/x.zip"])) as bundle:
         assert "lessonmodel/secret.py" in bundle.namelist()
+    shown = {name for name in files if name.startswith("images/")}
+    assert shown == set(prepared.images["content/pages/images/p.jpg"].files)  # the teacher's picture stays out
+    assert {name for name in teacher if name.startswith("images/")} > shown
