@@ -11,8 +11,7 @@ from typing import Any
 from .i18n import _
 from .numbers import display
 from .parse import StateSource
-from .render import SiteView
-from .resolve import backlinks, cited_at
+from .resolve import SiteView, backlinks, cited_at
 
 
 def gallery_context(site: SiteView) -> dict[str, Any]:

@@ -26,8 +26,8 @@ from .markdown_out import llms_txt, page_markdown, published_pictures, zip_bundl
 from .notebook import lesson_notebook
 from .numbers import class_text, display
 from .parse import ParsedPage, StateSource
-from .render import SiteView, figure_anchor, figure_context, make_environment, render_sections, use_language
-from .resolve import ResolvedPage, backlinks, resolve_page
+from .render import figure_anchor, figure_context, make_environment, render_sections, use_language
+from .resolve import ResolvedPage, SiteView, backlinks, resolve_page
 from .toc import has_evidence_heading, page_toc
 from .urls import check_html
 

@@ -28,7 +28,8 @@ from .mathfont import FONT_PATH, math_characters, math_font
 from .outputs import make_kit, render_generated, render_page_files
 from .parse import ParsedPage, parse_page
 from .problems import ContentError, Problem
-from .render import SiteView, make_environment
+from .render import make_environment
+from .resolve import SiteView
 
 STATIC = Path(__file__).parent / "static"
 TEACHER_ONLY = frozenset({"present.js"})

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -20,49 +18,14 @@ from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
 from .check import resolve_mark, resolve_ref
-from .content import BADGE_TEXT, Content, Evidence, FigureInfo
+from .content import BADGE_TEXT, FigureInfo
 from .glossary import find_term
-from .i18n import _, install, localize
+from .i18n import _, install
 from .numbers import display
 from .parse import ParsedPage, image_path
-from .resolve import ResolvedPage, ResolvedState, Stepper, Use, block_pictures, block_uses, flavour_blocks
+from .resolve import ResolvedPage, ResolvedState, SiteView, Stepper
 
 TEMPLATES = Path(__file__).parent / "templates"
-
-
-@dataclass(frozen=True)
-class SiteView:
-    """What every page render needs to know about the whole site."""
-
-    content: Content
-    """The loaded content."""
-    pages: dict[str, ParsedPage]
-    """Parsed pages by id, in site order."""
-    evidence: Evidence
-    """Values and figures of this build."""
-    teacher: bool
-    """True for the teacher build (teacher notes included)."""
-    images: dict[str, Any] = field(default_factory=dict)
-    """Teacher-supplied pictures (``images.Picture``) by project-relative path."""
-
-    def say(self, text: str) -> str:
-        """``text`` in the course's language (site.yml ``language``)."""
-        return localize(text, self.content.config.language)
-
-    def badge(self, provenance: str) -> str:
-        return self.say(BADGE_TEXT[provenance])
-
-    @cached_property
-    def uses(self) -> dict[str, tuple[Use, ...]]:
-        """Page id → every role of the page's text in this flavour: what the backlinks are made of."""
-        return {page_id: block_uses(flavour_blocks(page, self.teacher)[0]) for page_id, page in self.pages.items()}
-
-    @cached_property
-    def pictures(self) -> list[Any]:
-        """The pictures (``images.Picture``) this flavour's pages show: the only ones it publishes (a picture
-        only a teacher note shows stays out of the public site)."""
-        return list({p.src: p for page in self.pages.values() if page.images
-                     for p in block_pictures(self, page, flavour_blocks(page, self.teacher)[0])}.values())
 
 
 BYTECODE_DIR: Path | None = None

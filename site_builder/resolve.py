@@ -11,21 +11,18 @@ a function of it; none reads the Markdown again.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from markdown_it.token import Token
 
 from .check import derived_provenance, resolve_mark
-from .content import FigureInfo
-from .i18n import _
+from .content import BADGE_TEXT, Content, Evidence, FigureInfo
+from .i18n import _, localize
 from .images import Picture
 from .markdown.source import picture_address, role_pieces
 from .numbers import display
 from .parse import ParsedPage, StateSource, image_path
-
-if TYPE_CHECKING:
-    from .render import SiteView
 
 Block = tuple[Token, ...] | StateSource
 
@@ -101,6 +98,41 @@ class ResolvedPage:
     @property
     def states(self) -> list[ResolvedState]:
         return [s for section in self.sections if isinstance(section, Stepper) for s in section.states]
+
+
+@dataclass(frozen=True)
+class SiteView:
+    """The site in one flavour (public or teacher): what resolving and rendering any page needs to know."""
+
+    content: Content
+    """The loaded content."""
+    pages: dict[str, ParsedPage]
+    """Parsed pages by id, in site order."""
+    evidence: Evidence
+    """Values and figures of this build."""
+    teacher: bool
+    """True for the teacher build (teacher notes included)."""
+    images: dict[str, Picture] = field(default_factory=dict)
+    """Teacher-supplied pictures by project-relative path."""
+
+    def say(self, text: str) -> str:
+        """``text`` in the course's language (site.yml ``language``)."""
+        return localize(text, self.content.config.language)
+
+    def badge(self, provenance: str) -> str:
+        return self.say(BADGE_TEXT[provenance])
+
+    @cached_property
+    def uses(self) -> dict[str, tuple[Use, ...]]:
+        """Page id → every role of the page's text in this flavour: what the backlinks are made of."""
+        return {page_id: block_uses(flavour_blocks(page, self.teacher)[0]) for page_id, page in self.pages.items()}
+
+    @cached_property
+    def pictures(self) -> list[Picture]:
+        """The pictures this flavour's pages show: the only ones it publishes (a picture
+        only a teacher note shows stays out of the public site)."""
+        return list({p.src: p for page in self.pages.values() if page.images
+                     for p in block_pictures(self, page, flavour_blocks(page, self.teacher)[0])}.values())
 
 
 def without_teacher(page: ParsedPage) -> tuple[tuple[Block, ...], frozenset[int]]:

@@ -47,8 +47,7 @@ from .i18n import _
 from .markdown.source import inline_text, role_pieces
 from .numbers import display
 from .parse import ParsedPage
-from .render import SiteView
-from .resolve import Stepper, resolve_page, role_text
+from .resolve import SiteView, Stepper, resolve_page, role_text
 
 LANGUAGE = "en"
 """What Pagefind is told: split on spaces, no segmenter of its own (the text arrives cut into pairs)."""
@@ -133,7 +132,8 @@ def values_document(values: Iterable, say: Callable[[str], str] = str) -> str:
     """numbers.html: each value's name, displayed value, description and conditions."""
     out = ["<h1>" + _text(say(_("Numbers and where they come from"))) + "</h1>"]
     for v in sorted(values, key=lambda v: v.name):
-        heading, text = f"{v.name} = {say(display(v))}", " ".join(filter(None, (v.description, v.conditions, v.command)))
+        heading = f"{v.name} = {say(display(v))}"
+        text = " ".join(filter(None, (v.description, v.conditions, v.command)))
         out += [f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(heading)}</h2>',
                 f"<p{_REFERENCE}>{_text(text)}</p>"]
     return _document(out)
