@@ -141,22 +141,21 @@ def without_teacher(page: ParsedPage) -> tuple[tuple[Block, ...], frozenset[int]
 
     The one place teacher material is removed: every public output is made from what this returns.
     """
-    blocks = tuple(replace(b, body=_drop_teacher(b.body), more=_drop_teacher(b.more), teacher=())
-                   if isinstance(b, StateSource) else _drop_teacher(b) for b in page.blocks)
+    def drop(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
+        if not any(t.type == "directive_open" and t.meta["name"] == "teacher" for t in tokens):
+            return tokens
+        kept, depth = [], 0
+        for token in tokens:
+            teacher = token.type.startswith("directive_") and token.meta["name"] == "teacher"
+            depth += teacher and token.nesting == 1
+            if depth == 0:
+                kept.append(token)
+            depth -= teacher and token.nesting == -1
+        return tuple(kept)
+
+    blocks = tuple(replace(b, body=drop(b.body), more=drop(b.more), teacher=()) if isinstance(b, StateSource)
+                   else drop(b) for b in page.blocks)
     return blocks, frozenset(n for start, end in page.teacher_spans for n in range(start, end))
-
-
-def _drop_teacher(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
-    if not any(t.type == "directive_open" and t.meta["name"] == "teacher" for t in tokens):
-        return tokens
-    kept, depth = [], 0
-    for token in tokens:
-        teacher = token.type.startswith("directive_") and token.meta["name"] == "teacher"
-        depth += teacher and token.nesting == 1
-        if depth == 0:
-            kept.append(token)
-        depth -= teacher and token.nesting == -1
-    return tuple(kept)
 
 
 def flavour_blocks(page: ParsedPage, teacher: bool) -> tuple[tuple[Block, ...], frozenset[int]]:
