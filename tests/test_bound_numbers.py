@@ -31,6 +31,9 @@ def problems(tmp_path: Path, text: str, language: str = "en") -> list[str]:
 
 HAND_TYPED = [  # (prose, the number as the problem shows it)
     ("概率占 0.35。", "0.35"),
+    ("概率占 .35。", ".35"),
+    ("概率占 ０．３５。", "０．３５"),
+    ("快了 2.5 倍。", "2.5"),
     ("概率是 0.35（实测）。", "0.35"),
     ("大约 1/3 的位置。", "1/3"),
     ("显存的三成五放缓存。", "三成五"),
@@ -39,6 +42,8 @@ HAND_TYPED = [  # (prose, the number as the problem shows it)
     ("五分之一的时间。", "五分之一"),
     ("概率是零点三五。", "零点三五"),
     ("开场 65% 的显存。", "65%"),
+    ("涨了 3 个百分点。", "3 个百分点"),
+    ("涨了三个百分点。", "三个百分点"),
     ("每个 token 要 512 KiB。", "512 KiB"),
     ("每步 3 ms。", "3 ms"),
     ("一步要三毫秒。", "三毫秒"),
@@ -80,6 +85,7 @@ EXEMPT = [  # counts, names, versions, section and ordinal numbers
     "GPT-2、Llama-2-7B、Qwen2.5-7B、Mistral-7B-v0.1、OPT-13B、A100 和 b0。",
     "版本 v1、v3.11、Python3.11、3.11.2，地址 127.0.0.1，论文 arXiv:2309.06180。",
     "一成不变的这一成果，两两成对，十分之重要。",
+    "第一秒和每一秒，一半的人。",
     "1,024 个位置，编号 0、1、2。",
 ]
 
