@@ -22,7 +22,7 @@ Exempt, because they count or name something rather than measure it:
   a measure word makes a count (``两个字节``, ``512 个字节``), and whole multiples are counts
   (``2 倍``, ``两倍``; ``1.5 倍`` is a decimal); a date is written ``2024-01-05`` or ``2024 年 1 月``
   (``2024/01`` reads as a fraction);
-- a number glued to a name: after a Latin letter or ``_`` (``fp16``, ``A100``, ``b0``, ``Qwen2.5``,
+- a number glued to a name: after a Latin letter, ``_`` or ``#`` (``fp16``, ``A100``, ``b0``, ``Qwen2.5``,
   ``v3.11``), or after ``-``, ``.``, ``:`` or ``/`` that follow a letter or digit (``Llama-2-7B``,
   ``GPT-3.5``, ``arXiv:2309.06180``);
 - a version or an address with two dots or more (``3.11.2``, ``127.0.0.1``); a bare ``3.11`` is a
@@ -56,9 +56,9 @@ _UNIT = re.compile(
     r"|[KMGTPE]i?B|kB|B|[Bb]ytes?"
     r"|ns|[µμu]s|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?"
     r"|tok(?:en)?s?/s|it/s|[KMGTP]?FLOP(?:s|S|/s)?|[kMG]?Hz)"
-    r"(?![A-Za-z])")
-_GLUED = re.compile(r"(?:[A-Za-z_]|[A-Za-z0-9][-.:/])$")
-"""The text before a number that makes it part of a name (fp16, Llama-2-7B, arXiv:2309.06180)."""
+    r"(?![A-Za-z0-9])")
+_GLUED = re.compile(r"(?:[A-Za-z_#]|[A-Za-z0-9][-.:/])$")
+"""The text before a number that makes it part of a name (fp16, Llama-2-7B, arXiv:2309.06180, #0072B2)."""
 _LABEL = re.compile(r"(?:[§第]|(?<![A-Za-z])(?:Section|Sec\.|Chapter|Fig\.|Figure|Table|Eq\.|Appendix))\s*"
                     r"(?:\d+(?:[.．]\d+)*\s*[-–—~至到]\s*)?$")
 """The text before a section, figure or ordinal number (§2.1–2.2, 第 3 层, Table 2)."""
