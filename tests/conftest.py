@@ -1,4 +1,5 @@
-"""Shared by every test: import paths, and one headless Chromium per session for browser tests."""
+"""Shared by every test: import paths, templates compiled once, and one headless Chromium per
+session for browser tests."""
 
 import sys
 from pathlib import Path
@@ -11,6 +12,22 @@ for path in (ROOT, ROOT / "tests"):
         sys.path.insert(0, str(path))
 
 from chromium import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402  (tests/chromium.py)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_templates(tmp_path_factory):
+    """Jinja's compiled templates kept for the session, as build.py keeps them in .cache/jinja.
+
+    Every ``render_site`` makes a new Jinja environment; without a bytecode cache it parses and
+    compiles every template again, which took most of the time of the tests that render hundreds
+    of small sites (hostile input, XSS corpus). Jinja checks each template's source against the
+    kept code, so the output is the same; a fresh folder per session keeps runs independent.
+    """
+    from site_builder import render
+
+    before, render.BYTECODE_DIR = render.BYTECODE_DIR, tmp_path_factory.mktemp("jinja")
+    yield
+    render.BYTECODE_DIR = before
 
 
 @pytest.fixture(scope="session")
