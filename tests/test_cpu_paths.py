@@ -26,6 +26,9 @@ from pathlib import Path
 
 import pytest
 
+# Each test runs the experiments and checks every figure in a new process under emulated paths.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 X86 = platform.machine().lower() in ("x86_64", "amd64")
 

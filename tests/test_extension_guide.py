@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sitekit import PROJECT, project_copy
 
 
@@ -24,6 +25,7 @@ def run(root: Path, command: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *words[1:]], cwd=root, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow  # the guide followed in a project copy: builds + check
 def test_following_the_extension_guide_builds_a_lesson_with_a_new_experiment_value_and_figure(tmp_path):
     root = project_copy(tmp_path / "project")
     made: dict[str, str] = {}
