@@ -25,10 +25,11 @@ def kept_like_build_py(tmp_path_factory):
     of small sites. Jinja checks each template's source against the kept code; a fresh folder per
     session keeps runs independent.
 
-    Subsetting the math font takes about a second per new set of formula characters. The subsets
-    are kept between sessions, keyed by the characters as build.py keys its own, so a second run of
-    the fast tier subsets nothing. The subsetter itself is tested uncached (test_mathrender), and
-    builds in new processes (tests of the command line) start without these folders.
+    Subsetting the math font takes half a second or more per new set of formula characters. The
+    subsets are kept between sessions, keyed by the characters as build.py keys its own (in
+    ``_keep_between_builds``), so a second run of the fast tier subsets nothing. The subsetter itself
+    is tested uncached (test_mathrender), and builds in new processes (tests of the command line)
+    start without this folder.
     """
     from site_builder import mathfont, render
 
