@@ -4,6 +4,7 @@ complete, the site's UI strings from the catalogs, and English for anything untr
 from __future__ import annotations
 
 import ast
+import io
 import re
 import subprocess
 import sys
@@ -141,7 +142,18 @@ def _code_literals(path: Path) -> list[tuple[int, str]]:
     tree = ast.parse(source)
     docs = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Constant)}
-    return [(node.lineno, ast.get_source_segment(source, node) or "") for node in ast.walk(tree)
+    # ast.get_source_segment splits the whole file again for every literal (10 s over the code base);
+    # this is its slicing, with the file split once. Offsets count UTF-8 bytes, lines end as Python's do.
+    lines = [line.encode() for line in io.StringIO(source, newline="").readlines()]
+
+    def written(node: ast.expr) -> str:
+        first, last = node.lineno - 1, node.end_lineno - 1
+        if first == last:
+            return lines[first][node.col_offset:node.end_col_offset].decode()
+        return (lines[first][node.col_offset:] + b"".join(lines[first + 1:last])
+                + lines[last][:node.end_col_offset]).decode()
+
+    return [(node.lineno, written(node)) for node in ast.walk(tree)
             if (isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.JoinedStr))
             and id(node) not in docs]
 
