@@ -56,92 +56,6 @@ def measure(cache: Path | None) -> dict:
     return lessonmodel.run_all(cache)
 
 
-def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, figure_dir: Path):
-    """Turn model results, records and drawn figures into the plain data the site builder takes."""
-    from site_builder.content import Evidence, FigureInfo, Value
-    from site_builder.i18n import localize
-
-    language = LANGUAGE()
-    values: dict[str, Value] = {}
-    for name, experiment in results["experiments"].items():
-        for key, entry in experiment["values"].items():
-            values[f"{name}.{key}"] = Value(
-                name=f"{name}.{key}", value=entry["value"], unit=entry.get("unit", ""),
-                provenance=experiment.get("provenance", "measured"),
-                producer=name, description=entry.get("description", ""), command=experiment["command"],
-                source_file=experiment["source"], conditions=_config_line(experiment["config"]),
-                value_class=entry.get("class", ""), rtol=entry.get("rtol", 0.0), atol=entry.get("atol", 0.0))
-    # A record's rounding value is compared with the model's stated rounding tolerance unless it states its own.
-    rounding = results.get("value_classes", {}).get("rounding", {})
-    for record_id, record in records.items():
-        conditions = localize(_("; "), language).join(str(record[k]) for k in ("machine", "conditions")
-                                                      if record.get(k))
-        for key, entry in record["values"].items():
-            values[f"{record_id}.{key}"] = Value(
-                name=f"{record_id}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="record",
-                producer=record_id, description=entry.get("description", ""), command=record.get("command") or "",
-                conditions=conditions, date=str(record.get("date", "")), value_class=entry.get("class", ""),
-                **({"rtol": entry.get("rtol", rounding.get("rtol", 0.0)),
-                    "atol": entry.get("atol", rounding.get("atol", 0.0))} if entry.get("class") == "rounding" else {}))
-    values = _with_tolerances(values, records)
-    figures = {fid: FigureInfo(id=fid, file=info["file"], dark_file=info.get("dark_file", ""), alt=info["alt"],
-                               description=info["description"],
-                               provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
-                               inputs=tuple(info.get("inputs", ())), label=info.get("label", ""), marks=_marks(info))
-               for fid, info in figure_info.items()}
-    sources = {e["source"] for e in results["experiments"].values()}
-    return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
-                    experiment_files={s: str(ROOT / s) for s in sorted(sources) if (ROOT / s).is_file()},
-                    notebook_setup=NOTEBOOK_SETUP)
-
-
-NOTEBOOK_SETUP = """\
-# Run from the course repository: find the folder holding lessonmodel/ and import it from there.
-import pathlib
-import sys
-
-root = next(p for p in (pathlib.Path.cwd(), *pathlib.Path.cwd().parents) if (p / "lessonmodel").is_dir())
-sys.path.insert(0, str(root))
-from lessonmodel.runner import compute_experiment
-
-
-def measure(experiment):
-    \"\"\"Run one experiment of lessonmodel now; its values by key.\"\"\"
-    return {key: entry["value"] for key, entry in compute_experiment(experiment)["values"].items()}"""
-"""The first code cell of each lesson's notebook: how to rerun the experiment behind a measured value."""
-
-
-def _marks(info: dict) -> tuple:
-    """A figure's marks as fractions of its size (the SVG's user units are pt; its CSS size is in px)."""
-    from site_builder.content import FigureMark
-
-    width, height = info["width"] * 0.75, info["height"] * 0.75
-    return tuple(FigureMark(name, mark["label"], (mark["box"][0] / width, mark["box"][1] / height,
-                                                  mark["box"][2] / width, mark["box"][3] / height))
-                 for name, mark in info.get("marks", {}).items())
-
-
-def _config_line(config: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in config.items() if isinstance(v, (str, int, float, bool)))
-
-
-def _with_tolerances(values: dict, records: dict[str, dict]) -> dict:
-    """Mark today's values that a record compares against, so the numbers page shows the rule."""
-    from dataclasses import replace
-
-    from site_builder.i18n import localize
-    from site_builder.numbers import format_number
-
-    for record_id, record in records.items():
-        for rule in record.get("compare") or ():
-            name = rule.get("with", "")
-            if name in values and isinstance(rule.get("bound"), (int, float)):
-                text = localize(_("{rule} {bound} (the comparison of record {record})", rule=rule.get("rule", ""),
-                                  bound=format_number(rule["bound"], values[name].unit), record=record_id), LANGUAGE())
-                values[name] = replace(values[name], tolerance=text)
-    return values
-
-
 @dataclass(frozen=True)
 class Measured:
     """What one measure-and-draw pass produced."""
@@ -163,6 +77,7 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     from contextlib import nullcontext
 
     from site_builder import ContentError
+    from site_builder.evidence import evidence_from
     from site_builder.load import load_content
     from site_builder.urls import check_html
 
@@ -185,7 +100,8 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
             raise ContentError([Problem(error.path, error.line, error.message)]) from None
     for info in drawn.values():  # the figures go into the site as they are: same URL allowlist as the pages
         check_html(f"figures/{info['file']}", (figure_dir / info["file"]).read_bytes(), images=True)
-    return Measured(evidence_from(results, records, drawn, figure_dir), drawn, results, records, (content, problems))
+    evidence = evidence_from(results, records, drawn, figure_dir, ROOT, LANGUAGE())
+    return Measured(evidence, drawn, results, records, (content, problems))
 
 
 def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
@@ -317,10 +233,9 @@ def check(report_dir: Path | None = None) -> int:
     """Clean rebuild from scratch, then the checks CI needs: figures by picture and data, links, leaks."""
     import shutil
 
-    from site_builder.verify import verify_output
-
     import figures
     from figures.report import write_report
+    from site_builder.verify import verify_output
 
     shutil.rmtree(CACHE / "figures-clean", ignore_errors=True)
     prepared, measured = build(clean=True)
@@ -365,65 +280,16 @@ def accept_figures() -> int:
     return 0
 
 
-def print_evidence(figure_dir: str | None = None) -> None:
+def print_evidence(figure_dir: str) -> None:
     """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
     import functools
-    import json
 
-    from site_builder import ContentError
+    from site_builder.evidence import answer
     from site_builder.i18n import localize
-    from site_builder.serve import evidence_to_json, progress
+    from site_builder.serve import progress
 
-    try:
-        said = functools.partial(progress, say=lambda text: localize(text, LANGUAGE()))
-        evidence, _drawn = measure_and_draw(progress=said, figure_dir=Path(figure_dir) if figure_dir else None)
-    except ContentError as error:
-        print(json.dumps({"problems": [[p.path, p.line, localize(p.message, LANGUAGE())] for p in error.problems]},
-                         ensure_ascii=False))  # said here: only a plain string crosses to the server
-        sys.exit(1)
-    except Exception:  # on stdout, not stderr: the server shows it once, in the terminal and the overlay
-        import traceback
-
-        print(json.dumps({"crash": traceback.format_exc()}, ensure_ascii=False))
-        sys.exit(1)
-    print(json.dumps(evidence_to_json(evidence), ensure_ascii=False))
-
-
-def evidence_in_fresh_process(figure_dir: Path):
-    """The evidence, measured and drawn by a new Python process, its figures written to ``figure_dir``.
-
-    The server process imported lessonmodel and figures once; after a teacher
-    edits their code only a fresh interpreter runs the new code. Its progress
-    lines go to the terminal as they come.
-    """
-    import json
-    import subprocess
-    import threading
-
-    from site_builder import ContentError, Problem
-    from site_builder.serve import evidence_from_json
-
-    code = f"import build; build.print_evidence({str(figure_dir)!r})"
-    process = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
-    said: list[str] = []
-
-    def echo() -> None:
-        for line in process.stderr:
-            said.append(line)
-            sys.stderr.write(line)
-
-    echoing = threading.Thread(target=echo, daemon=True)
-    echoing.start()
-    out = process.stdout.read()
-    process.wait()
-    echoing.join()
-    if process.returncode == 0:
-        return evidence_from_json(json.loads(out))
-    failure = json.loads(out) if out.strip().startswith("{") else {"crash": "".join(said[-60:])}
-    if "problems" in failure:
-        raise ContentError(Problem(path, line, message) for path, line, message in failure["problems"])
-    raise RuntimeError("measuring and drawing failed in a fresh process:\n" + failure["crash"])
+    said = functools.partial(progress, say=lambda text: localize(text, LANGUAGE()))
+    answer(lambda: measure_and_draw(progress=said, figure_dir=Path(figure_dir))[0], LANGUAGE())
 
 
 def serve(host: str, port: int, teacher: bool) -> int:
@@ -436,6 +302,7 @@ def serve(host: str, port: int, teacher: bool) -> int:
     """
     import signal
 
+    from site_builder.evidence import in_fresh_process
     from site_builder.incremental import IncrementalSite
     from site_builder.pipeline import STATIC
     from site_builder.render import TEMPLATES
@@ -453,7 +320,8 @@ def serve(host: str, port: int, teacher: bool) -> int:
     site = IncrementalSite(ROOT, out_dir, teacher,
                            finish=None if teacher else (
                                lambda staging: carry_index(staging, out_dir, site.prepared, CACHE / "search")))
-    evidence = EvidenceSource(load=lambda: evidence_in_fresh_process(own / "figures-out"),
+    code = f"import build; build.print_evidence({str(own / 'figures-out')!r})"
+    evidence = EvidenceSource(load=lambda: in_fresh_process([sys.executable, "-c", code], ROOT),
                               inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     server = DevServer(site, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",
                                               ROOT / "lessonmodel"), httpd=httpd)
@@ -488,12 +356,11 @@ def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
 
 
 def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
-    from site_builder.i18n import catalog_name
-    from site_builder.problems import suggest
-
     import figures
     from figures.scaffold import new_figure
     from lessonmodel.runner import EXPERIMENTS
+    from site_builder.i18n import catalog_name
+    from site_builder.problems import suggest
 
     for name in inputs:
         if name not in EXPERIMENTS:
@@ -528,7 +395,7 @@ def list_assets(what: str) -> int:
     elif what == "sources":
         rows = [(s.id, str(s.year or ""), s.title) for s in content.sources]
     else:
-        rows = _glossary_rows(ROOT / "content" / "glossary.yml")
+        rows = [(t.id, t.term, t.definition) for t in content.glossary]
     widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
     for row in sorted(rows):
         print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip())
@@ -536,19 +403,6 @@ def list_assets(what: str) -> int:
     say({"values": _("{n} values", n=n), "figures": _("{n} figures", n=n), "sources": _("{n} sources", n=n),
          "terms": _("{n} terms", n=n)}[what], file=sys.stderr)
     return 0
-
-
-def _glossary_rows(path: Path) -> list[tuple[str, str, str]]:
-    """Terms of ``content/glossary.yml`` (a list of entries or a mapping term → entry), if the course has one."""
-    import yaml
-
-    if not path.is_file():
-        return []
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    entries = [{"term": k, **(v if isinstance(v, dict) else {"definition": v})} for k, v in data.items()] \
-        if isinstance(data, dict) else [e for e in data if isinstance(e, dict)]
-    return [(str(e.get("id") or e.get("term", "")), str(e.get("term", "") if e.get("id") else ""),
-             str(e.get("definition") or e.get("description") or "")) for e in entries]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,10 @@ sys.path.insert(0, str(ROOT))
 
 from site_builder import Evidence, FigureInfo, Value  # noqa: E402
 from site_builder.incremental import IncrementalSite  # noqa: E402
-from site_builder.serve import DevServer, EventStream, EvidenceSource  # noqa: E402
+from site_builder.serve import DevServer, EvidenceSource  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+from devclient import EventStream  # noqa: E402
 
 LESSON = """---
 title: 第 {n} 课：缓存与注意力（{n}）

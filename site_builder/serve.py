@@ -22,7 +22,6 @@ from __future__ import annotations
 import errno
 import gc
 import html
-import http.client
 import http.server
 import ipaddress
 import json
@@ -41,9 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .content import Evidence, FigureInfo, FigureMark, Value
-from .incremental import BuildReport, IncrementalSite
+from .content import Evidence
 from .i18n import _, course_language, localize
+from .incremental import BuildReport, IncrementalSite
 from .load import read_content_file
 from .problems import ContentError, Problem
 
@@ -124,25 +123,6 @@ def served_at_root(not_found: bytes) -> bytes:
     if match is None or not match[1]:
         return not_found
     return not_found.replace(b'="' + match[1], b'="/')
-
-
-def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
-    """Evidence as plain JSON, so a fresh process can measure and draw for the server."""
-    return {"values": {k: vars(v) for k, v in evidence.values.items()},
-            "figures": {k: {**vars(f), "inputs": list(f.inputs), "marks": [vars(m) for m in f.marks]}
-                        for k, f in evidence.figures.items()},
-            "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files,
-            "notebook_setup": evidence.notebook_setup}
-
-
-def evidence_from_json(data: dict[str, Any]) -> Evidence:
-    return Evidence(values={k: Value(**v) for k, v in data["values"].items()},
-                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"]),
-                                              "marks": tuple(FigureMark(m["name"], m["label"], tuple(m["box"]))
-                                                             for m in f["marks"])})
-                             for k, f in data["figures"].items()},
-                    figure_dir=data["figure_dir"], experiment_files=data["experiment_files"],
-                    notebook_setup=data.get("notebook_setup", ""))
 
 
 class DevServer:
@@ -502,41 +482,3 @@ def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
                 server.unsubscribe(client)
 
     return Handler
-
-
-class EventStream:
-    """A reader of this server's event stream (``/__dev/events``), for the tests and the benchmark.
-
-    It sits next to the writer so the two halves of the framing cannot drift apart.
-    """
-
-    def __init__(self, port: int, timeout: float = 10) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-        self.connection.request("GET", "/__dev/events")
-        self.response = self.connection.getresponse()
-        if not (self.response.getheader("Content-Type") or "").startswith("text/event-stream"):
-            raise ValueError("/__dev/events did not answer with an event stream")
-
-    def next(self) -> tuple[str, dict]:
-        """The next event's name and JSON data (blocks until it arrives)."""
-        event, data = "message", ""
-        while True:
-            line = self.response.fp.readline().decode().rstrip("\n")
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("data: "):
-                data += line[6:]
-            elif line == "" and data:
-                return event, json.loads(data)
-
-    def wait_for(self, name: str, seconds: float = 10) -> dict:
-        """The data of the next event called ``name``; AssertionError if none comes in time."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            event, data = self.next()
-            if event == name:
-                return data
-        raise AssertionError(f"no {name} event")
-
-    def close(self) -> None:
-        self.connection.close()

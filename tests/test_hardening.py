@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from devclient import EventStream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sitekit import fake_evidence, lesson, time_limit, write_site
@@ -26,7 +27,7 @@ from site_builder import ContentError, prepare_site, render_site
 from site_builder import write_site as write_output
 from site_builder.incremental import IncrementalSite
 from site_builder.markdown import make_markdown
-from site_builder.serve import DevServer, EventStream, EvidenceSource
+from site_builder.serve import DevServer, EvidenceSource
 from site_builder.urls import UnsafeOutputError, allowed_url, check_html, url_problems
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -210,7 +210,7 @@ def test_build_reports_a_figure_mark_error_as_a_problem_before_writing(monkeypat
 def test_marks_survive_the_dev_servers_fresh_process_round_trip(tmp_path):
     import json
 
-    from site_builder.serve import evidence_from_json, evidence_to_json
+    from site_builder.evidence import evidence_from_json, evidence_to_json
 
     original = evidence(tmp_path)
     again = evidence_from_json(json.loads(json.dumps(evidence_to_json(original))))

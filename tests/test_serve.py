@@ -8,12 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from devclient import EventStream
 from sitekit import fake_evidence
 
 from site_builder import prepare_site, render_site
 from site_builder.incremental import IncrementalSite
 from site_builder.scaffold import add_page_id, new_lesson
-from site_builder.serve import DevServer, EventStream, EvidenceSource, resolve_request
+from site_builder.serve import DevServer, EvidenceSource, resolve_request
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 
