@@ -110,81 +110,44 @@ def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None
     return measured.evidence, measured.drawn
 
 
-def build(clean: bool = False, quiet: bool = False):
-    """Measure, draw, then build and write both sites. Returns the prepared site and what was measured.
+def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
+    """Measure, draw, then build and write both sites through the build engine. Returns its report (whose
+    prepared site is ``None`` when nothing changed since the last build) and what was measured.
 
-    When every input is the one the last build wrote (the content, site_builder's code, templates
-    and static files, the evidence) and both output folders are still the ones it swapped in,
-    nothing is rebuilt: the prepared site is then ``None``. ``clean`` always rebuilds.
+    ``clean`` (what ``check`` runs) keeps nothing between builds: the model is rerun, the figures are
+    redrawn, and every page is parsed, rendered and written anew, with a search index of its own.
     """
-    from site_builder import prepare_site
-    from site_builder.incremental import ParseCache
+    import tempfile
+
+    from site_builder.engine import Engine, Output
     from site_builder.search import IndexJob
+    from site_builder.writer import prune_store
 
     started = time.perf_counter()
     measured = measure_all(clean)
     evidence = measured.evidence
-    inputs = None if clean else _inputs_digest(evidence)
-    if inputs is not None and _unchanged(inputs):
-        if not quiet:
-            say(_("nothing changed since the last build ({figures} figures, {values} values) → {public}/ and "
-                  "{teacher}/ kept, in {seconds} s", figures=len(evidence.figures), values=len(evidence.values),
-                  public=PUBLIC.name, teacher=TEACHER.name, seconds=f"{time.perf_counter() - started:.2f}"))
-        return None, measured
-    parses = ParseCache(CACHE / "build" / "parsed.pickle")
-    prepared = prepare_site(ROOT, evidence, parse=parses.parse, loaded=measured.loaded)
-    search = IndexJob(prepared, CACHE / "search")  # Pagefind (on the pages whose text changed) starts now
-    parses.save()
-    write_sites(prepared, search=search)
-    for warning in prepared.warnings:  # (check prints them through this build too)
+    with tempfile.TemporaryDirectory(prefix="search-") as scratch:
+        search = Path(scratch) if clean else CACHE / "search"
+        outputs = (Output(False, public, finish=lambda prepared: IndexJob(prepared, search).place),
+                   Output(True, teacher))  # the search index is made while the pages render
+        if not clean:
+            _keep_between_builds()
+        engine = Engine(ROOT, outputs, store=None if clean else CACHE / "build",
+                        assets=None if clean else CACHE / "assets", workers=WORKERS)
+        report = engine.build(evidence, measured.loaded)
+    if not clean:
+        prune_store(CACHE / "assets")
+    for warning in report.warnings:  # (check prints them through this build too)
         said = warning.localized(LANGUAGE())
         print(said if str(warning.message).startswith("warning:") else f"warning: {said}", file=sys.stderr)
-    _remember(inputs or _inputs_digest(evidence))
+    said = {"figures": len(evidence.figures), "values": len(evidence.values), "public": public.name,
+            "teacher": teacher.name, "seconds": f"{time.perf_counter() - started:.2f}"}
     if not quiet:
-        say(_("built {pages} pages, {figures} figures, {values} values → {public}/ and {teacher}/ in {seconds} s",
-              pages=len(prepared.pages), figures=len(evidence.figures), values=len(evidence.values),
-              public=PUBLIC.name, teacher=TEACHER.name, seconds=f"{time.perf_counter() - started:.2f}"))
-    return prepared, measured
-
-
-BUILT = CACHE / "build" / "inputs.json"
-"""The inputs of the last complete build and the identity of the folders it wrote."""
-
-
-def _inputs_digest(evidence) -> str:
-    import importlib.metadata
-
-    import site_builder
-    from site_builder.incremental import digest, evidence_digest, tree_digest
-
-    # The code that builds: this file and the site_builder package actually imported.
-    versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pagefind", "pygments",
-                                                           "ziamath", "fonttools")]
-    return digest(tree_digest(ROOT / "content", Path(site_builder.__file__).parent), Path(__file__).read_bytes(),
-                  evidence_digest(evidence), sys.version, *versions)
-
-
-def _unchanged(inputs: str) -> bool:
-    import json
-
-    try:
-        last = json.loads(BUILT.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return last.get("inputs") == inputs and last.get("folders") == _folders()
-
-
-def _remember(inputs: str) -> None:
-    import json
-
-    BUILT.parent.mkdir(parents=True, exist_ok=True)
-    BUILT.write_text(json.dumps({"inputs": inputs, "folders": _folders()}), encoding="utf-8")
-
-
-def _folders() -> list:
-    from site_builder.incremental import folder_identity
-
-    return [list(folder_identity(PUBLIC) or ()), list(folder_identity(TEACHER) or ())]
+        say(_("nothing changed since the last build ({figures} figures, {values} values) → {public}/ and "
+              "{teacher}/ kept, in {seconds} s", **said) if report.prepared is None else
+            _("built {pages} pages, {figures} figures, {values} values → {public}/ and {teacher}/ in {seconds} s",
+              pages=len(report.prepared.pages), **said))
+    return report, measured
 
 
 def _keep_between_builds() -> None:
@@ -196,39 +159,6 @@ def _keep_between_builds() -> None:
     render.BYTECODE_DIR = CACHE / "jinja"
 
 
-def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER, search=None) -> None:
-    """Render and write both sites; the search index is made meanwhile, in processes of its own.
-
-    Both sites' pages are rendered in one pass over ``WORKERS`` forked processes (each page for
-    both sites by the same worker, so what they share is made once); only the pages whose inputs
-    changed since the last build into the same folder are rendered (``plan_reuse``), and files
-    whose bytes are unchanged are linked, not written. Each site is swapped in atomically on its
-    own, the public one with its search index (``search``, an ``IndexJob`` the caller may have
-    started earlier), and both link their shared assets from one content-addressed store.
-    """
-    from site_builder import render_sites
-    from site_builder.incremental import plan_reuse, write_planned
-    from site_builder.search import IndexJob
-    from site_builder.writer import prune_store
-
-    search = search or IndexJob(prepared, CACHE / "search")
-    state = CACHE / "build"
-    _keep_between_builds()
-    plans = {flag: plan_reuse(prepared, flag, folder, state / f"{_key(folder)}.json")
-             for flag, folder in ((False, public), (True, teacher))}
-    files = render_sites(prepared, workers=WORKERS, skip={flag: plan.kept for flag, plan in plans.items()})
-    write_planned(files[True], plans[True], store=CACHE / "assets")
-    write_planned(files[False], plans[False], finish=search.place, store=CACHE / "assets")
-    prune_store(CACHE / "assets")
-
-
-def _key(folder: Path) -> str:
-    """A state file name per output folder (tests and benchmarks write elsewhere than _site/)."""
-    import hashlib
-
-    return folder.name + "-" + hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
-
-
 def check(report_dir: Path | None = None) -> int:
     """Clean rebuild from scratch, then the checks CI needs: figures by picture and data, links, leaks."""
     import shutil
@@ -238,7 +168,8 @@ def check(report_dir: Path | None = None) -> int:
     from site_builder.verify import verify_output
 
     shutil.rmtree(CACHE / "figures-clean", ignore_errors=True)
-    prepared, measured = build(clean=True)
+    report, measured = build(clean=True)
+    prepared = report.prepared
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
     checks, problems = figures.check_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))
     problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
@@ -247,10 +178,10 @@ def check(report_dir: Path | None = None) -> int:
     if report_dir is not None:
         say(_("report: {path}", path=write_report(checks, problems, report_dir)), file=sys.stderr)
     values = prepared.evidence.values
+    count = {kind: sum(v.provenance == kind for v in values.values()) for kind in ("measured", "computed")}
     say(_("check: {pages} pages, {values} values ({measured} measured, {computed} computed today), {figures} figures "
           "compared with their baselines, record comparisons hold, {problems} problems, {warnings} warnings",
-          pages=len(prepared.pages), values=len(values), measured=sum(v.provenance == "measured" for v in values.values()),
-          computed=sum(v.provenance == "computed" for v in values.values()),
+          pages=len(prepared.pages), values=len(values), **count,
           figures=len(drawn), problems=len(problems), warnings=len(prepared.warnings)))
     return 1 if problems else 0
 
@@ -300,10 +231,11 @@ def serve(host: str, port: int, teacher: bool) -> int:
     port (two live servers never share a port), so servers never write into each
     other's site or figures; the content-hashed model and figure caches are shared.
     """
+    import functools
     import signal
 
+    from site_builder.engine import Engine, Output
     from site_builder.evidence import in_fresh_process
-    from site_builder.incremental import IncrementalSite
     from site_builder.pipeline import STATIC
     from site_builder.render import TEMPLATES
     from site_builder.search import carry_index
@@ -317,14 +249,14 @@ def serve(host: str, port: int, teacher: bool) -> int:
         return 1
     own = CACHE / "serve" / str(httpd.server_address[1])
     out_dir = own / ("teacher" if teacher else "public")
-    site = IncrementalSite(ROOT, out_dir, teacher,
-                           finish=None if teacher else (
-                               lambda staging: carry_index(staging, out_dir, site.prepared, CACHE / "search")))
+    index = None if teacher else (lambda prepared: functools.partial(carry_index, previous=out_dir, prepared=prepared,
+                                                                      cache=CACHE / "search"))
+    engine = Engine(ROOT, (Output(teacher, out_dir, finish=index),), serving=True)
     code = f"import build; build.print_evidence({str(own / 'figures-out')!r})"
     evidence = EvidenceSource(load=lambda: in_fresh_process([sys.executable, "-c", code], ROOT),
                               inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
-    server = DevServer(site, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",
-                                              ROOT / "lessonmodel"), httpd=httpd)
+    server = DevServer(engine, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",
+                                                ROOT / "lessonmodel"), httpd=httpd)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops it as Ctrl-C does: cleanly
     server.serve_forever()
     return 0

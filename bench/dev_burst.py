@@ -25,8 +25,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from sitekit import fake_evidence  # noqa: E402
 
 from site_builder import serve  # noqa: E402
-from site_builder.incremental import IncrementalSite  # noqa: E402
-
+from site_builder.engine import Engine, Output  # noqa: E402
 
 TIMEOUT_S = 10
 
@@ -68,7 +67,7 @@ def main() -> None:
         for _ in range(args.runs):
             for backlog in times:
                 serve._HTTPServer.request_queue_size = backlog
-                server = serve.DevServer(IncrementalSite(root, root / "out", teacher=False),
+                server = serve.DevServer(Engine(root, (Output(False, root / "out"),), serving=True),
                                          serve.EvidenceSource(lambda: evidence), watch=[], port=0, log=lambda t: None)
                 server.start()
                 times[backlog].append(burst(server.port, args.clients, failed[backlog]))

@@ -39,12 +39,12 @@ import re
 import shutil
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .i18n import _, localize
-from .markdown_out import role_text, ROLE
+from .markdown_out import ROLE, role_text
 from .numbers import display
 from .parse import ParsedPage
 
@@ -177,7 +177,7 @@ def site_documents(prepared, cache: Path | None = None) -> dict[str, str]:
 def _kept_documents(prepared, titles: dict[str, str], say: Callable[[str], str], cache: Path) -> dict[str, str]:
     """The pages' documents, each kept in ``cache`` under a hash of everything it is made from (its
     source, the titles of every page, the evidence, the language, the code)."""
-    from .incremental import code_digest, digest, evidence_digest, source_key
+    from .keys import code_digest, digest, evidence_digest, source_key
 
     held = _held_documents(cache)
     common = digest(code_digest(), evidence_digest(prepared.evidence), repr(sorted(titles.items())),
@@ -192,24 +192,23 @@ def _kept_documents(prepared, titles: dict[str, str], say: Callable[[str], str],
     return {url: document for url, (_key, document) in kept.items()}
 
 
-_DOCUMENTS = "documents.pickle"
+_DOCUMENTS = "documents.json"
+"""URL → [key, document]: plain data, read back only where an entry has exactly that shape."""
 
 
 def _held_documents(cache: Path) -> dict[str, tuple[str, str]]:
-    import pickle
-
     try:
-        return pickle.loads((cache / _DOCUMENTS).read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+        held = json.loads((cache / _DOCUMENTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return {}
+    return {url: (entry[0], entry[1]) for url, entry in held.items() if isinstance(entry, list) and len(entry) == 2
+            and all(isinstance(part, str) for part in entry)} if isinstance(held, dict) else {}
 
 
 def _hold_documents(cache: Path, documents: dict[str, tuple[str, str]]) -> None:
-    import pickle
-
     cache.mkdir(parents=True, exist_ok=True)
     scratch = cache / f"{_DOCUMENTS}.{os.getpid()}"
-    scratch.write_bytes(pickle.dumps(documents, protocol=pickle.HIGHEST_PROTOCOL))
+    scratch.write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
     os.replace(scratch, cache / _DOCUMENTS)
 
 
@@ -262,29 +261,9 @@ def index_documents(documents: dict[str, str], cache: Path) -> list[Path]:
     missing = [k for k, bundle in enumerate(bundles) if not (bundle / "pagefind.js").is_file()]
     if missing:
         cache.mkdir(parents=True, exist_ok=True)
-        failures: list[BaseException] = []
-        queue = list(missing)
-        lock = threading.Lock()
-
-        def work() -> None:
-            while not failures:
-                with lock:
-                    if not queue:
-                        return
-                    k = queue.pop(0)
-                try:
-                    _store_bundle(shards[k], bundles[k])
-                except BaseException as error:  # reported below, in the calling thread
-                    failures.append(error)
-
         # Each Pagefind is a process of its own; these threads only feed and wait on pipes.
-        threads = [threading.Thread(target=work, name=f"pagefind-{n}") for n in range(min(PARALLEL, len(missing)))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if failures:
-            raise failures[0]
+        with ThreadPoolExecutor(PARALLEL, thread_name_prefix="pagefind") as pool:
+            list(pool.map(lambda k: _store_bundle(shards[k], bundles[k]), missing))  # raises the first failure
     _prune(cache, keep=set(bundles))
     return bundles
 

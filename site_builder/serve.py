@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from .content import Evidence
+from .engine import BuildReport, Engine
 from .i18n import _, course_language, localize
-from .incremental import BuildReport, IncrementalSite
 from .load import read_content_file
 from .problems import ContentError, Problem
 
@@ -128,11 +128,13 @@ def served_at_root(not_found: bytes) -> bytes:
 class DevServer:
     """Builds one site, serves it, and rebuilds it on every save. Mutable: it is the running server."""
 
-    def __init__(self, site: IncrementalSite, evidence: EvidenceSource, watch: Collection[Path],
+    def __init__(self, engine: Engine, evidence: EvidenceSource, watch: Collection[Path],
                  host: str = "127.0.0.1", port: int = 8000, log: Callable[[str], None] | None = None,
                  httpd: http.server.ThreadingHTTPServer | None = None) -> None:
         """``httpd``: a socket already bound with ``listen`` (then ``host`` and ``port`` are taken from it)."""
-        self.site, self.evidence_source, self.host, self.port = site, evidence, host, port
+        self.engine, self.evidence_source, self.host, self.port = engine, evidence, host, port
+        self.out_dir = engine.outputs[0].folder
+        """The folder served: the engine's (one) output."""
         if httpd is not None:
             self.host, self.port = str(httpd.server_address[0]), int(httpd.server_address[1])
         self.watch_paths = tuple(p for p in watch if p.exists())
@@ -151,7 +153,7 @@ class DevServer:
     @property
     def language(self) -> str:
         """The course's language (site.yml is read each time: a teacher may change it while serving)."""
-        return course_language(self.site.root, self.site.content_dir)
+        return course_language(self.engine.root, self.engine.content_dir)
 
     def say(self, text: str) -> str:
         return localize(text, self.language)
@@ -198,7 +200,7 @@ class DevServer:
         """Run until Ctrl-C (also during the first build)."""
         try:
             self.start()
-            self.log(self.say(_("serving {folder} at {url} (Ctrl-C to stop)", folder=self.site.out_dir, url=self.url)))
+            self.log(self.say(_("serving {folder} at {url} (Ctrl-C to stop)", folder=self.out_dir, url=self.url)))
             self._stop.wait()
         except KeyboardInterrupt:
             pass
@@ -212,10 +214,10 @@ class DevServer:
         try:
             if self._evidence is None:
                 self._evidence = self.evidence_source.load()
-            report = self.site.build(self._evidence)
+            report = self.engine.build(self._evidence)
         except ContentError as error:
-            language = course_language(self.site.root, self.site.content_dir)
-            self._failed([problem_report(p, self.site.root, content_dir=self.site.content_dir, language=language)
+            language = course_language(self.engine.root, self.engine.content_dir)
+            self._failed([problem_report(p, self.engine.root, content_dir=self.engine.content_dir, language=language)
                           for p in error.problems], "")
         except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
             self._failed([], traceback.format_exc())
@@ -244,7 +246,8 @@ class DevServer:
             self.log(warning.localized(self.language))
         if self.build_id == 1 or report.changed_files or was_failing:
             changed = ", ".join(report.changed_urls[:4]) + (" …" if len(report.changed_urls) > 4 else "")
-            self.log(self.say(_("built {pages} pages in {ms} ms", pages=report.pages, ms=f"{report.seconds * 1000:.0f}")
+            pages, ms = len(report.prepared.pages), f"{report.seconds * 1000:.0f}"
+            self.log(self.say(_("built {pages} pages in {ms} ms", pages=pages, ms=ms)
                               + (_(" (rendered {n})", n=len(report.rendered)) if self.build_id > 1 else "")
                               + (_("; reload {urls}", urls=changed) if self.build_id > 1 and changed else "")
                               + (_("; problems fixed") if was_failing else "")))
@@ -429,7 +432,7 @@ def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
             if path == DEV_PREFIX + "devserver.js":
                 return self._send(200, CLIENT_SCRIPT.read_bytes(), "text/javascript; charset=utf-8", head)
             build_id = server.build_id  # read before the file: a page is never newer than its id says
-            status, target = resolve_request(server.site.out_dir, self.path)
+            status, target = resolve_request(server.out_dir, self.path)
             if status == 403:
                 return self._send(403, b"forbidden\n", "text/plain; charset=utf-8", head)
             if target is None:
@@ -444,7 +447,7 @@ def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
             self._send(200, body, kind, head)
 
         def _not_found(self, build_id: int, head: bool) -> None:
-            page = server.site.out_dir / "404.html"
+            page = server.out_dir / "404.html"
             body = served_at_root(page.read_bytes()) if page.is_file() else missing_site(server.language)
             self._send(404, inject_client(body, build_id), "text/html; charset=utf-8", head)
 
