@@ -43,6 +43,7 @@ from .keys import (
 )
 from .load import load_content
 from .markdown import make_markdown
+from .mathfont import formula_characters, math_font_for
 from .parse import ParsedPage, StateSource
 from .pipeline import (
     GENERATED,
@@ -52,8 +53,6 @@ from .pipeline import (
     SiteFiles,
     check_parsed,
     collector_paused,
-    formula_characters,
-    math_font_for,
     parse_source,
     render_sites,
 )

@@ -31,7 +31,7 @@ from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
 from .markdown_out import llms_txt, plain_markdown, published_pictures, zip_bundle
-from .mathfont import FONT_PATH, math_characters, math_font
+from .mathfont import formula_characters, math_font_for
 from .notebook import lesson_notebook
 from .numbers import class_text, display
 from .parse import ParsedPage, StateSource, parse_page
@@ -171,21 +171,6 @@ def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True)
 
 GENERATED = "(generated)"
 """In ``skip``: the generated pages (numbers, sources, figures … ``render_generated``); never a page id."""
-
-
-def math_font_for(formulas: Mapping[str, str]) -> SiteFiles:
-    """The math font cut to the characters of every HTML file's formulas (``formula_characters``;
-    mathfont.py); nothing when no page has maths (the committed full subset is copied but never linked)."""
-    chars = "".join(sorted(set("".join(formulas.values()))))
-    return {FONT_PATH: math_font(chars)} if chars else {}
-
-
-def formula_characters(files: SiteFiles, known: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Each HTML file's formula characters (``math_characters``); ``known`` has them for files read before."""
-    known = known or {}
-    return {name: known[name] if name in known else
-            math_characters([(data if isinstance(data, bytes) else data.read_bytes()).decode()])
-            for name, data in files.items() if name.endswith(".html")}
 
 
 def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str],
