@@ -49,13 +49,6 @@ def say(text: str, file=None) -> None:
     print(localize(text, LANGUAGE()), file=file)
 
 
-def measure(cache: Path | None) -> dict:
-    """Run lessonmodel's experiments (cached by a hash of its source and config)."""
-    import lessonmodel
-
-    return lessonmodel.run_all(cache)
-
-
 @dataclass(frozen=True)
 class Measured:
     """What one measure-and-draw pass produced."""
@@ -76,10 +69,11 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     """Run the model and draw the figures (both cached)."""
     from contextlib import nullcontext
 
-    from site_builder import ContentError
+    import figures
+    import lessonmodel
+    from site_builder import ContentError, Problem
     from site_builder.evidence import evidence_from
     from site_builder.load import load_content
-    from site_builder.urls import check_html
 
     step = progress or (lambda label: nullcontext())
     content, problems = load_content(ROOT)
@@ -87,19 +81,13 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
         raise ContentError(problems)
     records = {r.id: r.data for r in content.records}
     with step(_("running lessonmodel experiments")):
-        results = measure(None if clean else CACHE / "lessonmodel")
-    import figures
-
+        results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
     figure_dir = figure_dir or CACHE / "figures-out"
-    from site_builder import Problem
-
     with step(_("drawing figures")):
         try:
             drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
         except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
             raise ContentError([Problem(error.path, error.line, error.message)]) from None
-    for info in drawn.values():  # the figures go into the site as they are: same URL allowlist as the pages
-        check_html(f"figures/{info['file']}", (figure_dir / info["file"]).read_bytes(), images=True)
     evidence = evidence_from(results, records, drawn, figure_dir, ROOT, LANGUAGE())
     return Measured(evidence, drawn, results, records, (content, problems))
 
@@ -111,35 +99,14 @@ def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None
 
 
 def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
-    """Measure, draw, then build and write both sites through the build engine. Returns its report (whose
-    prepared site is ``None`` when nothing changed since the last build) and what was measured.
-
-    ``clean`` (what ``check`` runs) keeps nothing between builds: the model is rerun, the figures are
-    redrawn, and every page is parsed, rendered and written anew, with a search index of its own.
-    """
-    import tempfile
-
-    from site_builder.engine import Engine, Output
-    from site_builder.search import IndexJob
-    from site_builder.writer import prune_store
+    """Measure, draw, then build both sites (the engine's report, with no prepared site when nothing
+    changed) and what was measured. ``clean`` (``check``) keeps nothing: everything is made anew."""
+    from site_builder.commands import build_sites
 
     started = time.perf_counter()
     measured = measure_all(clean)
     evidence = measured.evidence
-    with tempfile.TemporaryDirectory(prefix="search-") as scratch:
-        search = Path(scratch) if clean else CACHE / "search"
-        outputs = (Output(False, public, finish=lambda prepared: IndexJob(prepared, search).place),
-                   Output(True, teacher))  # the search index is made while the pages render
-        if not clean:
-            _keep_between_builds()
-        engine = Engine(ROOT, outputs, store=None if clean else CACHE / "build",
-                        assets=None if clean else CACHE / "assets", workers=WORKERS)
-        report = engine.build(evidence, measured.loaded)
-    if not clean:
-        prune_store(CACHE / "assets")
-    for warning in report.warnings:  # (check prints them through this build too)
-        said = warning.localized(LANGUAGE())
-        print(said if str(warning.message).startswith("warning:") else f"warning: {said}", file=sys.stderr)
+    report = build_sites(ROOT, evidence, public, teacher, None if clean else CACHE, WORKERS, measured.loaded)
     said = {"figures": len(evidence.figures), "values": len(evidence.values), "public": public.name,
             "teacher": teacher.name, "seconds": f"{time.perf_counter() - started:.2f}"}
     if not quiet:
@@ -148,15 +115,6 @@ def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teach
             _("built {pages} pages, {figures} figures, {values} values → {public}/ and {teacher}/ in {seconds} s",
               pages=len(report.prepared.pages), **said))
     return report, measured
-
-
-def _keep_between_builds() -> None:
-    """Math font subsets (≈0.5 s each) are kept between builds, keyed by the characters they hold;
-    compiled templates (≈0.2 s a process), keyed by their source."""
-    from site_builder import mathfont, render
-
-    mathfont.CACHE_DIR = CACHE / "math-font"
-    render.BYTECODE_DIR = CACHE / "jinja"
 
 
 def check(report_dir: Path | None = None) -> int:
@@ -213,52 +171,30 @@ def accept_figures() -> int:
 
 def print_evidence(figure_dir: str) -> None:
     """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
-    import functools
-
     from site_builder.evidence import answer
-    from site_builder.i18n import localize
-    from site_builder.serve import progress
 
-    said = functools.partial(progress, say=lambda text: localize(text, LANGUAGE()))
-    answer(lambda: measure_and_draw(progress=said, figure_dir=Path(figure_dir))[0], LANGUAGE())
+    answer(lambda progress: measure_and_draw(progress=progress, figure_dir=Path(figure_dir))[0], LANGUAGE())
 
 
 def serve(host: str, port: int, teacher: bool) -> int:
     """Bind the port, then build one site into this server's own folder and rebuild on every save until Ctrl-C.
 
     Binding comes first: a second server on a busy port says so in one line and
-    exits before it builds or writes anything. The folder is keyed by the bound
-    port (two live servers never share a port), so servers never write into each
-    other's site or figures; the content-hashed model and figure caches are shared.
+    exits before it builds or writes anything.
     """
-    import functools
     import signal
 
-    from site_builder.engine import Engine, Output
-    from site_builder.evidence import in_fresh_process
-    from site_builder.pipeline import STATIC
-    from site_builder.render import TEMPLATES
-    from site_builder.search import carry_index
-    from site_builder.serve import DevServer, EvidenceSource, PortBusy, listen
+    from site_builder.commands import serve_site
+    from site_builder.serve import PortBusy, listen
 
-    _keep_between_builds()
     try:
         httpd = listen(host, port)
     except PortBusy as busy:
         say(busy.args[0], file=sys.stderr)
         return 1
-    own = CACHE / "serve" / str(httpd.server_address[1])
-    out_dir = own / ("teacher" if teacher else "public")
-    index = None if teacher else (lambda prepared: functools.partial(carry_index, previous=out_dir, prepared=prepared,
-                                                                      cache=CACHE / "search"))
-    engine = Engine(ROOT, (Output(teacher, out_dir, finish=index),), serving=True)
-    code = f"import build; build.print_evidence({str(own / 'figures-out')!r})"
-    evidence = EvidenceSource(load=lambda: in_fresh_process([sys.executable, "-c", code], ROOT),
-                              inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
-    server = DevServer(engine, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",
-                                                ROOT / "lessonmodel"), httpd=httpd)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops it as Ctrl-C does: cleanly
-    server.serve_forever()
+    serve_site(ROOT, CACHE, httpd, teacher, "build.print_evidence",
+               inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     return 0
 
 
@@ -306,46 +242,25 @@ LISTS = ("values", "figures", "sources", "terms")
 
 def list_assets(what: str) -> int:
     """Print what a page may cite, one line each: the ids to copy into a lesson."""
-    from site_builder import ContentError
-    from site_builder.load import load_content
+    from site_builder.commands import print_list
 
-    content, problems = load_content(ROOT)
-    if content is None:
-        raise ContentError(problems)
-    if what == "values":
-        from site_builder.i18n import localize
-        from site_builder.numbers import display
-
-        evidence, _drawn = measure_and_draw()
-        rows = [(v.name, localize(display(v), LANGUAGE()), f"[{v.provenance}] {v.description}")
-                for v in evidence.values.values()]
-    elif what == "figures":
+    if what == "figures":
         import figures
 
         rows = [(f.id, f.provenance + (f" ← {', '.join(f.inputs)}" if f.inputs else ""), f.alt)
                 for f in figures.FIGURES]
-    elif what == "sources":
-        rows = [(s.id, str(s.year or ""), s.title) for s in content.sources]
-    else:
-        rows = [(t.id, t.term, t.definition) for t in content.glossary]
-    widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
-    for row in sorted(rows):
-        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip())
-    n = len(rows)
-    say({"values": _("{n} values", n=n), "figures": _("{n} figures", n=n), "sources": _("{n} sources", n=n),
-         "terms": _("{n} terms", n=n)}[what], file=sys.stderr)
-    return 0
+        return print_list(ROOT, what, rows)
+    return print_list(ROOT, what, evidence=measure_and_draw()[0] if what == "values" else None)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python build.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("build", help="build _site/ and _site-teacher/ (the default)")
-    check_parser = commands.add_parser("check", help="clean rebuild and every check CI makes")
-    check_parser.add_argument("--report", type=Path, metavar="DIR", default=None,
-                              help="write DIR/index.html: every changed figure, baseline/new/difference")
-    figures_parser = commands.add_parser("figures", help="draw the figures; --accept records them in the manifest")
-    figures_parser.add_argument("--accept", action="store_true", help="write figures/manifest.json")
+    commands.add_parser("check", help="clean rebuild and every check CI makes").add_argument(
+        "--report", type=Path, metavar="DIR", help="write DIR/index.html: each changed figure, baseline/new/difference")
+    commands.add_parser("figures", help="draw the figures; --accept records them in the manifest").add_argument(
+        "--accept", action="store_true", help="write figures/manifest.json")
     serve_parser = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on every save")
     serve_parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     serve_parser.add_argument("--host", default="127.0.0.1",
@@ -358,8 +273,8 @@ def main(argv: list[str] | None = None) -> int:
                                        "attention-span); experiment ids: lowercase letters, digits and '_'")
     new_parser.add_argument("--from", dest="inputs", action="append", default=[], metavar="EXPERIMENT",
                             help="figure only: draw from this experiment's results (a measured figure)")
-    list_parser = commands.add_parser("list", help="print what pages may cite: values, figures, sources or terms")
-    list_parser.add_argument("what", nargs="?", choices=LISTS, default="values", help="what to list (default values)")
+    commands.add_parser("list", help="print what pages may cite: values, figures, sources or terms").add_argument(
+        "what", nargs="?", choices=LISTS, default="values", help="what to list (default values)")
     args = parser.parse_args(argv)
     if args.command == "new":
         return new(args.kind, args.id, tuple(args.inputs))

@@ -170,8 +170,7 @@ def main() -> None:
 
             real = scratch / "real"
             shutil.copytree(ROOT / "content", real / "content")
-            code = f"import build; build.print_evidence({str(real / 'figures-out')!r})"
-            source = EvidenceSource(lambda: in_fresh_process([sys.executable, "-c", code], build.ROOT))
+            source = EvidenceSource(lambda: in_fresh_process("build.print_evidence", real / "figures-out", build.ROOT))
             lesson = real / "content" / "pages" / "r55.md"
             report("real site (content/)", *measure(real, source, lesson, args.edits))
         synthetic = synthetic_site(scratch / "synthetic", args.pages)

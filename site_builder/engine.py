@@ -180,6 +180,7 @@ class Engine:
         held = self._pages[output.teacher]
         pages = {page_id: held[page_id] for page_id in kept}
         kept_files = {rel for _key, made in pages.values() for rel in made}
+        owned = _owned(files, keys)  # of the pages rendered now
         files = {**files, **{rel: payload for _key, made in pages.values() for rel, payload in made.items()}}
         # The math font holds the characters of every page's formulas, kept pages' included.
         formulas = formula_characters(files, {rel: old_formulas.get(rel, "") for rel in kept_files})
@@ -194,7 +195,7 @@ class Engine:
             if finish is None and output.finish and self.prepared:
                 finish = output.finish(self.prepared)
             write_site(files, folder, finish=finish, reuse=unchanged, delete_later=self.serving, store=self.assets)
-        for page_id, made in _owned(files, keys).items():
+        for page_id, made in owned.items():
             if page_id not in pages:
                 pages[page_id] = (keys[page_id], {rel: folder / rel if self.store else files[rel] for rel in made})
         self._pages[output.teacher] = pages

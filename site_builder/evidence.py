@@ -8,11 +8,14 @@ the exchange, ``in_fresh_process`` the server's; the evidence crosses as JSON.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import threading
+import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,7 @@ from .content import Evidence, FigureInfo, FigureMark, Value
 from .i18n import _, localize
 from .numbers import format_number
 from .problems import ContentError, Problem
+from .urls import check_html
 
 NOTEBOOK_SETUP = """\
 # Run from the course repository: find the folder holding lessonmodel/ and import it from there.
@@ -41,7 +45,10 @@ def measure(experiment):
 def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, figure_dir: Path, root: Path,
                   language: str) -> Evidence:
     """Model results, records (id → JSON) and drawn figures (id → file and metadata) as the site builder's
-    ``Evidence``; texts made here are in ``language``, experiment sources are found under ``root``."""
+    ``Evidence``; texts made here are in ``language``, experiment sources are found under ``root``.
+    The figures go into the site as they are, so they pass the pages' URL allowlist first."""
+    for info in figure_info.values():
+        check_html(f"figures/{info['file']}", (Path(figure_dir) / info["file"]).read_bytes(), images=True)
     values: dict[str, Value] = {}
     for name, experiment in results["experiments"].items():
         for key, entry in experiment["values"].items():
@@ -119,11 +126,31 @@ def evidence_from_json(data: dict[str, Any]) -> Evidence:
                     notebook_setup=data.get("notebook_setup", ""))
 
 
-def answer(measure: Callable[[], Evidence], language: str) -> None:
-    """The fresh process's side: print the evidence ``measure`` returns as one JSON document, or the
-    teacher's problems (said in ``language``: only a plain string crosses) or a crash; exit 1 on failure."""
+@contextmanager
+def progress(label: str, after: float = 0.5, say: Callable[[str], str] = str) -> Iterator[None]:
+    """Say on stderr that a step is running, but only once it has taken ``after`` seconds: quiet when fast.
+
+    ``say`` puts the words in the course's language."""
+    started = time.perf_counter()
+    timer = threading.Timer(after, lambda: print(f"{say(label)} …", file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
     try:
-        evidence = measure()
+        yield
+    finally:
+        timer.cancel()
+        timer.join()  # if it is printing right now, let it finish first
+        if timer.finished.is_set() and time.perf_counter() - started >= after:
+            print(say(_("{label}: done in {seconds} s", label=label, seconds=f"{time.perf_counter() - started:.1f}")),
+                  file=sys.stderr, flush=True)
+
+
+def answer(measure: Callable[[Callable], Evidence], language: str) -> None:
+    """The fresh process's side: print the evidence ``measure(progress)`` returns as one JSON document, or
+    the teacher's problems (said in ``language``: only a plain string crosses) or a crash; exit 1 on failure.
+    ``progress`` says a slow step on stderr, in ``language``."""
+    try:
+        evidence = measure(functools.partial(progress, say=lambda text: localize(text, language)))
     except ContentError as error:
         print(json.dumps({"problems": [[p.path, p.line, localize(p.message, language)] for p in error.problems]},
                          ensure_ascii=False))
@@ -134,14 +161,17 @@ def answer(measure: Callable[[], Evidence], language: str) -> None:
     print(json.dumps(evidence_to_json(evidence), ensure_ascii=False))
 
 
-def in_fresh_process(command: list[str], cwd: Path) -> Evidence:
-    """The evidence a new Python process (``command``, which calls ``answer``) measures and draws.
+def in_fresh_process(function: str, figure_dir: Path, cwd: Path) -> Evidence:
+    """The evidence a new Python process measures and draws, calling ``function`` (``module.name``, run
+    in ``cwd``; it calls ``answer``) with the folder to draw the figures in.
 
     Its progress lines go to the terminal as they come; the teacher's problems are raised as
     ``ContentError``, a crash as ``RuntimeError`` with its traceback.
     """
     import subprocess
 
+    module = function.rpartition(".")[0]
+    command = [sys.executable, "-c", f"import {module}; {function}({str(figure_dir)!r})"]
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                encoding="utf-8")
     said: list[str] = []

@@ -31,11 +31,9 @@ import re
 import socket
 import sys
 import threading
-import time
 import traceback
 import urllib.parse
-from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,25 +63,6 @@ class EvidenceSource:
     """Measure and draw (may take seconds); raises ``ContentError`` for the teacher's mistakes."""
     inputs: tuple[Path, ...] = ()
     """Folders or files whose change makes the evidence stale (the model, the figures, the records)."""
-
-
-@contextmanager
-def progress(label: str, after: float = 0.5, say: Callable[[str], str] = str) -> Iterator[None]:
-    """Say on stderr that a step is running, but only once it has taken ``after`` seconds: quiet when fast.
-
-    ``say`` puts the words in the course's language."""
-    started = time.perf_counter()
-    timer = threading.Timer(after, lambda: print(f"{say(label)} …", file=sys.stderr, flush=True))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-        timer.join()  # if it is printing right now, let it finish first
-        if timer.finished.is_set() and time.perf_counter() - started >= after:
-            print(say(_("{label}: done in {seconds} s", label=label, seconds=f"{time.perf_counter() - started:.1f}")),
-                  file=sys.stderr, flush=True)
 
 
 def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
