@@ -185,7 +185,7 @@ def serve(host: str, port: int, teacher: bool) -> int:
     import signal
 
     from site_builder.commands import serve_site
-    from site_builder.serve import PortBusy, listen
+    from site_builder.devhttp import PortBusy, listen
 
     try:
         httpd = listen(host, port)

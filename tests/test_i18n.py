@@ -228,7 +228,7 @@ def test_search_link_figure_and_scaffold_messages_read_in_the_course_language(mo
 
 
 def test_the_dev_server_page_before_any_build_follows_the_language():
-    from site_builder.serve import missing_site
+    from site_builder.devhttp import missing_site
 
     assert "<h1>构建失败</h1>" in missing_site("zh-CN").decode()
     english = missing_site("en").decode()

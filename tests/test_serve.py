@@ -12,9 +12,10 @@ from devclient import EventStream
 from sitekit import fake_evidence
 
 from site_builder import prepare_site, render_site
+from site_builder.devhttp import resolve_request
 from site_builder.engine import Engine, Output
 from site_builder.scaffold import add_page_id, new_lesson
-from site_builder.serve import DevServer, EvidenceSource, resolve_request
+from site_builder.serve import DevServer, EvidenceSource
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 
