@@ -40,7 +40,7 @@ def full(project: Path, out: Path, teacher: bool) -> dict[str, float]:
     mark = time.perf_counter()
     if teacher:
         from site_builder.engine import Engine, Output
-        from site_builder.search import IndexJob
+        from site_builder.search_index import IndexJob
 
         outputs = (Output(False, out, finish=lambda prepared: IndexJob(prepared, build.CACHE / "search").place),
                    Output(True, out.with_name(out.name + "-teacher")))

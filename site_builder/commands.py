@@ -23,7 +23,7 @@ from .load import load_content
 from .numbers import display
 from .pipeline import STATIC
 from .problems import ContentError, Problem
-from .search import IndexJob, carry_index
+from .search_index import IndexJob, carry_index
 from .serve import DevServer, EvidenceSource
 from .writer import prune_store
 

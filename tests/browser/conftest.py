@@ -64,7 +64,7 @@ class SiteUnderTest:
 def build_fixture_sites(out: Path, fixture: Path = FIXTURE) -> tuple[Path, Path]:
     """The fixture content with fake evidence (as in the site tests), public site indexed for search."""
     from site_builder import Evidence, FigureInfo, Value, prepare_site, render_site, write_site
-    from site_builder.search import index_site
+    from site_builder.search_index import index_site
 
     figure_dir = out / "figures"
     figure_dir.mkdir(parents=True)
