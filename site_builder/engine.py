@@ -18,11 +18,12 @@ always the bytes a clean build writes (tests/test_incremental.py and test_persis
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,7 +135,7 @@ class Engine:
         inputs = digest(code_digest(), tree_digest(self.root / self.content_dir), evidence_digest(evidence)) \
             if self.store else ""
         if inputs and all(self._written[o.folder].get("inputs") == inputs and self._trusted(o.folder)
-                          for o in self.outputs):
+                          and self._intact(o.folder, self._written[o.folder].get("files", {})) for o in self.outputs):
             return BuildReport(None, (), (), (), time.perf_counter() - started)
         prepared = check_parsed(content, self._parse(content.pages), problems, evidence, self._memo(evidence))
         self.prepared = prepared
@@ -163,11 +164,12 @@ class Engine:
         return keys | {GENERATED: generated}  # the generated pages are kept, or not, like one more page
 
     def _kept(self, output: Output, keys: dict[str, str]) -> set[str]:
-        """Pages (and ``GENERATED``) whose files the store holds under this build's key."""
-        held, trusted = self._pages[output.teacher], self._trusted(output.folder)
+        """Pages (and ``GENERATED``) whose files the store holds under this build's key; files of an
+        earlier build are taken from its folder only while they still have the digest it recorded."""
+        held, folder = self._pages[output.teacher], output.folder
         return {page_id for page_id, key in keys.items() if page_id in held and held[page_id][0] == key
-                and all(not isinstance(payload, Path) or trusted and payload.is_file()
-                        for payload in held[page_id][1].values())}
+                and (all(isinstance(payload, bytes) for payload in held[page_id][1].values())
+                     or self._trusted(folder) and self._intact(folder, held[page_id][1]))}
 
     def _write(self, output: Output, files: SiteFiles, keys: dict[str, str], kept: set[str],
                finish: Callable[[Path], None] | None, inputs: str) -> set[str]:
@@ -187,7 +189,10 @@ class Engine:
         files.update(math_font_for(formulas))
         sums = {rel: old_sums[rel] if rel in kept_files and rel in old_sums else _sum(payload)
                 for rel, payload in files.items()}
-        unchanged = {rel for rel, value in sums.items() if old_sums.get(rel) == value}
+        # A file made now is left (or linked) as it is only while the folder's copy still has the recorded
+        # digest; a kept page's files were checked when it was kept (or are the dev server's, in memory).
+        unchanged = {rel for rel, value in sums.items() if old_sums.get(rel) == value
+                     and (rel in kept_files or self._intact(folder, (rel,)))}
         changed = (set(sums) - unchanged) | (set(old_sums) - set(sums))
         if self.serving and trusted:
             update_in_place(files, changed, folder)
@@ -207,6 +212,14 @@ class Engine:
     def _trusted(self, folder: Path) -> bool:
         identity = self._written[folder].get("identity")
         return bool(identity) and identity == list(folder_identity(folder) or ())
+
+    def _intact(self, folder: Path, files: Iterable[str]) -> bool:
+        """Whether each of ``files`` in ``folder`` still has the digest the last build recorded."""
+        sums = self._written[folder].get("files", {})
+        try:
+            return all(rel in sums and file_digest(folder / rel) == sums[rel] for rel in files)
+        except OSError:  # gone, or no longer a file
+            return False
 
     # ------------------------------------------------------------ parse and check --
     def _parse(self, sources: tuple[SourceFile, ...]) -> Parsed:
@@ -316,7 +329,7 @@ def _replace(file: Path, data: bytes) -> None:
 
 
 def _sum(payload: bytes | Path) -> str:
-    return file_digest(payload) if isinstance(payload, Path) else digest(payload)
+    return file_digest(payload) if isinstance(payload, Path) else hashlib.sha256(payload).hexdigest()
 
 
 def _owned(files: SiteFiles, keys: dict[str, str]) -> dict[str, list[str]]:

@@ -135,6 +135,18 @@ def test_state_of_another_folder_is_not_trusted(project):
     assert on_disk(out) == on_disk(clean)
 
 
+def test_a_file_edited_in_the_output_folder_is_made_again(project):
+    """The folder is still the one the last build swapped in, but a file in it no longer has the digest
+    that build recorded: its page is rendered again, even when nothing else changed."""
+    out, state = project / "out", project / "store"
+    build(project, out, state)
+    (out / "beta.html").write_text("edited by hand", encoding="utf-8")
+    assert build(project, out, state)[0] == 1
+    clean = project / "clean"
+    build(project, clean, project / "clean-store")
+    assert on_disk(out) == on_disk(clean)
+
+
 def test_shared_assets_are_one_file_in_both_sites(project):
     public, teacher = project / "public", project / "teacher"
     build(project, public, project / "p-store")
@@ -144,6 +156,21 @@ def test_shared_assets_are_one_file_in_both_sites(project):
 
     assert css_public.read_bytes() == compact_css((ROOT / "site_builder" / "static" / "site.css").read_text("utf-8")).encode()
     assert os.stat(css_public).st_ino == os.stat(css_teacher).st_ino
+
+
+def test_an_asset_edited_in_place_in_one_site_is_written_again_into_both(project):
+    """Both sites link one copy of a shared asset from the store: editing it in one site edits that copy.
+    The next build finds that the copy no longer has its digest and writes both sites' file anew."""
+    public, teacher = project / "public", project / "teacher"
+    build(project, public, project / "p-store")
+    build(project, teacher, project / "t-store", teacher=True)
+    css = "static/site.css"
+    good = (public / css).read_bytes()
+    (teacher / css).chmod(0o644)
+    (teacher / css).write_bytes(b"body { display: none }")  # the same inode as public's copy and the store's
+    build(project, public, project / "p-store")
+    build(project, teacher, project / "t-store", teacher=True)
+    assert (public / css).read_bytes() == good and (teacher / css).read_bytes() == good
 
 
 def test_every_download_of_a_lesson_belongs_to_it():
