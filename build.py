@@ -177,24 +177,17 @@ def print_evidence(figure_dir: str) -> None:
 
 
 def serve(host: str, port: int, teacher: bool) -> int:
-    """Bind the port, then build one site into this server's own folder and rebuild on every save until Ctrl-C.
-
-    Binding comes first: a second server on a busy port says so in one line and
-    exits before it builds or writes anything.
-    """
-    import signal
-
+    """Build one site into this server's own folder and rebuild it on every save until Ctrl-C; a busy
+    port is said in one line before anything is built or written."""
     from site_builder.commands import serve_site
-    from site_builder.devhttp import PortBusy, listen
+    from site_builder.devhttp import PortBusy
 
     try:
-        httpd = listen(host, port)
+        serve_site(ROOT, CACHE, host, port, teacher, "build.print_evidence",
+                   inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     except PortBusy as busy:
         say(busy.args[0], file=sys.stderr)
         return 1
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops it as Ctrl-C does: cleanly
-    serve_site(ROOT, CACHE, httpd, teacher, "build.print_evidence",
-               inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     return 0
 
 

@@ -9,13 +9,14 @@ subsets (``math-font/``), compiled templates (``jinja/``) and each dev server's 
 from __future__ import annotations
 
 import functools
-import http.server
+import signal
 import sys
 import tempfile
 from pathlib import Path
 
 from . import mathfont, render
 from .content import Content, Evidence
+from .devhttp import listen
 from .engine import BuildReport, Engine, Output
 from .evidence import in_fresh_process
 from .i18n import _, localize
@@ -79,9 +80,10 @@ def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cac
     return report
 
 
-def serve_site(root: Path, cache: Path, httpd: http.server.ThreadingHTTPServer, teacher: bool,
-               measure: str, inputs: tuple[Path, ...]) -> None:
-    """Build one site into this server's own folder and rebuild it on every save until Ctrl-C.
+def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, measure: str,
+               inputs: tuple[Path, ...]) -> None:
+    """Bind the port (``PortBusy`` before anything is built or written), then build one site into this
+    server's own folder and rebuild it on every save until Ctrl-C (or ``kill``, which stops it as cleanly).
 
     The folder is keyed by the bound port (two live servers never share a port), so servers never
     write into each other's site or figures; the content-hashed model and figure caches are shared.
@@ -89,6 +91,8 @@ def serve_site(root: Path, cache: Path, httpd: http.server.ThreadingHTTPServer, 
     ``evidence.answer``) in a fresh process (after an edit of the model only a new interpreter runs the
     new code), again whenever a file it is made from changes (``inputs``: the model, the figures, the records).
     """
+    httpd = listen(host, port)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     keep_between_runs(cache)
     own = cache / "serve" / str(httpd.server_address[1])
     out_dir = own / ("teacher" if teacher else "public")

@@ -12,8 +12,9 @@ persists it in ``store`` between processes (parsed pages pickled in one file, th
 output folder) and swaps each site in whole, linking what did not change. ``check`` gives no store.
 
 A file of an earlier build is used only while its folder is the very one that build swapped in
-(``folder_identity``); otherwise every page is rendered and every file written, so the result is
-always the bytes a clean build writes (tests/test_incremental.py and test_persistent.py check this).
+(``folder_identity``) and the file still has the digest that build recorded; otherwise its page is
+rendered and the file written again, so the result is always the bytes a clean build writes
+(tests/test_incremental.py and test_persistent.py check this).
 """
 
 from __future__ import annotations
@@ -151,6 +152,8 @@ class Engine:
         for output in self.outputs:
             changed |= self._write(output, files[output.teacher], keys[output.teacher], kept[output.teacher],
                                    finishers.get(output.teacher), inputs)
+        for output in self.outputs:  # once every site is written: linking a shared file changes its stamp
+            self._save_state(output, keys[output.teacher])
         self._save_parsed()
         rendered = tuple(dict.fromkeys(p for o in self.outputs for p in keys[o.teacher]
                                        if p not in kept[o.teacher] and p != GENERATED))
@@ -206,7 +209,6 @@ class Engine:
         self._pages[output.teacher] = pages
         self._written[folder] = {"inputs": inputs, "identity": list(folder_identity(folder) or ()), "files": sums,
                                  "formulas": {rel: chars for rel, chars in formulas.items() if chars}}
-        self._save_state(folder, keys)
         return changed
 
     def _trusted(self, folder: Path) -> bool:
@@ -214,10 +216,14 @@ class Engine:
         return bool(identity) and identity == list(folder_identity(folder) or ())
 
     def _intact(self, folder: Path, files: Iterable[str]) -> bool:
-        """Whether each of ``files`` in ``folder`` still has the digest the last build recorded."""
-        sums = self._written[folder].get("files", {})
+        """Whether each of ``files`` in ``folder`` still has the digest the last build recorded. A file whose
+        size and change time (which no write can keep, unlike the modification time) are those recorded
+        after the build is that build's file; any other is read and its digest compared."""
+        written = self._written[folder]
+        sums, stamps = written.get("files", {}), written.get("stamps", {})
         try:
-            return all(rel in sums and file_digest(folder / rel) == sums[rel] for rel in files)
+            return all(rel in sums and (_stamp(folder / rel) == stamps.get(rel)
+                                        or file_digest(folder / rel) == sums[rel]) for rel in files)
         except OSError:  # gone, or no longer a file
             return False
 
@@ -313,12 +319,15 @@ class Engine:
                                 for page_id, (key, made) in state.pop("pages", {}).items()}
         return state
 
-    def _save_state(self, folder: Path, keys: dict[str, str]) -> None:
-        file = self._state_file(folder)
+    def _save_state(self, output: Output, keys: dict[str, str]) -> None:
+        """Record each file's stamp (see ``_intact``) and, with a persisted store, the folder's state."""
+        state, file = self._written[output.folder], self._state_file(output.folder)
+        if self.serving:
+            return  # its pages are in memory; the folder is its own
+        state["stamps"] = {rel: _stamp(output.folder / rel) for rel in state["files"]}
         if file is not None:
-            teacher = next(o.teacher for o in self.outputs if o.folder == folder)
-            pages = {p: [keys[p], sorted(made)] for p, (_key, made) in self._pages[teacher].items()}
-            _replace(file, json.dumps({**self._written[folder], "pages": pages}).encode())
+            pages = {p: [keys[p], sorted(made)] for p, (_key, made) in self._pages[output.teacher].items()}
+            _replace(file, json.dumps({**state, "pages": pages}).encode())
 
 
 def _replace(file: Path, data: bytes) -> None:
@@ -326,6 +335,11 @@ def _replace(file: Path, data: bytes) -> None:
     scratch = file.with_name(f"{file.name}.{os.getpid()}")
     scratch.write_bytes(data)
     os.replace(scratch, file)
+
+
+def _stamp(path: Path) -> list[int]:
+    st = os.stat(path)
+    return [st.st_size, st.st_ctime_ns, st.st_ino]
 
 
 def _sum(payload: bytes | Path) -> str:
