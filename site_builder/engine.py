@@ -148,16 +148,15 @@ class Engine:
                      if o.finish and (kept[o.teacher] != set(keys[o.teacher]) or not self._trusted(o.folder))}
         files = render_sites(prepared, tuple(o.teacher for o in self.outputs), self.workers, kept,
                              self._environment(looks))
-        changed: set[str] = set()
-        for output in self.outputs:
-            changed |= self._write(output, files[output.teacher], keys[output.teacher], kept[output.teacher],
-                                   finishers.get(output.teacher), inputs)
+        changed = {output: self._write(output, files[output.teacher], keys[output.teacher], kept[output.teacher],
+                                       finishers.get(output.teacher), inputs) for output in self.outputs}
         for output in self.outputs:  # once every site is written: linking a shared file changes its stamp
-            self._save_state(output, keys[output.teacher])
+            self._save_state(output, keys[output.teacher], changed[output])
         self._save_parsed()
         rendered = tuple(dict.fromkeys(p for o in self.outputs for p in keys[o.teacher]
                                        if p not in kept[o.teacher] and p != GENERATED))
-        return BuildReport(prepared, _urls_to_reload(changed, prepared), tuple(sorted(changed)), rendered,
+        changed_files = set().union(*changed.values())
+        return BuildReport(prepared, _urls_to_reload(changed_files, prepared), tuple(sorted(changed_files)), rendered,
                            time.perf_counter() - started)
 
     def _render_keys(self, prepared: PreparedSite, teacher: bool, looks: str, evidence: Evidence) -> dict[str, str]:
@@ -208,7 +207,8 @@ class Engine:
                 pages[page_id] = (keys[page_id], {rel: folder / rel if self.store else files[rel] for rel in made})
         self._pages[output.teacher] = pages
         self._written[folder] = {"inputs": inputs, "identity": list(folder_identity(folder) or ()), "files": sums,
-                                 "formulas": {rel: chars for rel, chars in formulas.items() if chars}}
+                                 "formulas": {rel: chars for rel, chars in formulas.items() if chars},
+                                 "stamps": state.get("stamps", {}) if self.serving and trusted else {}}
         return changed
 
     def _trusted(self, folder: Path) -> bool:
@@ -319,12 +319,12 @@ class Engine:
                                 for page_id, (key, made) in state.pop("pages", {}).items()}
         return state
 
-    def _save_state(self, output: Output, keys: dict[str, str]) -> None:
-        """Record each file's stamp (see ``_intact``) and, with a persisted store, the folder's state."""
+    def _save_state(self, output: Output, keys: dict[str, str], changed: set[str]) -> None:
+        """Record each file's stamp (see ``_intact``: the dev server, which writes only what changed into
+        its own folder, stamps only those) and, with a persisted store, the folder's state."""
         state, file = self._written[output.folder], self._state_file(output.folder)
-        if self.serving:
-            return  # its pages are in memory; the folder is its own
-        state["stamps"] = {rel: _stamp(output.folder / rel) for rel in state["files"]}
+        stamps = {rel: stamp for rel, stamp in state["stamps"].items() if rel not in changed}
+        state["stamps"] = {rel: stamps.get(rel) or _stamp(output.folder / rel) for rel in state["files"]}
         if file is not None:
             pages = {p: [keys[p], sorted(made)] for p, (_key, made) in self._pages[output.teacher].items()}
             _replace(file, json.dumps({**state, "pages": pages}).encode())
