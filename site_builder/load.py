@@ -144,7 +144,9 @@ def _open_resolved(base: Path, path: Path, flags: int) -> int:
 
 def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
     """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too."""
-    relative = path.relative_to(root).as_posix()
+    prefix = os.path.join(root, "")  # strings where they can be: a save reads every page
+    relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
+        path.relative_to(root).as_posix()
     try:
         data = read_content_file(base, path)
     except ValueError as refused:
