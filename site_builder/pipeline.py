@@ -187,8 +187,9 @@ def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pa
 
 
 _FORKED: tuple | None = None
-"""What a forked worker renders (sites, pages wanted per site, the template environment): inherited through fork, so the parsed
-tokens are never pickled (unpickling them costs more than parsing); only the rendered bytes travel back."""
+"""What a forked worker renders (sites, pages wanted per site, the template environment): inherited through
+fork, so the parsed tokens are never pickled (unpickling them costs more than parsing); only the rendered
+bytes travel back."""
 
 
 def _render_share(page_ids: list[str]) -> dict[bool, SiteFiles]:
