@@ -98,30 +98,27 @@ def read_content_file(base: Path, path: Path) -> bytes:
 
 
 def _open_beneath(base: Path, path: Path, flags: int) -> int | None:
-    """``path`` opened one folder at a time from ``base``, following no link (so it is inside ``base``
-    without resolving anything: a save reads every page); ``None`` where that is not how it is reached."""
+    """``path`` opened if it and every folder between it and ``base`` is a plain file or folder, no link
+    (so it is inside ``base`` without resolving anything: a save reads every page; only the file itself
+    is opened, as a dev server watching the folder sees every open); ``None`` where that is not so."""
     prefix = os.path.join(base, "")  # strings, not pathlib: pathlib's parsing cost more than the reading
     if not str(path).startswith(prefix) or not hasattr(os, "O_NOFOLLOW"):
         return None
     *folders, name = str(path)[len(prefix):].split(os.sep)
     if {"", ".", ".."} & {*folders, name}:
         return None
-    try:
-        folder = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return None
+    inner = str(base)
     try:
         for part in folders:
-            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
-            os.close(folder)
-            folder = inner
-        if not stat.S_ISREG(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode):
+            inner = os.path.join(inner, part)
+            if not stat.S_ISDIR(os.lstat(inner).st_mode):
+                return None
+        target = os.path.join(inner, name)
+        if not stat.S_ISREG(os.lstat(target).st_mode):
             return None  # a link, FIFO or device is never opened here
-        return os.open(name, flags, dir_fd=folder)
+        return os.open(target, flags)
     except OSError:
         return None
-    finally:
-        os.close(folder)
 
 
 def _open_resolved(base: Path, path: Path, flags: int) -> int:
