@@ -1,4 +1,5 @@
-"""The engine in the dev server: only what a save changed is rendered and written, and the result equals a full build."""
+"""The engine in the dev server: only what a save changed is rendered and written, and the result equals
+a full build."""
 
 from __future__ import annotations
 
@@ -147,7 +148,8 @@ def test_an_unchanged_page_is_checked_again_when_what_it_links_to_changes(site):
     edit(root, "beta", ":::{state} b1", ":::{state} b9")  # index.md links beta#b1; index itself is untouched
     with pytest.raises(ContentError) as error:
         engine.build(evidence)
-    assert any(p.path == "content/pages/index.md" and "unknown anchor '#beta-b1'" in str(p) for p in error.value.problems)
+    assert any(p.path == "content/pages/index.md" and "unknown anchor '#beta-b1'" in str(p)
+               for p in error.value.problems)
     edit(root, "beta", ":::{state} b9", ":::{state} b1")
     engine.build(evidence)
     assert on_disk(root / "out") == full_build(root, evidence, teacher=True)
