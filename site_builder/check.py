@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 
 from .bound_numbers import unbound_numbers
 from .content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, FigureMark, Value
 from .glossary import find_term, forbidden_uses
+from .i18n import _, localize
+from .mathrender import MathError, render_math
 from .numbers import agrees, format_number
 from .parse import ParsedPage, RoleUse, StateSource
-from .i18n import _, localize
-from .problems import Problem, suggest
-from .mathrender import MathError, render_math
 from .positions import describe, position_words, word_holds
+from .problems import Problem, suggest
 from .value_text import check_value_text
 
 LANGUAGES = ("zh-CN", "en")
@@ -24,31 +25,23 @@ ROLES = ("num", "fig", "src", "ref", "example", "term", "mark")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
-               known: dict | None = None) -> list[Problem]:
+               memo: Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None
+               ) -> list[Problem]:
     """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
 
-    ``known`` (kept by a long-running process between checks) remembers each page's problems with
-    the very page object and evidence they were found for and what they depend on of the other
-    pages (their anchors), the sources and the glossary: after a save, only the changed pages are checked.
+    ``memo(page, around, check)`` gives one page's problems: a caller keeping them between builds (the
+    dev server's engine) looks them up by the page's source, the evidence and ``around`` (what they
+    depend on of the other pages, the sources and the glossary) and calls ``check`` only on a miss.
     """
     pages = tuple(pages)
     problems = _duplicate_ids(pages)
     anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
     sources = {s.id for s in content.sources}
-    if known is not None:
-        around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
-                       frozenset(sources), content.glossary))
-        held = dict(known)
-        known.clear()
+    around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
+                   frozenset(sources), content.glossary)) if memo else None
     for page in pages:
-        if known is not None:
-            entry = held.get(page.meta.path)
-            if entry is None or entry[0] is not page or entry[1] is not evidence or entry[2] != around:
-                entry = (page, evidence, around, _page_problems(page, content, anchors, sources, evidence))
-            known[page.meta.path] = entry
-            problems += entry[3]
-        else:
-            problems += _page_problems(page, content, anchors, sources, evidence)
+        check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
+        problems += memo(page, around, check) if memo else check()
     problems += check_records(content, evidence.values)
     problems += check_value_text(content.value_text, set(evidence.values),
                                  {v.producer for v in evidence.values.values()})

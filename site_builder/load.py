@@ -25,21 +25,15 @@ _RECORD_ID = re.compile(r"^[a-z0-9_]+$")
 _WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
 
 
-def load_content(root: Path, content_dir: str = "content",
-                 known: dict[str, tuple[tuple, SourceFile]] | None = None) -> tuple[Content | None, list[Problem]]:
+def load_content(root: Path, content_dir: str = "content") -> tuple[Content | None, list[Problem]]:
     """Read everything under ``content_dir`` (relative to ``root``); check its shape.
 
     A file that may not be read (a link out of the folder, a FIFO, a device) is
     reported once and then left out, so nothing else complains about it.
-
-    ``known`` (kept by a long-running process between loads) remembers each page read without a
-    problem under the identity of the file it came from (device, inode, size, modification and
-    change times, as ``lstat`` gives them for a regular file, never for a link): a page whose
-    file is still that very file is not read and checked again.
     """
     base = root / content_dir
     problems: list[Problem] = []
-    read = {p.stem: _read_known(root, base, p, problems, known) for p in sorted((base / "pages").glob("*.md"), key=str)}
+    read = {p.stem: _read(root, base, p, problems) for p in sorted((base / "pages").glob("*.md"), key=str)}
     files = {stem: file for stem, file in read.items() if file is not None}
     config_path = base / "site.yml"
     config_file = _read_or_none(root, base, config_path, problems)
@@ -88,6 +82,46 @@ def read_content_file(base: Path, path: Path) -> bytes:
     within ``base``, and a FIFO or device is never opened for reading (that
     could block forever or have side effects).
     """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = _open_beneath(base, path, flags)
+    if fd is None:  # a link on the way, or not plainly beneath: resolved and checked as a whole
+        fd = _open_resolved(base, path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else after the check
+            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _open_beneath(base: Path, path: Path, flags: int) -> int | None:
+    """``path`` opened if it and every folder between it and ``base`` is a plain file or folder, no link
+    (so it is inside ``base`` without resolving anything: a save reads every page; only the file itself
+    is opened, as a dev server watching the folder sees every open); ``None`` where that is not so."""
+    prefix = os.path.join(base, "")  # strings, not pathlib: pathlib's parsing cost more than the reading
+    if not str(path).startswith(prefix) or not hasattr(os, "O_NOFOLLOW"):
+        return None
+    *folders, name = str(path)[len(prefix):].split(os.sep)
+    if {"", ".", ".."} & {*folders, name}:
+        return None
+    inner = str(base)
+    try:
+        for part in folders:
+            inner = os.path.join(inner, part)
+            if not stat.S_ISDIR(os.lstat(inner).st_mode):
+                return None
+        target = os.path.join(inner, name)
+        if not stat.S_ISREG(os.lstat(target).st_mode):
+            return None  # a link, FIFO or device is never opened here
+        return os.open(target, flags)
+    except OSError:
+        return None
+
+
+def _open_resolved(base: Path, path: Path, flags: int) -> int:
     try:
         target = path.resolve(strict=True)
     except (FileNotFoundError, RuntimeError):  # a dangling link, or a loop of links
@@ -97,43 +131,19 @@ def read_content_file(base: Path, path: Path) -> bytes:
     if not target.is_relative_to(base.resolve()):
         # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
         raise ValueError(_("is a link to a file outside {folder}/: copy the file here instead", folder=base.name))
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         if not stat.S_ISREG(target.stat().st_mode):
             raise ValueError(_("is not a regular file: save the text in an ordinary file"))
-        fd = os.open(target, flags)
+        return os.open(target, flags)
     except OSError as error:
         raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else after the check
-            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
-        return file.read()
-
-
-def _read_known(root: Path, base: Path, path: Path, problems: list[Problem],
-                known: dict[str, tuple[tuple, SourceFile]] | None) -> SourceFile | None:
-    if known is None:
-        return _read(root, base, path, problems)
-    try:
-        st = os.lstat(path)
-        identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if stat.S_ISREG(st.st_mode) else None
-    except OSError:
-        identity = None
-    held = known.get(str(path))
-    if identity is not None and held is not None and held[0] == identity:
-        return held[1]
-    before = len(problems)
-    source = _read(root, base, path, problems)
-    if identity is not None and source is not None and len(problems) == before:
-        known[str(path)] = (identity, source)
-    else:
-        known.pop(str(path), None)
-    return source
 
 
 def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
     """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too."""
-    relative = path.relative_to(root).as_posix()
+    prefix = os.path.join(root, "")  # strings where they can be: a save reads every page
+    relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
+        path.relative_to(root).as_posix()
     try:
         data = read_content_file(base, path)
     except ValueError as refused:

@@ -4,20 +4,15 @@
 output differs from what TeX would typeset (upright names, operator spacing,
 upright capital Greek, limits under \\max in display) so that Chromium's native
 MathML, drawn with STIX Two Math, looks like TeX. TeX it cannot render faithfully
-raises `MathError` instead of producing a silently wrong formula.
-
-`subset_math_font` writes the WOFF2 that `static/math/math.css` points at.
+raises `MathError` instead of producing a silently wrong formula. The font it is drawn with
+is mathfont.py's.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
-import io
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
-from pathlib import Path
 
 from latex2mathml import exceptions as l2m_errors
 from latex2mathml.converter import convert as _l2m_convert
@@ -45,8 +40,8 @@ _ENV_REWRITES = {"aligned": "split"}
 # Named operators. In TeX both kinds are upright Op atoms; the limit kind puts
 # its subscript underneath in display style.
 _FUNCTION_NAMES = frozenset(
-    "arccos arcsin arctan arg cos cosh cot coth csc deg dim exp hom ker lg ln log "
-    "sec sin sinh tan tanh".split()
+    ["arccos", "arcsin", "arctan", "arg", "cos", "cosh", "cot", "coth", "csc", "deg", "dim", "exp", "hom", "ker",
+     "lg", "ln", "log", "sec", "sin", "sinh", "tan", "tanh"]
 )
 _LIMIT_NAMES = frozenset(
     ["det", "gcd", "inf", "lim", "max", "min", "Pr", "sup", "argmax", "argmin",
@@ -367,86 +362,3 @@ def _serialize(root: ET.Element, source: str, display: bool) -> str:
         root.remove(row)
         root.extend(list(row))
     return ET.tostring(root, encoding="unicode", short_empty_elements=True)
-
-
-# ---------------------------------------------------------------- font
-
-MATH_FONT_FAMILY = "LessonMath"
-# One static subset for every page: ASCII, Latin-1, Greek, punctuation, letterlike
-# symbols, arrows, mathematical operators, misc technical and brackets, and the
-# math italic/bold/double-struck/calligraphic alphabets that MathML selects for
-# <mi>. The MATH table's size variants and stretchy parts come along by closure.
-DEFAULT_UNICODES: tuple[int, ...] = tuple(
-    sorted(
-        {*range(0x20, 0x7F), *range(0xA0, 0x100), *range(0x0391, 0x03CA),
-         0x0131, 0x0237, 0x03D1, 0x03D5, 0x03D6, 0x03F0, 0x03F1, 0x03F5,
-         *range(0x02C6, 0x02DE), *range(0x0300, 0x0310),   # modifier letters, accents
-         *range(0x2000, 0x2070), *range(0x2100, 0x2150),   # punctuation, letterlike
-         *range(0x2190, 0x2300), *range(0x2308, 0x230C),   # arrows, operators, ceil/floor
-         *range(0x27E8, 0x27EC), *range(0x27F5, 0x27FA),   # angle brackets, long arrows
-         *range(0x1D434, 0x1D468), 0x1D6A4, 0x1D6A5, *range(0x1D6E2, 0x1D71C),  # italic
-         *range(0x1D400, 0x1D434), *range(0x1D6A8, 0x1D6E2), *range(0x1D7CE, 0x1D7D8),  # bold
-         *range(0x1D538, 0x1D56C), *range(0x1D7D8, 0x1D7E2),  # double-struck
-         *range(0x1D49C, 0x1D4D0)}                          # script (\mathcal)
-    )
-)
-
-
-def stix_two_math_path() -> Path:
-    """The STIX Two Math font shipped inside the ziamath package."""
-    # find_spec, not import: importing ziamath pulls in its whole typesetter.
-    spec = importlib.util.find_spec("ziamath")
-    if spec is None or spec.origin is None:
-        raise RuntimeError("ziamath is not installed; it ships STIXTwoMath-Regular.ttf")
-    return Path(spec.origin).parent / "fonts" / "STIXTwoMath-Regular.ttf"
-
-
-def subset_math_font(texts_or_chars: Iterable[str] | None, out_path: Path) -> Path:
-    """Write a WOFF2 of STIX Two Math holding the given characters (default:
-    DEFAULT_UNICODES). Byte-identical for the same input."""
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
-
-    unicodes = DEFAULT_UNICODES if texts_or_chars is None else sorted(
-        {ord(c) for text in texts_or_chars for c in text} | set(range(0x20, 0x7F))
-    )
-    options = subset.Options()
-    options.flavor = "woff2"
-    options.layout_features = ["*"]  # ssty (script-size glyphs), dtls, flac, …
-    options.name_IDs = [0, 1, 2, 3, 4, 5, 6]  # keep the OFL copyright and names
-    options.notdef_outline = True
-    options.hinting = False  # -30 % size; Chromium's rasterizer does not need TrueType hints
-    options.recalc_timestamp = False  # deterministic output
-    font = TTFont(stix_two_math_path(), recalcTimestamp=False, lazy=False)
-    subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes=unicodes)
-    subsetter.subset(font)
-    buffer = io.BytesIO()
-    font.flavor = "woff2"
-    font.save(buffer)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_bytes(buffer.getvalue())
-    return out_path
-
-
-def math_font_css(url_prefix: str) -> str:
-    """The @font-face and `math` rules; link only on pages that contain math."""
-    return _CSS_TEMPLATE.replace("{prefix}", url_prefix.rstrip("/"))
-
-
-_CSS_TEMPLATE = """\
-/* STIX Two Math (SIL OFL 1.1), subset; drawn by the browser's native MathML. */
-@font-face {
-  font-family: "LessonMath";
-  src: url("{prefix}/stix-two-math.woff2") format("woff2");
-  font-display: swap;  /* preloaded (base.html.j2), so usually there before the first paint */
-}
-math {
-  font-family: "LessonMath", math;
-  font-size: 1.1em;  /* same x-height as KaTeX's Computer Modern at 1.21em */
-  font-style: normal;
-  font-weight: normal;
-}
-math mtext { font-family: "LessonMath", "Noto Serif CJK SC", "Songti SC", serif; }
-math[display="block"] { margin: 1em 0; padding-block: 0.2em; overflow-x: auto; overflow-y: hidden; }
-"""

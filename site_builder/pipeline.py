@@ -24,7 +24,7 @@ from .frontmatter import split_page
 from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
-from .mathfont import FONT_PATH, math_characters, math_font
+from .mathfont import formula_characters, math_font_for
 from .outputs import make_kit, render_generated, render_page_files
 from .parse import ParsedPage, parse_page
 from .problems import ContentError, Problem
@@ -58,18 +58,12 @@ Parsed = list[tuple["ParsedPage | None", list[Problem]]]
 """``parse_source``'s result for each page source, in order."""
 
 
-def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content",
-                 parse: Callable[[list[SourceFile]], Parsed] | None = None,
-                 loaded: tuple[Content, list[Problem]] | tuple = ()) -> PreparedSite:
-    """Load, parse and check; raise ``ContentError`` with every problem found.
-
-    ``parse`` may stand in for ``parse_sources`` (a build keeping parsed pages between processes);
-    ``loaded`` is ``load_content``'s result when the caller has read the content already.
-    """
-    content, problems = loaded or load_content(root, content_dir)
+def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -> PreparedSite:
+    """Load, parse and check, keeping nothing; raise ``ContentError`` with every problem found."""
+    content, problems = load_content(root, content_dir)
     if content is None:
         raise ContentError(problems)
-    return check_parsed(content, (parse or parse_sources)(list(content.pages)), problems, evidence)
+    return check_parsed(content, parse_sources(list(content.pages)), problems, evidence)
 
 
 def parse_sources(sources: list[SourceFile]) -> Parsed:
@@ -100,7 +94,7 @@ def collector_paused():
 def parse_source(source: SourceFile, md: MarkdownIt) -> tuple[ParsedPage | None, list[Problem]]:
     """Split and parse one page source; a page that cannot be split comes back as ``None``.
 
-    Depends on nothing but the source, so a long-running build may cache it by the source's hash.
+    Depends on nothing but the source, so the build engine keeps it under the source's digest.
     """
     split, problems = split_page(source)
     if split is None:
@@ -109,13 +103,13 @@ def parse_source(source: SourceFile, md: MarkdownIt) -> tuple[ParsedPage | None,
     return page, problems + errors
 
 
-def check_parsed(content: Content, parsed: list[tuple[ParsedPage | None, list[Problem]]],
-                 problems: list[Problem], evidence: Evidence, known: dict | None = None) -> PreparedSite:
+def check_parsed(content: Content, parsed: Parsed, problems: list[Problem], evidence: Evidence,
+                 memo: Callable | None = None) -> PreparedSite:
     """Check the parsed pages across the site; raise ``ContentError`` with every problem found.
-    (``known``: see ``check_site``.)"""
+    (``memo``: see ``check_site``.)"""
     problems = problems + [p for _, errors in parsed for p in errors]
     pages = [page for page, _ in parsed if page is not None]
-    problems += check_site(content, pages, evidence, known)
+    problems += check_site(content, pages, evidence, memo)
     images, image_problems = prepare_images(content, pages)
     problems += image_problems
     if problems:
@@ -128,30 +122,29 @@ PARALLEL_MIN_PAGES = 64
 """Below this, forking workers costs more than rendering the pages."""
 
 
-def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1, skip: Collection[str] = ()) -> SiteFiles:
-    """Every file of one site (public or teacher), in memory; pages over ``workers`` processes.
-
-    Pages named in ``skip`` are left out (a caller that still has their files from an earlier build);
-    such a caller adds the math font itself (``math_font_file``) once those pages' files are back,
-    since the font must hold the characters of every page.
-    """
-    return render_sites(prepared, (teacher,), workers, {teacher: skip})[teacher]
+def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> SiteFiles:
+    """Every file of one site (public or teacher), in memory, math font included; pages over ``workers`` processes."""
+    files = render_sites(prepared, (teacher,), workers)[teacher]
+    return files | math_font_for(formula_characters(files))
 
 
 def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True), workers: int = 1,
-                 skip: Mapping[bool, Collection[str]] | None = None) -> dict[bool, SiteFiles]:
-    """The files of several sites (``False`` public, ``True`` teacher) in one pass, as ``render_site`` each.
+                 skip: Mapping[bool, Collection[str]] | None = None,
+                 jinja: Environment | None = None) -> dict[bool, SiteFiles]:
+    """The files of several sites (``False`` public, ``True`` teacher) in one pass, all but the math font
+    (``math_font_for``, once every page's files are known).
 
     Each page is rendered for every site by the same process, one site after the other, so what
     the sites share is made once: highlighted code and the lesson notebook (both sites publish
-    the same one). ``skip`` names, per site, pages to leave out.
+    the same one). ``skip`` names, per site, pages to leave out (the engine still has their files);
+    ``jinja`` is a template environment a long-running process keeps (one is made otherwise).
     """
     skip = skip or {}
     views = {teacher: SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
              for teacher in sites}
     wanted = {teacher: [p for p in views[teacher].pages if p not in skip.get(teacher, ())] for teacher in sites}
     pages = list(dict.fromkeys(page_id for teacher in sites for page_id in wanted[teacher]))
-    jinja = make_environment()  # one for every site and worker: each template is compiled once
+    jinja = jinja or make_environment()  # one for every site and worker: each template is compiled once
     if workers > 1 and len(pages) >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods():
         files = _render_forked(views, wanted, pages, workers, jinja)
     else:
@@ -160,33 +153,11 @@ def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True)
         if GENERATED not in skip.get(teacher, ()):
             files[teacher].update(render_generated(site, make_kit(site, jinja)))
         files[teacher].update(copied_files(site))
-        if not skip.get(teacher):
-            files[teacher].update(math_font_file(files[teacher]))
     return files
 
 
 GENERATED = "(generated)"
 """In ``skip``: the generated pages (numbers, sources, figures … ``render_generated``); never a page id."""
-
-
-def math_font_file(files: SiteFiles) -> SiteFiles:
-    """The math font cut to the characters this site's formulas use (mathfont.py); nothing when
-    no page has maths (the committed full subset is copied but never linked)."""
-    return math_font_for(formula_characters(files))
-
-
-def math_font_for(formulas: Mapping[str, str]) -> SiteFiles:
-    """``math_font_file`` from each HTML file's formula characters (``formula_characters``)."""
-    chars = "".join(sorted(set("".join(formulas.values()))))
-    return {FONT_PATH: math_font(chars)} if chars else {}
-
-
-def formula_characters(files: SiteFiles, known: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Each HTML file's formula characters (``math_characters``); ``known`` has them for files read before."""
-    known = known or {}
-    return {name: known[name] if name in known else
-            math_characters([(data if isinstance(data, bytes) else data.read_bytes()).decode()])
-            for name, data in files.items() if name.endswith(".html")}
 
 
 def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str],
@@ -203,8 +174,9 @@ def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pa
 
 
 _FORKED: tuple | None = None
-"""What a forked worker renders (sites, pages wanted per site, the template environment): inherited through fork, so the parsed
-tokens are never pickled (unpickling them costs more than parsing); only the rendered bytes travel back."""
+"""What a forked worker renders (sites, pages wanted per site, the template environment): inherited through
+fork, so the parsed tokens are never pickled (unpickling them costs more than parsing); only the rendered
+bytes travel back."""
 
 
 def _render_share(page_ids: list[str]) -> dict[bool, SiteFiles]:

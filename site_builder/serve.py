@@ -7,7 +7,7 @@ Three parts, each small:
   ``path:line: message`` with the source lines around it). A bad save never
   stops the server: content problems and bugs alike end up in the terminal and
   in the browser's overlay, over the last good page.
-- an HTTP handler that serves the output folder (and nothing outside it),
+- an HTTP handler (devhttp.py) that serves the output folder (and nothing outside it),
   injects ``/__dev/devserver.js`` into HTML on the fly (built pages never
   contain it), and streams events at ``/__dev/events`` (server-sent events);
   ``/__dev/errors`` returns the current problems as JSON.
@@ -19,45 +19,26 @@ The event stream is named ``build-error`` rather than ``error`` because
 
 from __future__ import annotations
 
-import errno
 import gc
-import html
-import http.client
 import http.server
-import ipaddress
-import json
-import mimetypes
 import queue
-import re
-import socket
 import sys
 import threading
-import time
 import traceback
-import urllib.parse
-from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .content import Evidence, FigureInfo, FigureMark, Value
-from .incremental import BuildReport, IncrementalSite
+from .content import Evidence
+from .devhttp import handler, listen
+from .engine import BuildReport, Engine
 from .i18n import _, course_language, localize
 from .load import read_content_file
 from .problems import ContentError, Problem
 
-CLIENT_SCRIPT = Path(__file__).parent / "devserver.js"
-"""Kept out of static/ so that it is never copied into a built site."""
-DEV_PREFIX = "/__dev/"
 CONTEXT_LINES = 2
 """Source lines shown before and after the line of a problem."""
-_LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
-_TYPES = {".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".js": "text/javascript",
-          ".css": "text/css", ".svg": "image/svg+xml", ".woff2": "font/woff2", ".json": "application/json",
-          ".html": "text/html; charset=utf-8", ".zip": "application/zip", ".py": "text/plain; charset=utf-8"}
-
-
 @dataclass(frozen=True)
 class EvidenceSource:
     """Where the values and figures come from, and which files they are made from."""
@@ -66,25 +47,6 @@ class EvidenceSource:
     """Measure and draw (may take seconds); raises ``ContentError`` for the teacher's mistakes."""
     inputs: tuple[Path, ...] = ()
     """Folders or files whose change makes the evidence stale (the model, the figures, the records)."""
-
-
-@contextmanager
-def progress(label: str, after: float = 0.5, say: Callable[[str], str] = str) -> Iterator[None]:
-    """Say on stderr that a step is running, but only once it has taken ``after`` seconds: quiet when fast.
-
-    ``say`` puts the words in the course's language."""
-    started = time.perf_counter()
-    timer = threading.Timer(after, lambda: print(f"{say(label)} …", file=sys.stderr, flush=True))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-        timer.join()  # if it is printing right now, let it finish first
-        if timer.finished.is_set() and time.perf_counter() - started >= after:
-            print(say(_("{label}: done in {seconds} s", label=label, seconds=f"{time.perf_counter() - started:.1f}")),
-                  file=sys.stderr, flush=True)
 
 
 def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
@@ -117,42 +79,16 @@ def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
     return "\n".join(out)
 
 
-def served_at_root(not_found: bytes) -> bytes:
-    """404.html links from base_url (https://…/lecture05/…) for GitHub Pages; this server puts the
-    site at /, so those links are re-rooted here."""
-    match = re.search(rb'href="([^"]*)static/site\.css"', not_found)
-    if match is None or not match[1]:
-        return not_found
-    return not_found.replace(b'="' + match[1], b'="/')
-
-
-def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
-    """Evidence as plain JSON, so a fresh process can measure and draw for the server."""
-    return {"values": {k: vars(v) for k, v in evidence.values.items()},
-            "figures": {k: {**vars(f), "inputs": list(f.inputs), "marks": [vars(m) for m in f.marks]}
-                        for k, f in evidence.figures.items()},
-            "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files,
-            "notebook_setup": evidence.notebook_setup}
-
-
-def evidence_from_json(data: dict[str, Any]) -> Evidence:
-    return Evidence(values={k: Value(**v) for k, v in data["values"].items()},
-                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"]),
-                                              "marks": tuple(FigureMark(m["name"], m["label"], tuple(m["box"]))
-                                                             for m in f["marks"])})
-                             for k, f in data["figures"].items()},
-                    figure_dir=data["figure_dir"], experiment_files=data["experiment_files"],
-                    notebook_setup=data.get("notebook_setup", ""))
-
-
 class DevServer:
     """Builds one site, serves it, and rebuilds it on every save. Mutable: it is the running server."""
 
-    def __init__(self, site: IncrementalSite, evidence: EvidenceSource, watch: Collection[Path],
+    def __init__(self, engine: Engine, evidence: EvidenceSource, watch: Collection[Path],
                  host: str = "127.0.0.1", port: int = 8000, log: Callable[[str], None] | None = None,
                  httpd: http.server.ThreadingHTTPServer | None = None) -> None:
         """``httpd``: a socket already bound with ``listen`` (then ``host`` and ``port`` are taken from it)."""
-        self.site, self.evidence_source, self.host, self.port = site, evidence, host, port
+        self.engine, self.evidence_source, self.host, self.port = engine, evidence, host, port
+        self.out_dir = engine.outputs[0].folder
+        """The folder served: the engine's (one) output."""
         if httpd is not None:
             self.host, self.port = str(httpd.server_address[0]), int(httpd.server_address[1])
         self.watch_paths = tuple(p for p in watch if p.exists())
@@ -171,7 +107,7 @@ class DevServer:
     @property
     def language(self) -> str:
         """The course's language (site.yml is read each time: a teacher may change it while serving)."""
-        return course_language(self.site.root, self.site.content_dir)
+        return course_language(self.engine.root, self.engine.content_dir)
 
     def say(self, text: str) -> str:
         return localize(text, self.language)
@@ -190,7 +126,7 @@ class DevServer:
         reported, not raised), then serve and watch in background threads."""
         if self._httpd is None:
             self._httpd = listen(self.host, self.port)
-        self._httpd.RequestHandlerClass = _handler(self)
+        self._httpd.RequestHandlerClass = handler(self)
         self.port = self._httpd.server_address[1]
         self.rebuild(())
         self._threads = [threading.Thread(target=self._httpd.serve_forever, args=(0.1,), name="devserver-http",
@@ -218,7 +154,7 @@ class DevServer:
         """Run until Ctrl-C (also during the first build)."""
         try:
             self.start()
-            self.log(self.say(_("serving {folder} at {url} (Ctrl-C to stop)", folder=self.site.out_dir, url=self.url)))
+            self.log(self.say(_("serving {folder} at {url} (Ctrl-C to stop)", folder=self.out_dir, url=self.url)))
             self._stop.wait()
         except KeyboardInterrupt:
             pass
@@ -232,10 +168,10 @@ class DevServer:
         try:
             if self._evidence is None:
                 self._evidence = self.evidence_source.load()
-            report = self.site.build(self._evidence)
+            report = self.engine.build(self._evidence)
         except ContentError as error:
-            language = course_language(self.site.root, self.site.content_dir)
-            self._failed([problem_report(p, self.site.root, content_dir=self.site.content_dir, language=language)
+            language = course_language(self.engine.root, self.engine.content_dir)
+            self._failed([problem_report(p, self.engine.root, content_dir=self.engine.content_dir, language=language)
                           for p in error.problems], "")
         except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
             self._failed([], traceback.format_exc())
@@ -264,7 +200,8 @@ class DevServer:
             self.log(warning.localized(self.language))
         if self.build_id == 1 or report.changed_files or was_failing:
             changed = ", ".join(report.changed_urls[:4]) + (" …" if len(report.changed_urls) > 4 else "")
-            self.log(self.say(_("built {pages} pages in {ms} ms", pages=report.pages, ms=f"{report.seconds * 1000:.0f}")
+            pages, ms = len(report.prepared.pages), f"{report.seconds * 1000:.0f}"
+            self.log(self.say(_("built {pages} pages in {ms} ms", pages=pages, ms=ms)
                               + (_(" (rendered {n})", n=len(report.rendered)) if self.build_id > 1 else "")
                               + (_("; reload {urls}", urls=changed) if self.build_id > 1 and changed else "")
                               + (_("; problems fixed") if was_failing else "")))
@@ -314,229 +251,5 @@ class DevServer:
                 self.rebuild({Path(path) for _, path in changes})
 
 
-class PortBusy(Exception):
-    """The port is taken (another server?); the message is one line for the terminal."""
-
-
-def listen(host: str, port: int) -> http.server.ThreadingHTTPServer:
-    """A bound, listening HTTP server without a handler yet (``DevServer.start`` gives it one).
-
-    Binding comes first so that a second server on a busy port stops before it
-    builds or writes anything. ``port`` 0 picks a free port.
-    """
-    try:
-        httpd = _HTTPServer((host, port), http.server.BaseHTTPRequestHandler)
-    except OSError as error:
-        if error.errno != errno.EADDRINUSE:
-            raise
-        raise PortBusy(_("port {port} on {host} is already in use (another server?); try --port {free} "
-                         "or --port 0", port=port, host=host, free=free_port(host, port + 1))) from None
-    httpd.daemon_threads = True
-    return httpd
-
-
-def free_port(host: str, start: int, tries: int = 50) -> int:
-    """The first port from ``start`` on that can be bound now (0 if none of ``tries`` is free)."""
-    for port in range(start, min(start + tries, 65536)):
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        with socket.socket(family, socket.SOCK_STREAM) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server itself binds
-            try:
-                probe.bind((host, port))
-            except OSError:
-                continue
-            return port
-    return 0
-
-
 def _under(path: Path, roots: Collection[Path]) -> bool:
     return any(path == root or path.is_relative_to(root) for root in roots)
-
-
-def inject_client(page: bytes, build_id: int) -> bytes:
-    """Add the live-reload script to an HTML page, just before ``</body>``."""
-    tag = f'<script src="{DEV_PREFIX}devserver.js" data-build="{build_id}" defer></script>\n'.encode()
-    at = page.rfind(b"</body>")
-    return page[:at] + tag + page[at:] if at >= 0 else page + tag
-
-
-def resolve_request(site_dir: Path, raw_path: str) -> tuple[int, Path | None]:
-    """Map a URL path to a file of the site: (200, file) or (403 | 404, None).
-
-    Refuses anything that could leave the folder: ``..`` segments (also
-    percent-encoded), backslashes, NUL bytes, and symlinks pointing outside.
-    Folders are never listed; only the root serves its ``index.html``.
-    """
-    path = urllib.parse.unquote(urllib.parse.urlsplit(raw_path).path)
-    segments = [s for s in path.split("/") if s not in ("", ".")]
-    if any(s == ".." for s in segments) or "\\" in path or "\0" in path:
-        return 403, None
-    root = site_dir.resolve()
-    target = (root.joinpath(*segments) if segments else root / "index.html").resolve()
-    if not target.is_relative_to(root):
-        return 403, None
-    return (200, target) if target.is_file() else (404, None)
-
-
-_HOST = re.compile(r"^(?:\[(?P<ipv6>[0-9A-Fa-f:]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?$")
-
-
-def _host_allowed(host_header: str | None, bound: str, port: int) -> bool:
-    """On loopback, accept only a loopback host name and the bound port: a page on another site cannot
-    reach the server by pointing its own domain at 127.0.0.1 (DNS rebinding).
-
-    Parsed strictly, not split at the last colon: no user info (``127.0.0.1:80@evil.example``), no
-    trailing dot, a missing port means 80.
-    """
-    try:
-        if not ipaddress.ip_address(bound).is_loopback:
-            return True
-    except ValueError:
-        if bound != "localhost":
-            return True
-    match = _HOST.match((host_header or "").strip(" \t"))  # optional whitespace around a header value
-    if match is None:
-        return False
-    name = match["ipv6"] or match["name"].lower()
-    return name in _LOOPBACK_NAMES | {bound} and int(match["port"] or 80) == port
-
-
-class _HTTPServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 1024
-    """Listen backlog. A browser opening a page asks for its assets at once; with the default of 5 a
-    burst overflows the queue and the kernel makes each extra client retry after a second."""
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A tab closed or a client gave up mid-request: nothing is wrong with the server, so no traceback.
-        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            return
-        super().handle_error(request, client_address)
-
-
-def missing_site(language: str) -> bytes:
-    """The page served before any build succeeded (the overlay shows the problems over it)."""
-    title = html.escape(localize(_("Build failed"), language))
-    text = html.escape(localize(_("No build has succeeded yet; fix the problems listed below and this page "
-                                  "reloads by itself."), language))
-    return (f'<!doctype html><html lang="{html.escape(language)}"><head><meta charset="utf-8"><title>{title}</title>'
-            f"</head><body><main><h1>{title}</h1><p>{text}</p></main></body></html>").encode()
-
-
-def _handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        server_version = "lesson-devserver"
-
-        def do_GET(self) -> None:
-            self._respond(head=False)
-
-        def do_HEAD(self) -> None:
-            self._respond(head=True)
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet: the terminal is for build news
-            pass
-
-        def _respond(self, head: bool) -> None:
-            if not _host_allowed(self.headers.get("Host"), server.host, server.port):
-                return self._send(403, b"forbidden host\n", "text/plain; charset=utf-8", head)
-            path = urllib.parse.urlsplit(self.path).path
-            if path == DEV_PREFIX + "events":
-                return self._events()
-            if path == DEV_PREFIX + "errors":
-                body = json.dumps(server.failure or {"build": server.build_id, "problems": [], "traceback": ""},
-                                  ensure_ascii=False).encode()
-                return self._send(200, body, "application/json; charset=utf-8", head)
-            if path == DEV_PREFIX + "devserver.js":
-                return self._send(200, CLIENT_SCRIPT.read_bytes(), "text/javascript; charset=utf-8", head)
-            build_id = server.build_id  # read before the file: a page is never newer than its id says
-            status, target = resolve_request(server.site.out_dir, self.path)
-            if status == 403:
-                return self._send(403, b"forbidden\n", "text/plain; charset=utf-8", head)
-            if target is None:
-                return self._not_found(build_id, head)
-            try:
-                body = target.read_bytes()
-            except OSError:  # swapped away between resolve and read: the next request sees the new site
-                return self._not_found(build_id, head)
-            kind = _TYPES.get(target.suffix) or mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-            if target.suffix == ".html":
-                body = inject_client(body, build_id)
-            self._send(200, body, kind, head)
-
-        def _not_found(self, build_id: int, head: bool) -> None:
-            page = server.site.out_dir / "404.html"
-            body = served_at_root(page.read_bytes()) if page.is_file() else missing_site(server.language)
-            self._send(404, inject_client(body, build_id), "text/html; charset=utf-8", head)
-
-        def _send(self, status: int, body: bytes, kind: str, head: bool) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")  # every reload must see the new build
-            self.end_headers()
-            if not head:
-                self.wfile.write(body)
-
-        def _events(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            client = server.subscribe()
-            try:
-                while not server.stopping:
-                    try:
-                        item = client.get(timeout=15)
-                    except queue.Empty:
-                        self.wfile.write(b": keep-alive\n\n")  # also finds out that a tab was closed
-                        self.wfile.flush()
-                        continue
-                    if item is None:
-                        break
-                    event, data = item
-                    self.wfile.write(f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode())
-                    self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-            finally:
-                server.unsubscribe(client)
-
-    return Handler
-
-
-class EventStream:
-    """A reader of this server's event stream (``/__dev/events``), for the tests and the benchmark.
-
-    It sits next to the writer so the two halves of the framing cannot drift apart.
-    """
-
-    def __init__(self, port: int, timeout: float = 10) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-        self.connection.request("GET", "/__dev/events")
-        self.response = self.connection.getresponse()
-        if not (self.response.getheader("Content-Type") or "").startswith("text/event-stream"):
-            raise ValueError("/__dev/events did not answer with an event stream")
-
-    def next(self) -> tuple[str, dict]:
-        """The next event's name and JSON data (blocks until it arrives)."""
-        event, data = "message", ""
-        while True:
-            line = self.response.fp.readline().decode().rstrip("\n")
-            if line.startswith("event: "):
-                event = line[7:]
-            elif line.startswith("data: "):
-                data += line[6:]
-            elif line == "" and data:
-                return event, json.loads(data)
-
-    def wait_for(self, name: str, seconds: float = 10) -> dict:
-        """The data of the next event called ``name``; AssertionError if none comes in time."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            event, data = self.next()
-            if event == name:
-                return data
-        raise AssertionError(f"no {name} event")
-
-    def close(self) -> None:
-        self.connection.close()

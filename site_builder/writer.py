@@ -9,10 +9,11 @@ microseconds in which the directory is missing, never half-written.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
-import os
 import itertools
+import os
 import shutil
 import threading
 from collections.abc import Callable, Collection
@@ -86,10 +87,8 @@ def update_in_place(files: dict[str, bytes | Path], changed: Collection[str], ou
         target = os.path.join(out_dir, _inside(relative))
         payload = files.get(relative)
         if payload is None:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(target)
-            except FileNotFoundError:
-                pass
             continue
         os.makedirs(os.path.dirname(target), exist_ok=True)
         scratch = f"{target}.tmp-{os.getpid()}"
@@ -107,9 +106,11 @@ def _shared(relative: str) -> bool:
 
 
 def _stored(data: bytes, store: Path) -> str:
-    """The store's copy of ``data`` (made on first use; never written to again)."""
-    blob = os.path.join(store, hashlib.sha256(data).hexdigest())
-    if not os.path.exists(blob):
+    """The store's copy of ``data``: made on first use, and made again when the copy there no longer has
+    the digest it is named by (a site file edited in place edits the store's copy it is linked to)."""
+    digest = hashlib.sha256(data).hexdigest()
+    blob = os.path.join(store, digest)
+    if not _holds(blob, digest):
         os.makedirs(store, exist_ok=True)
         scratch = f"{blob}.{os.getpid()}-{threading.get_ident()}"
         with open(scratch, "wb") as handle:
@@ -117,6 +118,14 @@ def _stored(data: bytes, store: Path) -> str:
         os.chmod(scratch, 0o444)
         os.replace(scratch, blob)
     return blob
+
+
+def _holds(blob: str, digest: str) -> bool:
+    try:
+        with open(blob, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest() == digest
+    except OSError:
+        return False
 
 
 def prune_store(store: Path) -> None:

@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from devclient import EventStream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sitekit import fake_evidence, lesson, time_limit, write_site
@@ -24,9 +25,9 @@ from sitekit import fake_evidence, lesson, time_limit, write_site
 import build
 from site_builder import ContentError, prepare_site, render_site
 from site_builder import write_site as write_output
-from site_builder.incremental import IncrementalSite
+from site_builder.engine import Engine, Output
 from site_builder.markdown import make_markdown
-from site_builder.serve import DevServer, EventStream, EvidenceSource
+from site_builder.serve import DevServer, EvidenceSource
 from site_builder.urls import UnsafeOutputError, allowed_url, check_html, url_problems
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -221,7 +222,7 @@ def dev_server(tmp_path: Path):
     shutil.copytree(FIXTURE, tmp_path / "content")
     evidence = fake_evidence(tmp_path / "figs")
     said: list[str] = []
-    server = DevServer(IncrementalSite(tmp_path, tmp_path / "out", teacher=True), EvidenceSource(lambda: evidence),
+    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True), EvidenceSource(lambda: evidence),
                        watch=[tmp_path / "content"], port=0, log=said.append)
     yield tmp_path, server, said
     server.stop()

@@ -25,7 +25,9 @@ from hypothesis import strategies as st
 from sitekit import SOURCES_YML, fake_evidence, lesson, time_limit, write_site
 
 import build
-from site_builder import ContentError, Evidence, Problem, prepare_site, render_site, write_site as write_output
+from site_builder import ContentError, Evidence, Problem, prepare_site, render_site
+from site_builder import write_site as write_output
+from site_builder.evidence import evidence_from
 from site_builder.urls import url_problems
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
@@ -385,7 +387,7 @@ def hostile_evidence(payload: str, figure_dir: Path) -> Evidence:
                      "width": 10, "height": 10, "inputs": ["exp"]},
              "sketch": {"file": "sketch.svg", "alt": payload, "description": payload, "provenance": "teaching",
                         "width": 10, "height": 10}}
-    return build.evidence_from(results, records, drawn, figure_dir)
+    return evidence_from(results, records, drawn, figure_dir, build.ROOT, "zh-CN")
 
 
 class _Html(HTMLParser):

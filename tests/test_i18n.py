@@ -217,14 +217,14 @@ def test_mark_and_record_problems_read_in_the_course_language(tmp_path):
 
 
 def test_search_link_figure_and_scaffold_messages_read_in_the_course_language(monkeypatch, tmp_path):
-    from site_builder import search, verify
+    from site_builder import search, search_index, verify
     from site_builder.scaffold import new_lesson
 
     import figures.manifest
 
     monkeypatch.setitem(sys.modules, "pagefind.service", None)  # as on a machine without pagefind
     with pytest.raises(search.SearchIndexError) as missing:
-        search._executable()
+        search_index._executable()
     said = missing.value.args[0]
     assert localize(said, "zh-CN") == "没有安装 pagefind 包：pip install 'pagefind[extended]==1.5.2'"
     assert localize(said, "en") == "the pagefind package is not installed: pip install 'pagefind[extended]==1.5.2'"
@@ -241,7 +241,7 @@ def test_search_link_figure_and_scaffold_messages_read_in_the_course_language(mo
 
 
 def test_the_dev_server_page_before_any_build_follows_the_language():
-    from site_builder.serve import missing_site
+    from site_builder.devhttp import missing_site
 
     assert "<h1>构建失败</h1>" in missing_site("zh-CN").decode()
     english = missing_site("en").decode()

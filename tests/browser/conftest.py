@@ -64,7 +64,7 @@ class SiteUnderTest:
 def build_fixture_sites(out: Path, fixture: Path = FIXTURE) -> tuple[Path, Path]:
     """The fixture content with fake evidence (as in the site tests), public site indexed for search."""
     from site_builder import Evidence, FigureInfo, Value, prepare_site, render_site, write_site
-    from site_builder.search import index_site
+    from site_builder.search_index import index_site
 
     figure_dir = out / "figures"
     figure_dir.mkdir(parents=True)
@@ -90,11 +90,9 @@ def build_real_sites(out: Path) -> tuple[Path, Path]:
     """What ``python build.py`` does (measure, draw, prepare, write both sites), but writing into
     ``out``: the repository's _site/ may be rebuilt by someone else (``build.py serve``) meanwhile."""
     import build
-    from site_builder import prepare_site
 
     public, teacher = out / "_site", out / "_site-teacher"
-    evidence, _ = build.measure_and_draw(False)
-    build.write_sites(prepare_site(build.ROOT, evidence), public, teacher)
+    build.build(quiet=True, public=public, teacher=teacher)
     return public, teacher
 
 

@@ -174,7 +174,7 @@ def test_the_status_counts_every_page_found_when_only_the_first_are_listed(tmp_p
 
     from site_builder import prepare_site, render_site
     from site_builder import write_site as write_output
-    from site_builder.search import index_site
+    from site_builder.search_index import index_site
 
     body = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n这一页讲缓存的第 %d 个例子。\n:::\n"
     root = write_site(tmp_path / "course", {f"p{n:02d}": lesson(body % n, front=f"title: 第 {n} 页\n")
