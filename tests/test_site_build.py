@@ -168,6 +168,7 @@ def test_glossary_terms_link_to_their_definition_with_a_hover_card(sites):
     _, public, _ = sites
     html = read(public, "alpha.html")
     link = re.search(r'<a class="term" href="glossary.html#term-kv-cache" data-definition="([^"]*)"[^>]*>KV 缓存</a>', html)
+    # a tag in backticks is text, in the card as on the glossary page
     assert link and link.group(1) == "每层为已处理位置保存的 K 和 V &lt;em&gt;不是标签&lt;/em&gt;。"
     glossary = read(public, "glossary.html")
     assert '<section class="term-entry" id="term-kv-cache"' in glossary
