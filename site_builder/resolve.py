@@ -3,9 +3,9 @@
 A ``ResolvedPage`` holds the page's blocks with teacher material already removed (public
 flavour; ``without_teacher`` is the only place that removes it), the roles its text uses, its
 states with their figure and anchor, its steppers, its pictures, and its source lines with every
-role resolved to plain text. HTML, the published Markdown, the notebook, the zip, the search
-document, the table of contents, the gallery and the backlinks of the generated pages are each
-a function of it; none reads the Markdown again.
+role resolved to its text, written as Markdown text (``markdown_text``). HTML, the published
+Markdown, the notebook, the zip, the search document, the table of contents, the gallery and the
+backlinks of the generated pages are each a function of it; none reads the Markdown again.
 """
 
 from __future__ import annotations
@@ -261,7 +261,8 @@ argument and value is plain text, which the HTML pages escape and the published 
 
 
 def role_text(site: SiteView, name: str, target: str, state_figure: str = "") -> str:
-    """A role as plain text: what the Markdown, the notebook and the search read in its place."""
+    """A role as plain text: what the Markdown, the notebook (escaped by ``markdown_text``) and the search read
+    in its place."""
     evidence = site.evidence
     if name == "mark":
         figure_id, mark_name = resolve_mark(target, state_figure)
