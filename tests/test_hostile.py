@@ -560,5 +560,5 @@ def test_xss_corpus_runs_no_script_in_chromium(xss_outputs, tmp_path, browser):
                 fired.append(f"window.__xss set on {path}")
     finally:
         page.close()
-    assert len(pages) > 60, "the browser pass should load most of the corpus"
+    assert len(pages) > 50, "the browser pass should load most of the corpus (script URLs are refused, not built)"
     assert not fired, "\n".join(fired[:20])
