@@ -18,6 +18,7 @@ from .i18n import _
 from .markdown.source import inline_text, parse_inline
 from .mathrender import MathError, render_math
 from .problems import Problem, suggest
+from .urls import allowed_url, link_problem
 from .yamlnodes import Located, load_located
 
 TERM_KEYS = ("id", "term", "allowed", "forbidden", "definition")
@@ -37,7 +38,8 @@ class Term:
     forbidden: tuple[str, ...]
     """Wordings prose must not use; the check names the preferred term instead."""
     definition: str
-    """One line, shown on the glossary page (Markdown: ``$…$`` is maths) and in the hover card."""
+    """One line of Markdown under prose's inline rules (``$…$`` is maths, links within the site's allowlist,
+    no raw HTML), shown on the glossary page and, as text, in the hover card."""
     line: int
     """Line of the entry in glossary.yml."""
 
@@ -109,13 +111,30 @@ def _load_term(item: Located, path: str, problems: list[Problem]) -> Term | None
         lists[key] = tuple(w.strip() for w in words)
     term = Term(value["id"], value["term"].strip(), lists["allowed"], lists["forbidden"],
                 " ".join(value["definition"].split()), item.line)
-    for tex in term.formulas:  # rendered on the glossary page: bad TeX is the author's to fix, here
-        try:
-            render_math(tex, False)
-        except MathError as error:
-            problems.append(Problem(path, item.children["definition"].line,
-                                    _("cannot render math '{tex}': {error}", tex=tex, error=error.args[0])))
+    problems += _definition_problems(term.definition, path, item.children["definition"].line)
     return term
+
+
+def _definition_problems(definition: str, path: str, line: int) -> list[Problem]:
+    """What the glossary page could not show as written: the definition is rendered there as Markdown,
+    so it follows the rules of a page's prose (no raw HTML, no picture, links within the allowlist)."""
+    found = []
+    for child in parse_inline(definition).children or ():
+        if child.type == "html_inline":
+            found.append(Problem(path, line, _("raw HTML is not allowed in a glossary definition; write Markdown "
+                                               "(*emphasis*, [text](https://…), $maths$); to show a tag as text, "
+                                               "put it in `backticks`")))
+        elif child.type == "image":
+            found.append(Problem(path, line, _("a glossary definition is one line of text: it cannot show a picture")))
+        elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
+            found.append(Problem(path, line, link_problem(str(child.attrGet("href")))))
+        elif child.type == "math_inline":
+            try:  # rendered on the glossary page: bad TeX is the author's to fix, here
+                render_math(child.content, False)
+            except MathError as error:
+                found.append(Problem(path, line, _("cannot render math '{tex}': {error}", tex=child.content,
+                                                   error=error.args[0])))
+    return found
 
 
 def find_term(terms: tuple[Term, ...], wording: str) -> Term | None:
@@ -139,7 +158,8 @@ def forbidden_uses(terms: tuple[Term, ...], text: str) -> list[tuple[str, Term]]
 def _wordings(terms: tuple[Term, ...]) -> tuple[re.Pattern | None, dict[str, tuple[Term, bool]]]:
     """One pattern of every wording, longest first (a regex alternation takes the first alternative
     that matches at a position, and scanning goes on after the match), and wording → (entry, forbidden)."""
-    words = sorted(((w, t, w in t.forbidden) for t in terms for w in (*t.words, *t.forbidden)), key=lambda x: -len(x[0]))
+    words = sorted(((w, t, w in t.forbidden) for t in terms for w in (*t.words, *t.forbidden)),
+                   key=lambda x: -len(x[0]))
     meaning: dict[str, tuple[Term, bool]] = {}
     for word, term, bad in words:
         meaning.setdefault(word, (term, bad))

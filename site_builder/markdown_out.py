@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from .i18n import _
 from .images import Picture
+from .markdown_text import markdown_text, markdown_url
 from .parse import ParsedPage
 from .resolve import ResolvedPage
 
@@ -20,7 +21,7 @@ def page_markdown(page: ResolvedPage, site_url: str = "") -> str:
     name and is not in the site. ``site_url`` goes before it where the Markdown is read away from the
     site (a notebook)."""
     text = "\n".join(text for text, _directive in markdown_lines(page, site_url)).strip("\n")
-    return f"# {page.page.meta.title}\n\n{text}\n"
+    return f"# {markdown_text(page.page.meta.title)}\n\n{text}\n"
 
 
 def markdown_lines(page: ResolvedPage, site_url: str = "") -> list[tuple[str, tuple[str, str, str] | None]]:
@@ -29,7 +30,7 @@ def markdown_lines(page: ResolvedPage, site_url: str = "") -> list[tuple[str, tu
     kept: list[tuple[str, tuple[str, str, str] | None]] = []
     for line in page.lines:
         text = line if isinstance(line, str) else \
-            "".join(p if isinstance(p, str) else site_url + published_image(p) for p in line.pieces)
+            "".join(p if isinstance(p, str) else markdown_url(site_url + published_image(p)) for p in line.pieces)
         if text or (kept and kept[-1][0]):
             kept.append((text, None if isinstance(line, str) else line.directive))
     return kept
@@ -47,10 +48,11 @@ def published_pictures(page: ResolvedPage) -> dict[str, bytes]:
 
 def llms_txt(site_title: str, base_url: str, pages: list[ParsedPage], say: Callable[[str], str] = str) -> str:
     """An index of the Markdown versions of every page (llmstxt.org convention)."""
-    lines = [f"# {site_title}", "", "> " + say(_("The full Markdown of every page (its numbers filled in by this "
-                                                 "build).")), "", "## " + say(_("Pages")), ""]
-    lines += [f"- [{p.meta.title}]({base_url}{p.meta.id}.md)" + (f": {p.meta.summary}" if p.meta.summary else "")
-              for p in pages]
+    lines = [f"# {markdown_text(site_title)}", "",
+             "> " + say(_("The full Markdown of every page (its numbers filled in by this build).")), "",
+             "## " + say(_("Pages")), ""]
+    lines += [f"- [{markdown_text(p.meta.title)}]({markdown_url(f'{base_url}{p.meta.id}.md')})"
+              + (f": {markdown_text(p.meta.summary)}" if p.meta.summary else "") for p in pages]
     return "\n".join(lines) + "\n"
 
 

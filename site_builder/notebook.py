@@ -16,6 +16,7 @@ import nbformat
 from .content import Evidence, Value
 from .i18n import _
 from .markdown_out import markdown_lines
+from .markdown_text import markdown_text
 from .numbers import display
 from .resolve import ResolvedPage
 
@@ -55,7 +56,8 @@ def lesson_notebook(page: ResolvedPage, evidence: Evidence, say: Callable[[str],
     notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"}}
     measured = _measured_by_state(page, evidence)
-    cells = [_markdown_cell(f"# {page.page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
+    cells = [_markdown_cell(f"# {markdown_text(page.page.meta.title)}\n\n"
+                            + say(_intro(sum(len(v) for v in measured.values())))),
              _code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip().replace(
                  "checked = []", f"checked = []\nSAID = {_said(say)!r}", 1))]
     for state_id, prose in _prose_cells(page, site_url, say(_("Caption: {caption}", caption="{caption}"))):

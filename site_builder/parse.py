@@ -16,7 +16,7 @@ from .content import IMAGE_SUFFIXES, PROVENANCES
 from .frontmatter import PageMeta, SplitPage
 from .i18n import _
 from .problems import Problem, invisible_characters, suggest
-from .urls import allowed_url
+from .urls import allowed_url, link_problem
 
 DIRECTIVES = ("state", "more", "teacher")
 STATE_OPTIONS = ("title", "figure", "caption", "provenance")
@@ -220,7 +220,7 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                 elif child.type == "image":
                     problems.append(Problem(path, child.meta["line"], _IMAGE_INLINE))
                 elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
-                    problems.append(Problem(path, child.meta["line"], _link_problem(str(child.attrGet("href")))))
+                    problems.append(Problem(path, child.meta["line"], link_problem(str(child.attrGet("href")))))
 
 
 _CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
@@ -262,14 +262,6 @@ def _image_src_problem(src: str) -> str:
 def image_path(page_path: str, src: str) -> str:
     """The project-relative path of a page's image (``content/pages`` + ``images/x.png``)."""
     return f"{page_path.rsplit('/', 1)[0]}/{src}"
-
-
-def _link_problem(href: str) -> str:
-    if re.match(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:", href):
-        return _("link '{href}' uses a scheme the site does not allow: give a full https:// URL, "
-                 "or link to a page with {{ref}}`id`", href=href)
-    # A relative link that climbs out of the site (../x) or an absolute path on the host (/etc).
-    return _("link '{href}' leaves the site: link to a page with {{ref}}`id`, or give a full https:// URL", href=href)
 
 
 def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt,

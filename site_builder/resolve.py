@@ -3,9 +3,9 @@
 A ``ResolvedPage`` holds the page's blocks with teacher material already removed (public
 flavour; ``without_teacher`` is the only place that removes it), the roles its text uses, its
 states with their figure and anchor, its steppers, its pictures, and its source lines with every
-role resolved to plain text. HTML, the published Markdown, the notebook, the zip, the search
-document, the table of contents, the gallery and the backlinks of the generated pages are each
-a function of it; none reads the Markdown again.
+role resolved to its text, written as Markdown text (``markdown_text``). HTML, the published
+Markdown, the notebook, the zip, the search document, the table of contents, the gallery and the
+backlinks of the generated pages are each a function of it; none reads the Markdown again.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .content import BADGE_TEXT, Content, Evidence, FigureInfo
 from .i18n import _, localize
 from .images import Picture
 from .markdown.source import picture_address, role_pieces
+from .markdown_text import markdown_text
 from .numbers import display
 from .parse import ParsedPage, StateSource, image_path
 
@@ -72,7 +73,7 @@ class Line:
     pieces: tuple[str | Picture, ...]
     """Its text with roles resolved; a picture stands for its published file's address."""
     directive: tuple[str, str, str] | None = None
-    """On a line of directive syntax: (name, ``open``/``close``/option key, argument or value, roles resolved)."""
+    """On a line of directive syntax: (name, ``open``/``close``/option key, argument or value as Markdown)."""
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,9 @@ class ResolvedPage:
     uses: tuple[Use, ...]
     """Every role of the flavour's text, in order."""
     lines: tuple[str | Line, ...]
-    """The source lines the flavour republishes, in order, roles resolved (a ``Line`` where there is a
-    picture or directive syntax)."""
+    """The source lines the flavour republishes as Markdown, in order, each role replaced by its text written
+    as Markdown (``markdown_text``), as is a directive's plain-text argument or value (a ``Line`` where there
+    is a picture or directive syntax)."""
     pictures: tuple[Picture, ...]
     """The pictures it shows, each once."""
     shown: dict[str, str]
@@ -229,26 +231,38 @@ def _lines(site: SiteView, page: ParsedPage, hidden: frozenset[int],
     pictures = {line - 1: site.images.get(image_path(page.meta.path, src)) for src, line in page.images}
     syntax = {line: (name, part, value) for line, name, part, value in page.directive_lines}
 
-    def text(piece: str, number: int) -> str:
+    def text(piece: str, number: int, role: Callable[[str], str] = markdown_text) -> str:
+        """``piece`` with each role replaced by ``role`` of its text (by default: as Markdown that reads as it)."""
         if "`" not in piece:  # most lines hold no role: skip the search for one
             return piece
-        return "".join(p if isinstance(p, str) else role_text(site, *p, figures[number]) for p in role_pieces(piece))
+        return "".join(p if isinstance(p, str) else role(role_text(site, *p, figures[number]))
+                       for p in role_pieces(piece))
 
-    lines = []
+    lines: list[str | Line] = []
     for number, line in enumerate(source):
         if number in hidden:
             continue
-        span = picture_address(line) if pictures.get(number) else None
-        pieces = (text(line[:span[0]], number), pictures[number], text(line[span[1]:], number)) if span \
-            else (text(line, number),)
-        directive = syntax.get(number)
-        lines.append(Line(pieces, directive and (*directive[:2], text(directive[2], number)))
-                     if span or directive else pieces[0])
+        if number in syntax:
+            name, part, value = syntax[number]
+            shown = text(value, number) if (name, part) in _MARKDOWN_OPTIONS \
+                else markdown_text(text(value, number, str))
+            at = line.rfind(value)  # the parser stripped the value from the end of the line
+            lines.append(Line((line[:at] + shown + line[at + len(value):],), (name, part, shown)))
+        elif pictures.get(number) and (span := picture_address(line)):
+            lines.append(Line((text(line[:span[0]], number), pictures[number], text(line[span[1]:], number))))
+        else:
+            lines.append(text(line, number))
     return tuple(lines)
 
 
+_MARKDOWN_OPTIONS = frozenset({("state", "caption")})
+"""Directive options whose value is Markdown (the parse stage checks a state's caption as prose); every other
+argument and value is plain text, which the HTML pages escape and the published Markdown too."""
+
+
 def role_text(site: SiteView, name: str, target: str, state_figure: str = "") -> str:
-    """A role as plain text: what the Markdown, the notebook and the search read in its place."""
+    """A role as plain text: what the Markdown, the notebook (escaped by ``markdown_text``) and the search read
+    in its place."""
     evidence = site.evidence
     if name == "mark":
         figure_id, mark_name = resolve_mark(target, state_figure)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import html
 import re
 
+from .i18n import _
+
 ALLOWED_SCHEMES = ("https", "http", "mailto")
 """Schemes a link or resource may use; everything else must be a path inside the site."""
 URL_ATTRIBUTES = frozenset({"href", "src", "xlink:href", "action", "formaction", "poster", "data", "background",
@@ -54,6 +56,15 @@ def allowed_url(url: str, *, images: bool = False) -> bool:
     if scheme:
         return scheme.group(1).lower() in ALLOWED_SCHEMES
     return site_path(seen)
+
+
+def link_problem(href: str) -> str:
+    """What to tell the author of a link that ``allowed_url`` refuses (in a page or a glossary definition)."""
+    if re.match(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:", href):
+        return _("link '{href}' uses a scheme the site does not allow: give a full https:// URL, "
+                 "or link to a page with {{ref}}`id`", href=href)
+    # A relative link that climbs out of the site (../x) or an absolute path on the host (/etc).
+    return _("link '{href}' leaves the site: link to a page with {{ref}}`id`, or give a full https:// URL", href=href)
 
 
 def site_path(url: str) -> bool:
