@@ -31,20 +31,20 @@ WORKERS = 2
 
 def LANGUAGE() -> str:  # noqa: N802 (read when needed: a teacher may change site.yml)
     """The course's language (site.yml ``language``): teacher-facing messages are printed in it."""
-    from site_builder.i18n import course_language
+    from site_builder.vocabulary.i18n import course_language
 
     return course_language(ROOT)
 
 
 def _(msgid: str, /, **params):
-    from site_builder.i18n import Text
+    from site_builder.vocabulary.i18n import Text
 
     return Text(msgid, **params)
 
 
 def say(text: str, file=None) -> None:
     """Print a message in the course's language."""
-    from site_builder.i18n import localize
+    from site_builder.vocabulary.i18n import localize
 
     print(localize(text, LANGUAGE()), file=file)
 
@@ -71,9 +71,9 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
 
     import figures
     import lessonmodel
-    from site_builder import ContentError, Problem
-    from site_builder.evidence import evidence_from
-    from site_builder.load import load_content
+    from site_builder.load.evidence import evidence_from
+    from site_builder.load.loader import load_content
+    from site_builder.vocabulary.problems import ContentError, Problem
 
     step = progress or (lambda label: nullcontext())
     content, problems = load_content(ROOT)
@@ -101,7 +101,7 @@ def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None
 def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
     """Measure, draw, then build both sites (the engine's report, with no prepared site when nothing
     changed) and what was measured. ``clean`` (``check``) keeps nothing: everything is made anew."""
-    from site_builder.commands import build_sites
+    from site_builder.serve.commands import build_sites
 
     started = time.perf_counter()
     measured = measure_all(clean)
@@ -123,7 +123,7 @@ def check(report_dir: Path | None = None) -> int:
 
     import figures
     from figures.report import write_report
-    from site_builder.verify import verify_output
+    from site_builder.write.verify import verify_output
 
     shutil.rmtree(CACHE / "figures-clean", ignore_errors=True)
     report, measured = build(clean=True)
@@ -171,7 +171,7 @@ def accept_figures() -> int:
 
 def print_evidence(figure_dir: str) -> None:
     """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
-    from site_builder.evidence import answer
+    from site_builder.load.evidence import answer
 
     answer(lambda progress: measure_and_draw(progress=progress, figure_dir=Path(figure_dir))[0], LANGUAGE())
 
@@ -179,8 +179,8 @@ def print_evidence(figure_dir: str) -> None:
 def serve(host: str, port: int, teacher: bool) -> int:
     """Build one site into this server's own folder and rebuild it on every save until Ctrl-C; a busy
     port is said in one line before anything is built or written."""
-    from site_builder.commands import serve_site
-    from site_builder.devhttp import PortBusy
+    from site_builder.serve.commands import serve_site
+    from site_builder.serve.devhttp import PortBusy
 
     try:
         serve_site(ROOT, CACHE, host, port, teacher, "build.print_evidence",
@@ -195,7 +195,7 @@ def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
     """Scaffold a lesson, a figure or an experiment, registered in its one place (see README, extending)."""
     try:
         if kind == "lesson":
-            from site_builder.scaffold import new_lesson
+            from site_builder.serve.scaffold import new_lesson
 
             made = new_lesson(ROOT, new_id)
             say(_("created {path} and listed '{id}' in content/site.yml; see it with: python build.py serve",
@@ -220,8 +220,8 @@ def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
     import figures
     from figures.scaffold import new_figure
     from lessonmodel.runner import EXPERIMENTS
-    from site_builder.i18n import catalog_name
-    from site_builder.problems import suggest
+    from site_builder.vocabulary.i18n import catalog_name
+    from site_builder.vocabulary.problems import suggest
 
     for name in inputs:
         if name not in EXPERIMENTS:
@@ -235,7 +235,7 @@ LISTS = ("values", "figures", "sources", "terms")
 
 def list_assets(what: str) -> int:
     """Print what a page may cite, one line each: the ids to copy into a lesson."""
-    from site_builder.commands import print_list
+    from site_builder.serve.commands import print_list
 
     if what == "figures":
         import figures
@@ -273,8 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         return new(args.kind, args.id, tuple(args.inputs))
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
-    from site_builder import ContentError
-    from site_builder.search import SearchIndexError
+    from site_builder.render.search import SearchIndexError
+    from site_builder.vocabulary.problems import ContentError
 
     try:
         if args.command == "check":

@@ -24,8 +24,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from sitekit import fake_evidence  # noqa: E402
 
-from site_builder import devhttp, serve  # noqa: E402
-from site_builder.engine import Engine, Output  # noqa: E402
+from site_builder.engine.builder import Engine, Output  # noqa: E402
+from site_builder.serve import devhttp
+from site_builder.serve import server as serve
 
 TIMEOUT_S = 10
 

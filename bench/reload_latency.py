@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from site_builder import Evidence, FigureInfo, Value  # noqa: E402
-from site_builder.engine import Engine, Output  # noqa: E402
-from site_builder.evidence import in_fresh_process  # noqa: E402
-from site_builder.serve import DevServer, EvidenceSource  # noqa: E402
+from site_builder.engine.builder import Engine, Output  # noqa: E402
+from site_builder.load.content import Evidence, FigureInfo, Value
+from site_builder.load.evidence import in_fresh_process  # noqa: E402
+from site_builder.serve.server import DevServer, EvidenceSource  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
 from devclient import EventStream  # noqa: E402

@@ -8,7 +8,7 @@ without lessonmodel and figures (the corpus cites no values or figures; Evidence
 ``--teacher`` writes both sites as the real build does (in parallel, with the search index).
 Prints one JSON line of phase times.
 
-``incremental``: the dev server's path (site_builder.engine.Engine, serving): one
+``incremental``: the dev server's path (site_builder.engine.builder.Engine, serving): one
 untimed build, then ``--edits`` times append a sentence to the middle page and rebuild,
 printing the seconds of each rebuild (load, parse what changed, check, render what changed, write).
 """
@@ -25,7 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from site_builder import Evidence, prepare_site, render_site, write_site  # noqa: E402
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import Evidence
+from site_builder.write.writer import write_site
 
 
 def full(project: Path, out: Path, teacher: bool) -> dict[str, float]:
@@ -39,8 +41,8 @@ def full(project: Path, out: Path, teacher: bool) -> dict[str, float]:
     times["prepare_s"] = time.perf_counter() - started
     mark = time.perf_counter()
     if teacher:
-        from site_builder.engine import Engine, Output
-        from site_builder.search_index import IndexJob
+        from site_builder.engine.builder import Engine, Output
+        from site_builder.render.search_index import IndexJob
 
         outputs = (Output(False, out, finish=lambda prepared: IndexJob(prepared, build.CACHE / "search").place),
                    Output(True, out.with_name(out.name + "-teacher")))
@@ -55,7 +57,7 @@ def full(project: Path, out: Path, teacher: bool) -> dict[str, float]:
 
 
 def incremental(project: Path, out: Path, edits: int) -> dict[str, object]:
-    from site_builder.engine import Engine, Output
+    from site_builder.engine.builder import Engine, Output
 
     site = Engine(project, (Output(False, out),), serving=True)
     first = site.build(Evidence())

@@ -8,7 +8,7 @@ import time
 
 
 class EventStream:
-    """A reader of the server-sent events that ``site_builder/serve.py`` (``_events``) writes."""
+    """A reader of the server-sent events that ``site_builder/serve/server.py`` (``_events``) writes."""
 
     def __init__(self, port: int, timeout: float = 10) -> None:
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)

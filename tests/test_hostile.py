@@ -25,10 +25,12 @@ from hypothesis import strategies as st
 from sitekit import SOURCES_YML, fake_evidence, lesson, time_limit, write_site
 
 import build
-from site_builder import ContentError, Evidence, Problem, prepare_site, render_site
-from site_builder import write_site as write_output
-from site_builder.evidence import evidence_from
-from site_builder.urls import url_problems
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import Evidence
+from site_builder.load.evidence import evidence_from
+from site_builder.vocabulary.problems import ContentError, Problem
+from site_builder.vocabulary.urls import url_problems
+from site_builder.write.writer import write_site as write_output
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 ALPHA = (FIXTURE / "pages" / "alpha.md").read_text(encoding="utf-8")

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from sitekit import fake_evidence
 
-from site_builder import ContentError, prepare_site, render_site
-from site_builder.engine import Engine, Output
+from site_builder.engine.builder import Engine, Output
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.vocabulary.problems import ContentError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 

@@ -16,9 +16,11 @@ import figures
 from figures.marks import MarkError, data_box, mark
 from figures.runner import render
 from figures.spec import Figure
-from site_builder import ContentError, FigureMark, prepare_site, render_site
-from site_builder.engine import Engine
-from site_builder.positions import PositionWord, position_words, word_holds
+from site_builder.engine.builder import Engine
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import FigureMark
+from site_builder.parse.positions import PositionWord, position_words, word_holds
+from site_builder.vocabulary.problems import ContentError
 
 P = "content/pages/x.md"
 # A figure with a block across the top, a box in the bottom left and one at the far right.
@@ -211,7 +213,7 @@ def test_build_reports_a_figure_mark_error_as_a_problem_before_writing(monkeypat
 def test_marks_survive_the_dev_servers_fresh_process_round_trip(tmp_path):
     import json
 
-    from site_builder.evidence import evidence_from_json, evidence_to_json
+    from site_builder.load.evidence import evidence_from_json, evidence_to_json
 
     original = evidence(tmp_path)
     again = evidence_from_json(json.loads(json.dumps(evidence_to_json(original))))

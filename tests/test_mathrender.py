@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.mathfont import subset_font
-from site_builder.mathrender import MATHML_NS, MathError, render_math
+from site_builder.markdown.mathrender import MATHML_NS, MathError, render_math
+from site_builder.render.mathfont import subset_font
 
 STATIC = Path(__file__).resolve().parents[1] / "site_builder" / "static" / "math"
 
@@ -172,7 +172,7 @@ def test_subset_is_byte_identical():
 
 
 def test_a_damaged_subset_kept_on_disk_is_made_again(tmp_path, monkeypatch):
-    from site_builder import mathfont
+    from site_builder.render import mathfont
 
     monkeypatch.setattr(mathfont, "CACHE_DIR", tmp_path)
     mathfont.math_font.cache_clear()

@@ -23,7 +23,7 @@ BUILD = textwrap.dedent("""
     sys.path[:0] = [{root!r}, {tests!r}]
     from pathlib import Path
     from sitekit import fake_evidence
-    from site_builder.engine import Engine, Output
+    from site_builder.engine.builder import Engine, Output
     project, out, store, teacher = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4] == "1"
     engine = Engine(project, (Output(teacher, out),), store=store, assets=project / "assets")
     report = engine.build(fake_evidence(project / "figs"))
@@ -103,8 +103,8 @@ def test_generated_pages_are_kept_until_what_they_list_changes(project, monkeypa
     """numbers.html, sources.html … are rendered again only when an input they show changed."""
     from sitekit import fake_evidence
 
-    from site_builder import engine
-    from site_builder.pipeline import GENERATED
+    from site_builder.engine import builder as engine
+    from site_builder.engine.pipeline import GENERATED
 
     out, state = project / "out", project / "store"
     skipped = []
@@ -155,7 +155,7 @@ def test_shared_assets_are_one_file_in_both_sites(project):
     build(project, public, project / "p-store")
     build(project, teacher, project / "t-store", teacher=True)
     css_public, css_teacher = public / "static" / "site.css", teacher / "static" / "site.css"
-    from site_builder.pipeline import compact_css
+    from site_builder.engine.pipeline import compact_css
 
     source = (ROOT / "site_builder" / "static" / "site.css").read_text("utf-8")
     assert css_public.read_bytes() == compact_css(source).encode()
@@ -179,7 +179,7 @@ def test_an_asset_edited_in_place_in_one_site_is_written_again_into_both(project
 
 def test_every_download_of_a_lesson_belongs_to_it():
     """A kept page keeps all its files: a download left out of its list vanished from the next build."""
-    from site_builder.engine import _owned
+    from site_builder.engine.builder import _owned
 
     files = dict.fromkeys(("r55.html", "r55.md", "r55.source.html", "downloads/r55.zip", "downloads/r55.ipynb",
                            "figures/r55-b0.svg"), b"")
@@ -193,9 +193,9 @@ def test_parsed_pages_are_kept_between_processes_under_their_source(project, mon
 
     from sitekit import fake_evidence
 
-    from site_builder import engine
-    from site_builder.load import load_content
-    from site_builder.pipeline import parse_sources
+    from site_builder.engine import builder as engine
+    from site_builder.engine.pipeline import parse_sources
+    from site_builder.load.loader import load_content
 
     parsed = []
     parse_source = engine.parse_source

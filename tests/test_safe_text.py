@@ -3,7 +3,7 @@
 Glossary definitions are Markdown under prose's rules (raw HTML and links outside the allowlist are
 ``content/glossary.yml:LINE`` errors); what the build itself writes into the published Markdown, the
 notebook, ``llms.txt`` and the source view (titles, summaries, state titles, role texts, mark labels,
-``base_url``) goes through one escaping rule (site_builder/markdown_text.py) and the URL allowlist.
+``base_url``) goes through one escaping rule (site_builder/resolve/markdown_text.py) and the URL allowlist.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ from markdown_it import MarkdownIt
 from PIL import Image
 from sitekit import fake_evidence, lesson, write_site
 
-from site_builder import ContentError, FigureMark, prepare_site, render_site
-from site_builder.markdown_text import markdown_text, markdown_url
-from site_builder.urls import UnsafeOutputError, allowed_url
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import FigureMark
+from site_builder.resolve.markdown_text import markdown_text, markdown_url
+from site_builder.vocabulary.problems import ContentError
+from site_builder.vocabulary.urls import UnsafeOutputError, allowed_url
 
 STATE = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n正文。\n:::\n"
 FIRST = "- id: a\n  term: 甲\n  definition: 第一条。\n"  # lines 1–3: the entry under test starts on line 4

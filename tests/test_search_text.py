@@ -8,8 +8,10 @@ from pathlib import Path
 
 from sitekit import fake_evidence
 
-from site_builder import prepare_site, render_site, search, search_index, write_site
-from site_builder.verify import verify_output
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.render import search, search_index
+from site_builder.write.verify import verify_output
+from site_builder.write.writer import write_site
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic"
 TEACHER_PHRASE = "先指左边的方框再指右边的箭头然后翻页"  # in alpha.md's teacher note

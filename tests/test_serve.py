@@ -11,11 +11,11 @@ import pytest
 from devclient import EventStream
 from sitekit import fake_evidence
 
-from site_builder import prepare_site, render_site
-from site_builder.devhttp import resolve_request
-from site_builder.engine import Engine, Output
-from site_builder.scaffold import add_page_id, new_lesson
-from site_builder.serve import DevServer, EvidenceSource
+from site_builder.engine.builder import Engine, Output
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.serve.devhttp import resolve_request
+from site_builder.serve.scaffold import add_page_id, new_lesson
+from site_builder.serve.server import DevServer, EvidenceSource
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from sitekit import fake_evidence
 
-from site_builder import ContentError, prepare_site, render_site, write_site
-from site_builder.verify import verify_output
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.vocabulary.problems import ContentError
+from site_builder.write.verify import verify_output
+from site_builder.write.writer import write_site
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic"
 TEACHER_PHRASE = "先指左边的方框再指右边的箭头然后翻页"
