@@ -94,13 +94,11 @@ REAL_MODELS: tuple[PublishedConfig, ...] = (
 
 def per_token_bytes(model: PublishedConfig, bytes_per_element: int = FP16_BYTES) -> int:
     """KV bytes one token adds to one sequence's cache."""
-    return kv_cache_bytes(model.n_layers, 1, 1, model.n_kv_heads, model.d_head, bytes_per_element)
+    return context_bytes(model, 1, bytes_per_element)
 
 
 def context_bytes(
     model: PublishedConfig, tokens: int, bytes_per_element: int = FP16_BYTES
 ) -> int:
     """KV bytes of one sequence holding `tokens` tokens."""
-    return kv_cache_bytes(
-        model.n_layers, 1, tokens, model.n_kv_heads, model.d_head, bytes_per_element
-    )
+    return kv_cache_bytes(model.n_layers, 1, tokens, model.n_kv_heads, model.d_head, bytes_per_element)
