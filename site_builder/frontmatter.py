@@ -22,7 +22,6 @@ class PageMeta:
     id: str
     """Page id: the file's stem unless front matter sets ``id``; the output is ``<id>.html``."""
     title: str
-    """Page title."""
     kind: str
     """``lesson``, ``article`` or ``index``."""
     path: str
@@ -38,7 +37,6 @@ class SplitPage:
     """A page source split into validated front matter and Markdown body."""
 
     meta: PageMeta
-    """The validated front matter."""
     body: str
     """The Markdown after the front matter, with the front matter lines blanked."""
 
