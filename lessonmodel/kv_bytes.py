@@ -44,7 +44,7 @@ class PublishedConfig:
     native_context: int
     """Context length the model was released with."""
     source: str
-    """Where the numbers come from (research/facts.md §3)."""
+    """Where the numbers come from: the published config.json or paper, and what it states."""
     n_params: float = 0
     """Parameter count where a cited source states it (0: not used)."""
 
@@ -89,7 +89,7 @@ REAL_MODELS: tuple[PublishedConfig, ...] = (
         "(one K and one V head)",
     ),
 )
-"""Real configurations used in the kv-bytes lesson (research/facts.md §3)."""
+"""Real configurations used in the kv-bytes lesson, each with its source."""
 
 
 def per_token_bytes(model: PublishedConfig, bytes_per_element: int = FP16_BYTES) -> int:
