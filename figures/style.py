@@ -96,17 +96,14 @@ RC: dict[str, Any] = {
     "svg.fonttype": "path",  # glyphs as paths: the SVG needs no installed CJK font
     "svg.hashsalt": "lesson-figures",  # fixed ids: byte-identical SVG across runs
     "path.simplify": True,
-    "axes.prop_cycle": None,  # filled in by rc() (needs matplotlib's cycler)
 }
 
 
 def rc() -> dict[str, Any]:
-    """The rcParams every figure is drawn under (imports matplotlib)."""
+    """The rcParams every figure is drawn under: ``RC`` and the colour cycle (imports matplotlib's cycler)."""
     from cycler import cycler
 
-    params = dict(RC)
-    params["axes.prop_cycle"] = cycler(color=[BLUE, ORANGE, GREEN, VERMILION, SKY, PURPLE, BLACK])
-    return params
+    return RC | {"axes.prop_cycle": cycler(color=[BLUE, ORANGE, GREEN, VERMILION, SKY, PURPLE, BLACK])}
 
 
 def card(fig: Any) -> None:
@@ -118,12 +115,8 @@ def card(fig: Any) -> None:
 
 def tag(fig: Any, provenance: str) -> None:
     """The small corner label that says what kind of figure this is (from its provenance only)."""
-    label = TAG_TEXT[provenance]
-    fig.text(
-        0.985, 0.985, label, ha="right", va="top", fontsize=FS_TAG, color=MUTED,
-        fontweight="bold",
-        bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN},
-    )
+    fig.text(0.985, 0.985, TAG_TEXT[provenance], ha="right", va="top", fontsize=FS_TAG, color=MUTED,
+             fontweight="bold", bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN})
 
 
 def sketch_axes(fig: Any, width: float, height: float, rect: tuple[float, ...] = (0, 0, 1, 1)) -> Any:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lessonmodel.config import ModelConfig
-from lessonmodel.result import ROUNDING, ROUNDING_ATOL, ROUNDING_RTOL, VALUE_CLASSES, Experiment, result_document
+from lessonmodel.result import ROUNDING, ROUNDING_TOLERANCE, VALUE_CLASSES, Experiment, result_document
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -109,7 +109,7 @@ def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
     return {
         "source_hash": src_hash,
         "value_classes": {name: {"meaning": meaning}
-                          | ({"rtol": ROUNDING_RTOL, "atol": ROUNDING_ATOL} if name == ROUNDING else {})
+                          | (ROUNDING_TOLERANCE if name == ROUNDING else {})
                           for name, meaning in VALUE_CLASSES.items()},
         "experiments": {
             name: run_experiment(name, cache_dir, DEFAULT_CONFIG, src_hash)

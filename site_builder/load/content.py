@@ -55,7 +55,6 @@ class SourceFile:
     path: str
     """Path relative to the project root, used in messages."""
     text: str
-    """The file's text (UTF-8)."""
 
 
 @dataclass(frozen=True)
@@ -65,13 +64,11 @@ class Source:
     id: str
     """Stable id, used by ``{src}`` and as the anchor on the sources page."""
     title: str
-    """Title of the work."""
     line: int
     """Line of the entry in sources.yml, for messages."""
     authors: str = ""
     """Authors, as they should be printed."""
     year: str = ""
-    """Year of publication."""
     url: str = ""
     """Public URL; empty for internal records."""
     checked: str = ""
@@ -137,7 +134,6 @@ class FigureInfo:
     file: str
     """File name inside the site's ``figures/`` folder."""
     alt: str
-    """Short alternative text."""
     description: str
     """Longer text description of what the figure shows."""
     provenance: str
@@ -188,13 +184,10 @@ class Content:
     """Everything under ``content/``, read but not yet interpreted."""
 
     config: SiteConfig
-    """The site config."""
     pages: tuple[SourceFile, ...]
     """Page sources in site order."""
     sources: tuple[Source, ...]
-    """The source registry."""
     records: tuple[Record, ...]
-    """Historical records."""
     glossary: tuple[Term, ...] = ()
     """``content/glossary.yml``: preferred terms, variants and definitions (optional file)."""
     images: tuple[ImageFile, ...] = ()

@@ -11,7 +11,7 @@ from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem
 
 # libyaml's parser when PyYAML was built with it: front matter of a thousand pages parses 5× faster.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def load_located(text: str, path: str, first_line: int = 1) -> tuple[Located | N
 
 def _compose(text: str) -> yaml.Node | None:
     try:
-        return yaml.compose(text, Loader=_LOADER)
+        return yaml.compose(text, Loader=LOADER)
     except yaml.YAMLError:
         # libyaml is fast but terse; errors are rare, so let the Python parser word the message.
         return yaml.compose(text, Loader=yaml.SafeLoader)
@@ -80,7 +80,7 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
 
 
 def _construct(node: yaml.Node) -> Any:
-    loader = _LOADER("")
+    loader = LOADER("")
     try:
         return loader.construct_object(node, deep=True)
     except yaml.YAMLError:
