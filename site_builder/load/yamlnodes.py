@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
 
-from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.i18n import DEFAULT_LANGUAGE, _
 from site_builder.vocabulary.problems import Problem
 
 # libyaml's parser when PyYAML was built with it: front matter of a thousand pages parses 5× faster.
@@ -90,3 +91,13 @@ def _construct(node: yaml.Node) -> Any:
                                                 node.start_mark) from None
     finally:
         loader.dispose()
+
+
+def course_language(root: Path, content_dir: str = "content") -> str:
+    """The ``language`` of site.yml, read leniently: messages about a broken site.yml need a language too."""
+    try:
+        data = yaml.load((root / content_dir / "site.yml").read_text(encoding="utf-8-sig"), Loader=LOADER)
+    except (OSError, ValueError, yaml.YAMLError):
+        return DEFAULT_LANGUAGE
+    language = data.get("language") if isinstance(data, dict) else None
+    return language if isinstance(language, str) and language.strip() else DEFAULT_LANGUAGE

@@ -114,20 +114,6 @@ def localize(text: str, language: str) -> str:
     return text.localized(translations(language).gettext) if isinstance(text, Text) else str(text)
 
 
-def course_language(root: Path, content_dir: str = "content") -> str:
-    """The ``language`` of site.yml, read leniently: messages about a broken site.yml need a language too."""
-    import yaml
-
-    from .yamlnodes import LOADER  # here, not at the top: yamlnodes imports this module
-
-    try:
-        data = yaml.load((root / content_dir / "site.yml").read_text(encoding="utf-8-sig"), Loader=LOADER)
-    except (OSError, ValueError, yaml.YAMLError):
-        return DEFAULT_LANGUAGE
-    language = data.get("language") if isinstance(data, dict) else None
-    return language if isinstance(language, str) and language.strip() else DEFAULT_LANGUAGE
-
-
 def install(env: Any, language: str) -> None:
     """Give a Jinja environment (with ``jinja2.ext.i18n``) the catalog of ``language``.
 
