@@ -28,7 +28,7 @@ from typing import Any
 
 from figures.marks import mark_boxes
 from figures.spec import Figure
-from figures.style import TAG_TEXT
+from site_builder.vocabulary.provenance import corner_label
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
 # invalid inline HTML and says nothing a reader needs.
@@ -174,7 +174,7 @@ def _cached(cache_dir: Path, key: str) -> tuple[bytes, bytes, dict[str, Any]] | 
 def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": f"{figure.id}.svg", "dark_file": f"{figure.id}.dark.svg", "alt": figure.alt,
             "description": figure.description,
-            "provenance": figure.provenance, "label": TAG_TEXT[figure.provenance], "inputs": list(figure.inputs),
+            "provenance": figure.provenance, "label": corner_label(figure.provenance), "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
             "marks": meta.get("marks", {})}
 

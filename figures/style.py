@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from site_builder.vocabulary.provenance import corner_label
+
 # Okabe–Ito: distinguishable under the common colour-vision deficiencies.
 # Colour never carries meaning alone: every coloured thing is also labelled.
 BLACK = "#000000"
@@ -63,7 +65,6 @@ SIZE_TALL = (WIDTH_IN, 720 / 96)
 
 # What the corner tag says for each provenance: text, never colour alone. The site's badge says the
 # same words (site_builder.load.content.BADGE_TEXT; the build checks they agree).
-TAG_TEXT = {"teaching": "教学示意", "computed": "公式计算", "measured": "模型实测", "record": "历史记录"}
 
 RC: dict[str, Any] = {
     "font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
@@ -115,7 +116,7 @@ def card(fig: Any) -> None:
 
 def tag(fig: Any, provenance: str) -> None:
     """The small corner label that says what kind of figure this is (from its provenance only)."""
-    fig.text(0.985, 0.985, TAG_TEXT[provenance], ha="right", va="top", fontsize=FS_TAG, color=MUTED,
+    fig.text(0.985, 0.985, corner_label(provenance), ha="right", va="top", fontsize=FS_TAG, color=MUTED,
              fontweight="bold", bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN})
 
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
-from site_builder.load.content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, FigureMark, Value
+from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
 from site_builder.load.glossary import find_term, forbidden_uses
 from site_builder.load.value_text import check_value_text
 from site_builder.markdown.mathrender import MathError, render_math
@@ -17,6 +17,7 @@ from site_builder.parse.positions import describe, position_words, word_holds
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.numbers import agrees, format_number
 from site_builder.vocabulary.problems import Problem, suggest
+from site_builder.vocabulary.provenance import BADGE_TEXT, PROVENANCES
 
 LANGUAGES = ("zh-CN", "en")
 """The languages of the catalogs (site_builder/locales)."""

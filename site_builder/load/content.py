@@ -11,26 +11,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from site_builder.load.value_text import ValueText
-from site_builder.vocabulary.i18n import _
 
 if TYPE_CHECKING:
     from site_builder.load.glossary import Term
 
-PROVENANCES = ("teaching", "computed", "measured", "record")
-"""Where something a reader sees comes from, weakest claim first: a sketch; a formula applied to
-declared inputs (published configs); this build's model run; a result recorded earlier."""
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 """Picture files a page may show with ``![alt](path)``."""
-
-BADGE_TEXT = {
-    "teaching": _("teaching sketch, not measured"),
-    "computed": _("computed by formula, not measured"),
-    "measured": _("measured by the model"),
-    "record": _("historical record"),
-}
-"""The text of the provenance badge; provenance is text, never colour alone. A figure's corner
-label is drawn from the same provenance, and the build checks that the two texts agree."""
-
 
 @dataclass(frozen=True)
 class SiteConfig:

@@ -12,10 +12,11 @@ from dataclasses import dataclass, replace
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from site_builder.load.content import IMAGE_SUFFIXES, PROVENANCES
+from site_builder.load.content import IMAGE_SUFFIXES
 from site_builder.load.frontmatter import PageMeta, SplitPage
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
+from site_builder.vocabulary.provenance import PROVENANCES
 from site_builder.vocabulary.urls import allowed_url, link_problem
 
 DIRECTIVES = ("state", "more", "teacher")
