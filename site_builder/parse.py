@@ -15,10 +15,10 @@ from markdown_it.token import Token
 from .content import IMAGE_SUFFIXES, PROVENANCES
 from .frontmatter import PageMeta, SplitPage
 from .i18n import _
+from .markdown.directives import DIRECTIVES
 from .problems import Problem, invisible_characters, suggest
 from .urls import allowed_url
 
-DIRECTIVES = ("state", "more", "teacher")
 STATE_OPTIONS = ("title", "figure", "caption", "provenance")
 _STATE_ID = re.compile(r"^b(\d+)$")
 
@@ -114,6 +114,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
     tokens = md.parse(page.body, env)
     if "nesting_limit" in env:
         problems.append(Problem(meta.path, env["nesting_limit"], _TOO_DEEP))
+    problems += [Problem(meta.path, line, message) for line, message in env.get("near_misses", ())]
     _check_tokens(tokens, meta.path, problems)
     blocks, run, state_ids = [], [], []
     i = 0
@@ -241,7 +242,8 @@ def image_problems(image: dict, path: str) -> list[Problem]:
     src, line, found = image["src"], image["line"], []
     if not image["alt"]:
         found.append(Problem(path, line, _("image '{src}' has no alt text: write what it shows for readers who "
-                                           "cannot see it, as in '![a photo of a GPU board](images/gpu.jpg)'", src=src)))
+                                           "cannot see it, as in '![a photo of a GPU board](images/gpu.jpg)'",
+                                           src=src)))
     if (wrong := _image_src_problem(src)):
         found.append(Problem(path, line, _("image '{src}' ", src=src) + wrong))
     return found
