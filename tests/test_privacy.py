@@ -96,3 +96,19 @@ def test_directive_syntax_shown_in_a_code_block_is_allowed(tmp_path):
     page = lesson(_STATE + "\n````markdown\n```{teacher}\n::: {teacher}\n::::{teacher}\n````\n")
     prepared = prepare_site(write_site(tmp_path, {"x": page}), fake_evidence(tmp_path / "figures"))
     assert "::: {teacher}" in render_site(prepared, teacher=False)["x.md"].decode()
+
+
+def test_a_ref_from_public_text_to_a_heading_in_a_teacher_note_is_an_error(tmp_path):
+    page = lesson(_STATE + "\n见 {ref}`#secret-plan` 与 {ref}`y#plan-b`。\n\n::::{teacher}\n## Secret plan\n\n"
+                  "本页自引 {ref}`#secret-plan`。\n::::\n")
+    other = lesson(_STATE + "\n::::{teacher}\n## Plan B\n::::\n\n## Public part\n")
+    root = write_site(tmp_path, {"x": page, "y": other})
+    with pytest.raises(ContentError) as raised:
+        prepare_site(root, fake_evidence(tmp_path / "figures"))
+    assert [str(p) for p in raised.value.problems] == [  # in reading order of the messages
+        f"content/pages/x.md:11: {{ref}} to '#{anchor}', a heading inside a teacher note, would publish it: "
+        "link to a public heading, or move the {ref} into the note" for anchor in ("plan-b", "secret-plan")]
+    (root / "content" / "pages" / "x.md").write_text(page.replace("y#plan-b", "y#public-part"), encoding="utf-8")
+    with pytest.raises(ContentError) as raised:
+        prepare_site(root, fake_evidence(tmp_path / "figures"))
+    assert len(raised.value.problems) == 1
