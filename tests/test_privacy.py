@@ -3,13 +3,20 @@ near-miss spelling of a directive is an error, and the leak check finds teacher 
 
 from __future__ import annotations
 
+import gzip
 import io
+import json
+import shutil
 import zipfile
+from pathlib import Path
 
 import pytest
+from PIL import Image
 from sitekit import fake_evidence, lesson, write_site
 
+import site_builder
 from site_builder import ContentError, prepare_site, render_site, search
+from site_builder.leaks import teacher_leaks
 
 SECRET = "Tell the class the answer is forty two."
 
@@ -112,3 +119,124 @@ def test_a_ref_from_public_text_to_a_heading_in_a_teacher_note_is_an_error(tmp_p
     with pytest.raises(ContentError) as raised:
         prepare_site(root, fake_evidence(tmp_path / "figures"))
     assert len(raised.value.problems) == 1
+
+
+CHINESE = "只在备注里写给老师的悄悄话"
+LEAKY = lesson(f"""Public opening sentence of this lesson.
+
+::::{{teacher}}
+{SECRET}
+
+{CHINESE}。
+
+![the teacher's own picture](images/t.png)
+::::
+
+:::{{state}} b0
+:title: 第一步
+:provenance: teaching
+
+公开正文。Tell the class about caches.
+:::
+""")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A lesson with an English and a Chinese teacher sentence and a teacher-only picture, built with its
+    search index."""
+    root = write_site(tmp_path_factory.mktemp("site"), {"x": LEAKY})
+    (root / "content" / "pages" / "images").mkdir()
+    Image.new("RGB", (40, 30), (200, 0, 0)).save(root / "content" / "pages" / "images" / "t.png")
+    prepared = prepare_site(root, fake_evidence(root / "figures"))
+    public, teacher = root / "_site", root / "_site-teacher"
+    site_builder.write_site(render_site(prepared, teacher=False), public,
+                            finish=lambda folder: search.index_site(prepared, folder))
+    site_builder.write_site(render_site(prepared, teacher=True), teacher)
+    return prepared, public, teacher
+
+
+@pytest.fixture
+def planted(built, tmp_path):
+    """A copy of the public site to plant a leak in."""
+    prepared, public, teacher = built
+    shutil.copytree(public, tmp_path / "_site")
+    return prepared, tmp_path / "_site", teacher
+
+
+def _found(prepared, site: Path) -> list[str]:
+    return [str(p) for p in teacher_leaks(prepared, site)]
+
+
+def test_the_built_public_site_has_no_leak(built):
+    prepared, public, teacher = built
+    assert _found(prepared, public) == []
+    assert "forty two" in (teacher / "x.html").read_text(encoding="utf-8")  # the note is there to leak
+
+
+def test_an_english_teacher_sentence_in_a_page_is_found(planted):
+    prepared, site, _teacher = planted
+    page = site / "x.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("</main>", "<p>Tell the <em>class</em> the answer "
+                                                             "is forty two!</p></main>"), encoding="utf-8")
+    assert _found(prepared, site) == ["_site/x.html: teacher note from content/pages/x.md:7 leaks into the "
+                                      "public site: 'tell the class the answer is…'"]
+
+
+def test_a_teacher_sentence_in_a_zip_member_is_found(planted):
+    prepared, site, _teacher = planted
+    bundle_path = site / "downloads" / "x.zip"
+    with zipfile.ZipFile(bundle_path) as bundle:
+        members = {name: bundle.read(name) for name in bundle.namelist()}
+    with zipfile.ZipFile(bundle_path, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for name, data in members.items():
+            bundle.writestr(name, data)
+        bundle.writestr("notes/extra.txt", f"见：{CHINESE}")
+    assert _found(prepared, site) == ["_site/downloads/x.zip:notes/extra.txt: teacher note from content/pages/x.md:9 "
+                                      "leaks into the public site: '只在备注里写…'"]
+
+
+def test_a_teacher_sentence_in_a_notebook_cell_is_found(planted):
+    prepared, site, _teacher = planted
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# 一课\n", "只在备注里\n写给老师的悄悄话\n"]}]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (site / "downloads" / "x.ipynb").write_text(json.dumps(notebook), encoding="utf-8")  # \u-escaped Chinese
+    assert _found(prepared, site) == ["_site/downloads/x.ipynb: teacher note from content/pages/x.md:9 leaks into "
+                                      "the public site: '只在备注里写…'"]
+
+
+def test_a_teacher_sentence_in_the_compressed_search_index_is_found(planted):
+    prepared, site, _teacher = planted
+    fragments = sorted((site / "pagefind" / "fragment").iterdir())
+    fragment = next(f for f in fragments if b'"url":"x.html"' in gzip.decompress(f.read_bytes()))
+    signature, _brace, document = gzip.decompress(fragment.read_bytes()).partition(b"{")
+    data = json.loads(b"{" + document)
+    data["content"] += " " + search.search_terms(CHINESE)  # as Pagefind holds it: 只在 在备 备注 …
+    fragment.write_bytes(gzip.compress(signature + json.dumps(data, ensure_ascii=False).encode()))
+    assert _found(prepared, site) == [f"_site/pagefind/fragment/{fragment.name}:: teacher note from "
+                                      "content/pages/x.md:9 leaks into the public site: '只在备注里写…'"]
+
+
+def test_a_teacher_only_picture_is_found_by_its_bytes_under_any_name(planted):
+    prepared, site, teacher = planted
+    picture = next((teacher / "images").iterdir())
+    assert not (site / "images").exists() or not list((site / "images").iterdir())
+    shutil.copy(picture, site / "figures" / "renamed.bin")
+    assert _found(prepared, site) == ["_site/figures/renamed.bin: picture content/pages/images/t.png is shown only "
+                                      "in a teacher note but is published here"]
+
+
+def test_teacher_markup_in_a_public_page_is_found(planted):
+    prepared, site, _teacher = planted
+    (site / "extra.html").write_text('<aside class="teacher-note" data-teacher>x</aside>', encoding="utf-8")
+    (site / "more.html").write_text('<p data-teacher="1">x</p>', encoding="utf-8")
+    assert _found(prepared, site) == ["_site/extra.html: teacher-only markup 'teacher-note' in the public site",
+                                      "_site/more.html: teacher-only markup 'data-teacher' in the public site"]
+
+
+def test_damaged_archives_are_read_as_they_are(planted):
+    prepared, site, _teacher = planted
+    (site / "broken.zip").write_bytes(b"PK\x03\x04" + CHINESE.encode() + b"\xff")
+    (site / "broken.gz").write_bytes(b"\x1f\x8b" + b"\x00" * 20)
+    (site / "odd.json").write_text('{"a": [1, 2', encoding="utf-8")
+    assert _found(prepared, site) == []
