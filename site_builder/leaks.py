@@ -35,12 +35,16 @@ from .problems import Problem
 from .resolve import SiteView
 
 WINDOW = 6
-"""Tokens in a run: six words is one short English sentence ("Tell them the answer is 42"); six
-Chinese characters are a short phrase. A run with two numbers or more is left out (counters, axes)."""
+"""Tokens in a run: six words is one short English sentence ("Tell them the answer is 42"). A leak is
+reported when a public text repeats teacher-only runs that together hold six words, or eight characters
+of an unspaced script (a character counts ¾ of a word: six Chinese characters next to a page title or a
+label the build adds are a chance meeting, not a note). A run with two numbers or more is left out
+(counters, axes)."""
 _UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 """Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, CJK): one token a character."""
 _TOKEN = re.compile(f"[{_UNSPACED}]|[^\\W_{_UNSPACED}]+")
-_PAIRS = re.compile(f"([{_UNSPACED}]) \\1")
+_UNSPACED_CHAR = re.compile(f"[{_UNSPACED}]")
+_PAIRS = re.compile(f"[{_UNSPACED}]{{2}}(?: [{_UNSPACED}]{{2}})+")
 """Search text holds such runs as overlapping pairs (缓存 存与, see search.py): joined back, 缓存与."""
 _TAG = re.compile(r"<[/!]?[A-Za-z][^<>]*>")
 _ROLE = re.compile(r"\{[A-Za-z][\w-]*\}")
@@ -55,7 +59,14 @@ Window = tuple[str, ...]
 
 def tokens(text: str) -> list[str]:
     """``text`` as the leak check compares it."""
-    return _TOKEN.findall(_PAIRS.sub(r"\1", html.unescape(_TAG.sub(" ", _ROLE.sub(" ", text)))).casefold())
+    return _TOKEN.findall(_PAIRS.sub(_unpaired, html.unescape(_TAG.sub(" ", _ROLE.sub(" ", text)))).casefold())
+
+
+def _unpaired(chain: re.Match) -> str:
+    pairs = chain.group().split(" ")
+    if any(a[1] != b[0] for a, b in zip(pairs, pairs[1:], strict=False)):
+        return chain.group()  # words that merely stand side by side
+    return pairs[0] + "".join(pair[1] for pair in pairs[1:])
 
 
 def _windows(found: list[str]) -> Iterator[Window]:
@@ -192,17 +203,29 @@ def _text_leaks(text: str, runs: dict[Window, tuple[str, int]]) -> list[str]:
     if runs.keys().isdisjoint(_windows(found)):
         return problems
     first: dict[tuple[str, int], Window] = {}
-    for window in _windows(found):
-        if window in runs:
-            first.setdefault(runs[window], window)
+    for start, end, window in _spans([i for i, w in enumerate(_windows(found)) if w in runs], found):
+        if sum(1 if len(t) > 1 or not _UNSPACED_CHAR.match(t) else 0.75 for t in found[start:end]) >= WINDOW:
+            first.setdefault(runs[window], tuple(found[start:end]))
     return problems + [_("teacher note from {path}:{line} leaks into the public site: '{text}…'",
-                         path=path, line=line, text=_joined(window)) for (path, line), window in sorted(first.items())]
+                         path=path, line=line, text=_joined(window[:10]))
+                       for (path, line), window in sorted(first.items())]
+
+
+def _spans(hits: list[int], found: list[str]) -> Iterator[tuple[int, int, Window]]:
+    """Runs of teacher-only tokens: (start, end, first window), overlapping windows joined."""
+    i = 0
+    while i < len(hits):
+        j = i
+        while j + 1 < len(hits) and hits[j + 1] < hits[j] + WINDOW:
+            j += 1
+        yield hits[i], hits[j] + WINDOW, tuple(found[hits[i]:hits[i] + WINDOW])
+        i = j + 1
 
 
 def _joined(window: Iterable[str]) -> str:
     """Tokens as text: a space between words, none between characters of an unspaced script."""
     out = ""
     for token in window:
-        spaced = out and not (re.match(f"[{_UNSPACED}]", token) and re.match(f"[{_UNSPACED}]", out[-1]))
+        spaced = out and not (_UNSPACED_CHAR.match(token) and _UNSPACED_CHAR.match(out[-1]))
         out += (" " if spaced else "") + token
     return out

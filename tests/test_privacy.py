@@ -180,7 +180,7 @@ def test_an_english_teacher_sentence_in_a_page_is_found(planted):
     page.write_text(page.read_text(encoding="utf-8").replace("</main>", "<p>Tell the <em>class</em> the answer "
                                                              "is forty two!</p></main>"), encoding="utf-8")
     assert _found(prepared, site) == ["_site/x.html: teacher note from content/pages/x.md:7 leaks into the "
-                                      "public site: 'tell the class the answer is…'"]
+                                      "public site: 'tell the class the answer is forty two…'"]
 
 
 def test_a_teacher_sentence_in_a_zip_member_is_found(planted):
@@ -193,7 +193,7 @@ def test_a_teacher_sentence_in_a_zip_member_is_found(planted):
             bundle.writestr(name, data)
         bundle.writestr("notes/extra.txt", f"见：{CHINESE}")
     assert _found(prepared, site) == ["_site/downloads/x.zip:notes/extra.txt: teacher note from content/pages/x.md:9 "
-                                      "leaks into the public site: '只在备注里写…'"]
+                                      "leaks into the public site: '只在备注里写给老师的…'"]
 
 
 def test_a_teacher_sentence_in_a_notebook_cell_is_found(planted):
@@ -202,7 +202,7 @@ def test_a_teacher_sentence_in_a_notebook_cell_is_found(planted):
     notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (site / "downloads" / "x.ipynb").write_text(json.dumps(notebook), encoding="utf-8")  # \u-escaped Chinese
     assert _found(prepared, site) == ["_site/downloads/x.ipynb: teacher note from content/pages/x.md:9 leaks into "
-                                      "the public site: '只在备注里写…'"]
+                                      "the public site: '只在备注里写给老师的…'"]
 
 
 def test_a_teacher_sentence_in_the_compressed_search_index_is_found(planted):
@@ -214,7 +214,7 @@ def test_a_teacher_sentence_in_the_compressed_search_index_is_found(planted):
     data["content"] += " " + search.search_terms(CHINESE)  # as Pagefind holds it: 只在 在备 备注 …
     fragment.write_bytes(gzip.compress(signature + json.dumps(data, ensure_ascii=False).encode()))
     assert _found(prepared, site) == [f"_site/pagefind/fragment/{fragment.name}:: teacher note from "
-                                      "content/pages/x.md:9 leaks into the public site: '只在备注里写…'"]
+                                      "content/pages/x.md:9 leaks into the public site: '只在备注里写给老师的…'"]
 
 
 def test_a_teacher_only_picture_is_found_by_its_bytes_under_any_name(planted):
