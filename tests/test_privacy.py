@@ -7,10 +7,13 @@ import gzip
 import io
 import json
 import shutil
+import tempfile
 import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PIL import Image
 from sitekit import fake_evidence, lesson, write_site
 
@@ -240,3 +243,79 @@ def test_damaged_archives_are_read_as_they_are(planted):
     (site / "broken.gz").write_bytes(b"\x1f\x8b" + b"\x00" * 20)
     (site / "odd.json").write_text('{"a": [1, 2', encoding="utf-8")
     assert _found(prepared, site) == []
+
+
+def test_the_real_course_has_no_leak(tmp_path):
+    import build
+
+    prepared = prepare_site(build.ROOT, build.measure_and_draw()[0])
+    site = tmp_path / "_site"
+    site_builder.write_site(render_site(prepared, teacher=False), site,
+                            finish=lambda folder: search.index_site(prepared, folder))
+    assert any("{teacher}" in page.source for page in prepared.pages.values())
+    assert _found(prepared, site) == []
+
+
+# A fuzzed course: public prose from one vocabulary, teacher notes from both (a note may quote public
+# text) and sentences only notes hold from the other; notes hold fences, quotes and lists whose lines
+# look like closers. No note sentence may reach the public site, the check must stay silent on the
+# built site and must name the note once one of its sentences is planted in a public file.
+_PUBLIC_WORDS = ("cache", "layer", "token", "模", "型", "缓", "存", "注", "意", "力", "the", "reads", "每", "步")
+_TEACHER_WORDS = ("whisper", "secret", "answer", "hint", "秘", "密", "提", "示", "悄", "话", "tell", "quietly")
+
+
+def _sentence(words: tuple[str, ...]):
+    return st.lists(st.sampled_from(words), min_size=8, max_size=12).map(
+        lambda ws: "".join(w if not w.isascii() else f" {w} " for w in ws).strip().replace("  ", " ") + "。")
+
+
+_CLOSER_LIKE = st.sampled_from(["::::", ":::", ":::::", "::::{teacher}", ":::{state} b1", "  ::::"])
+
+
+@st.composite
+def _note(draw, secret: str, quoted: str) -> str:
+    blocks = [secret, quoted]
+    for _i in range(draw(st.integers(0, 3))):
+        fence = draw(st.sampled_from(["```", "~~~", "````"]))
+        kind = draw(st.sampled_from(["fence", "quote", "list"]))
+        lines = draw(st.lists(_CLOSER_LIKE, min_size=1, max_size=3))
+        if kind == "fence":
+            blocks.append("\n".join([fence, *lines, secret, fence]))
+        elif kind == "quote":  # (an opener in a quote opens a directive there: closers only)
+            blocks.append(f"> {secret}\n> " + "\n> ".join(line.strip() for line in lines if "{" not in line))
+        else:
+            blocks.append(f"- {secret}\n- {draw(_sentence(_TEACHER_WORDS))}")
+    return "\n\n".join(draw(st.permutations(blocks)))
+
+
+@st.composite
+def _course(draw) -> tuple[str, str]:
+    public = draw(_sentence(_PUBLIC_WORDS))
+    secret = draw(_sentence(_TEACHER_WORDS))
+    note = draw(_note(secret, public))
+    state_note = draw(_note(draw(_sentence(_TEACHER_WORDS)), public))
+    page = lesson(f"{public}\n\n:::{{state}} b0\n:title: 一\n:provenance: teaching\n\n{draw(_sentence(_PUBLIC_WORDS))}"
+                  f"\n\n:::::{{teacher}}\n{state_note}\n:::::\n:::\n\n::::{{teacher}}\n{note}\n::::\n")
+    return page, secret
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(course=_course(), target=st.sampled_from(["x.html", "x.md", "downloads/x.zip"]))
+def test_fuzzed_courses_keep_notes_out_and_the_check_finds_a_planted_one(course, target):
+    page, secret = course
+    with tempfile.TemporaryDirectory() as scratch:
+        root = write_site(Path(scratch), {"x": page})
+        prepared = prepare_site(root, fake_evidence(root / "figures"))  # no line inside a fence or quote ends a note
+        site = root / "_site"
+        files = render_site(prepared, teacher=False)
+        site_builder.write_site(files, site)
+        assert [name for name, text in _public_texts(files).items() if secret.rstrip("。") in text] == []
+        assert _found(prepared, site) == []
+        planted = site / target
+        if target.endswith(".zip"):
+            with zipfile.ZipFile(planted, "a") as bundle:
+                bundle.writestr("planted.md", secret)
+        else:
+            planted.write_text(planted.read_text(encoding="utf-8") + secret, encoding="utf-8")
+        found = _found(prepared, site)
+        assert found and all("teacher note from content/pages/x.md:" in f for f in found), found
