@@ -15,7 +15,7 @@ from markdown_it.token import Token
 from .content import IMAGE_SUFFIXES, PROVENANCES
 from .frontmatter import PageMeta, SplitPage
 from .i18n import _
-from .markdown.directives import DIRECTIVES
+from .markdown.directives import DIRECTIVES, directive_lines, unclosed_code
 from .problems import Problem, invisible_characters, suggest
 from .urls import allowed_url
 
@@ -146,19 +146,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
                       _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
                             if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
-                      _directive_lines(tokens)), problems
-
-
-def _directive_lines(tokens: list[Token]) -> tuple[tuple[int, str, str, str], ...]:
-    found = []
-    for token in tokens:
-        if token.type == "directive_open" and token.map:
-            name = token.meta["name"]
-            found.append((token.map[0], name, "open", token.meta["arg"].strip()))
-            found += [(line - 1, name, key, value) for key, (value, line) in token.meta["options"].items()]
-            if token.meta["closed"]:
-                found.append((token.map[1] - 1, name, "close", ""))
-    return tuple(sorted(found))
+                      directive_lines(tokens)), problems
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -201,7 +189,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             if not token.meta["closed"]:
                 problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
                                                       "add a line '{closer}' after its content",
-                                                      name=name, closer=token.markup)))
+                                                      name=name, closer=token.markup)
+                                        + unclosed_code(token)))
             if name == "state" and (token.level > 0 or depth_states):
                 problems.append(Problem(path, line, _("a state must stand at the top level of the page, "
                                                       "not inside another block")))

@@ -319,3 +319,12 @@ def test_fuzzed_courses_keep_notes_out_and_the_check_finds_a_planted_one(course,
             planted.write_text(planted.read_text(encoding="utf-8") + secret, encoding="utf-8")
         found = _found(prepared, site)
         assert found and all("teacher note from content/pages/x.md:" in f for f in found), found
+
+
+def test_a_code_block_left_open_in_a_note_is_named_where_it_took_the_closer(tmp_path):
+    page = lesson(_STATE + "\n::::{teacher}\n```python\nprint('hint')\n::::\n\n" + SECRET + "\n")
+    with pytest.raises(ContentError) as raised:
+        prepare_site(write_site(tmp_path, {"x": page}), fake_evidence(tmp_path / "figures"))
+    assert [str(p) for p in raised.value.problems] == [
+        "content/pages/x.md:11: directive '{teacher}' is never closed: add a line '::::' after its content; line 14 "
+        "is inside a code block, so it closes nothing: end the code block before that line"]

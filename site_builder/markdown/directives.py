@@ -129,6 +129,8 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     state.parentType = old_parent
     stack.pop()
     last = token.meta.pop("end", max(min(state.line, end), body))  # else where the tokenizer stopped
+    if not token.meta["closed"]:
+        token.meta["closer_in_code"] = _closer_in_code(state.tokens[state.tokens.index(token) + 1:], token.markup)
     token.map = [start, last + 1 if token.meta["closed"] else last]
 
     closing = state.push("directive_close", "div", -1)
@@ -136,3 +138,35 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     closing.meta = {"name": opened.group(2)}
     state.line = token.map[1]
     return True
+
+
+def _closer_in_code(tokens: list[Token], fence: str) -> int:
+    """The line (1-based) of a line of at least ``fence`` colons held by a code block among ``tokens``
+    (a code block left open, or closed after the directive's closer, took it), or 0."""
+    for token in tokens:
+        if token.type in ("fence", "code_block") and token.map:
+            for number, line in enumerate(token.content.split("\n"), token.map[0] + 1 + (token.type == "fence")):
+                if (closer := _CLOSE.match(line.strip())) and len(closer.group(1)) >= len(fence):
+                    return number
+    return 0
+
+
+def unclosed_code(directive: Token) -> str:
+    """For a directive never closed whose closer a code block took: where, and what to do (else ``''``)."""
+    line = directive.meta.get("closer_in_code", 0)
+    return _("; line {line} is inside a code block, so it closes nothing: end the code block before that line",
+             line=line) if line else ""
+
+
+def directive_lines(tokens: list[Token]) -> tuple[tuple[int, str, str, str], ...]:
+    """Each line of directive syntax among ``tokens``, in order: (0-based line, directive name, ``open``,
+    ``close`` or the option's key, the argument or the option's value)."""
+    found = []
+    for token in tokens:
+        if token.type == "directive_open" and token.map:
+            name = token.meta["name"]
+            found.append((token.map[0], name, "open", token.meta["arg"].strip()))
+            found += [(line - 1, name, key, value) for key, (value, line) in token.meta["options"].items()]
+            if token.meta["closed"]:
+                found.append((token.map[1] - 1, name, "close", ""))
+    return tuple(sorted(found))
