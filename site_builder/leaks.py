@@ -32,7 +32,7 @@ from typing import Any
 from .i18n import _
 from .pipeline import PreparedSite
 from .problems import Problem
-from .resolve import SiteView
+from .resolve import SiteView, flavour_blocks
 
 WINDOW = 6
 """Tokens in a run: six words is one short English sentence ("Tell them the answer is 42"). A leak is
@@ -89,8 +89,8 @@ def teacher_only(prepared: PreparedSite) -> TeacherOnly:
     public: set[Window] = set(_windows(tokens("\n".join(_public_source(prepared)))))
     for page in prepared.pages.values():
         lines, syntax = page.source.split("\n"), {n for n, *_rest in page.directive_lines}
-        public.update(_windows(tokens("\n".join(line for n, line in enumerate(lines)
-                                                 if not any(s <= n < e for s, e in page.teacher_spans)))))
+        hidden = flavour_blocks(page, teacher=False)[1]  # the lines the public flavour leaves out
+        public.update(_windows(tokens("\n".join(line for n, line in enumerate(lines) if n not in hidden))))
         for start, end in page.teacher_spans:
             placed = [(token, n) for n in range(start, end) if n not in syntax for token in tokens(lines[n])]
             for i, window in enumerate(_windows([t for t, _n in placed])):
@@ -130,13 +130,8 @@ def _teacher_pictures(prepared: PreparedSite) -> dict[str, str]:
 
     hidden = shown(True) - shown(False)
     originals = {image.path: image.data for image in prepared.content.images}
-    digests = {}
-    for path, picture in prepared.images.items():
-        if picture.src in hidden:
-            for data in (*picture.files.values(), originals.get(path) or b""):
-                digests[hashlib.sha256(data).hexdigest()] = path
-    digests.pop(hashlib.sha256(b"").hexdigest(), None)
-    return digests
+    return {hashlib.sha256(data).hexdigest(): path for path, picture in prepared.images.items() if picture.src in hidden
+            for data in (*picture.files.values(), *filter(None, [originals.get(path)]))}
 
 
 def teacher_leaks(prepared: PreparedSite, site: Path) -> list[Problem]:
