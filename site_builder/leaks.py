@@ -86,17 +86,20 @@ class TeacherOnly:
 def teacher_only(prepared: PreparedSite) -> TeacherOnly:
     """The teacher-only runs and pictures of ``prepared``."""
     runs: dict[Window, tuple[str, int]] = {}
-    public: set[Window] = set(_windows(tokens("\n".join(_public_source(prepared)))))
+    public = [tokens("\n".join(_public_source(prepared)))]
     for page in prepared.pages.values():
         lines, syntax = page.source.split("\n"), {n for n, *_rest in page.directive_lines}
         hidden = flavour_blocks(page, teacher=False)[1]  # the lines the public flavour leaves out
-        public.update(_windows(tokens("\n".join(line for n, line in enumerate(lines) if n not in hidden))))
+        public.append(tokens("\n".join(line for n, line in enumerate(lines) if n not in hidden)))
         for start, end in page.teacher_spans:
             placed = [(token, n) for n in range(start, end) if n not in syntax for token in tokens(lines[n])]
             for i, window in enumerate(_windows([t for t, _n in placed])):
                 if sum(t.isdigit() for t in window) < 2:  # "第 1 层第 2 层": counters and axes repeat everywhere
                     runs.setdefault(window, (page.meta.path, placed[i][1] + 1))
-    return TeacherOnly({w: where for w, where in runs.items() if w not in public}, _teacher_pictures(prepared))
+    for text in public:  # a run public text holds too proves nothing
+        for window in runs.keys() & _windows(text):
+            del runs[window]
+    return TeacherOnly(runs, _teacher_pictures(prepared))
 
 
 def _public_source(prepared: PreparedSite) -> Iterator[str]:
