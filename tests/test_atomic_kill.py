@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from test_determinism import tree_hashes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +33,8 @@ import sys
 from pathlib import Path
 sys.path[:0] = [{root!r}, {tests!r}]
 from sitekit import fake_evidence
-from site_builder import prepare_site, render_site, write_site
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.write.writer import write_site
 site = Path(sys.argv[1])
 prepared = prepare_site(site, fake_evidence(site / "figures-in"))
 for name, teacher in (("_site", False), ("_site-teacher", True)):
@@ -73,6 +75,7 @@ def _edit(site: Path) -> None:
     page.write_text(page.read_text(encoding="utf-8") + "\n新加的一段，让新旧两个站点不同。\n", encoding="utf-8")
 
 
+@pytest.mark.slow  # 20 build processes killed at random moments: the only proof writing is atomic
 def test_killed_builds_leave_the_old_or_the_new_site(tmp_path):
     old_site = _make_site(tmp_path / "old")
     new_site = _make_site(tmp_path / "new")

@@ -86,6 +86,7 @@ def test_import_figures_does_not_import_matplotlib() -> None:
 # --- real rendering -----------------------------------------------------------
 
 
+@pytest.mark.slow  # draws every figure (the rendered fixture)
 def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> None:
     out, result = rendered
     assert result.skipped == {}
@@ -101,6 +102,7 @@ def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> N
                               "data_sha256", "width", "height", "marks"}
 
 
+@pytest.mark.slow  # draws every figure (the rendered fixture)
 def test_every_figure_has_a_dark_variant_on_a_dark_card(rendered: tuple[Path, Any]) -> None:
     """The dark variant is the same drawing recoloured: same size, dark background, no white card
     left, and light ink where the light figure has dark ink."""
@@ -129,6 +131,7 @@ def test_dark_mapping_mirrors_lightness_and_keeps_hue() -> None:
     assert lightness("#0072B2") < sum(blue[:3]) / 3  # lifted for a dark page
 
 
+@pytest.mark.slow  # draws every figure but one
 def test_missing_record_is_skipped_and_reported(results: dict[str, Any], tmp_path: Path) -> None:
     fig = Figure("timed", "alt", "desc", "record", ("decode_timing",), _draw_line, (4, 3))
     result = render(results, {}, tmp_path / "out", tmp_path / "cache", registry=[fig])
@@ -149,6 +152,7 @@ print(json.dumps({{"drawn": len(r.drawn), "mpl": "matplotlib" in sys.modules}}))
 """
 
 
+@pytest.mark.slow  # draws every figure in three processes
 def test_svgs_are_byte_identical_across_processes_and_warm_build_skips_matplotlib(tmp_path: Path) -> None:
     first = json.loads(_run(_RENDER.format(out=str(tmp_path / "a"), cache=str(tmp_path / "ca"))))
     second = json.loads(_run(_RENDER.format(out=str(tmp_path / "b"), cache=str(tmp_path / "cb"))))
@@ -227,10 +231,10 @@ def test_corner_labels_say_what_the_site_badges_say() -> None:
     """A figure's corner label and its badge on the page both come from its provenance."""
     from figures.spec import PROVENANCES as FIGURE_PROVENANCES
     from figures.style import TAG_TEXT
-    from site_builder.content import BADGE_TEXT, PROVENANCES
+    from site_builder.load.content import BADGE_TEXT, PROVENANCES
 
     assert FIGURE_PROVENANCES == PROVENANCES
-    from site_builder.i18n import localize
+    from site_builder.vocabulary.i18n import localize
 
     assert {kind: localize(text, "zh-CN") for kind, text in BADGE_TEXT.items()} == TAG_TEXT  # figures draw Chinese
     assert all(TAG_TEXT[f.provenance] for f in figures.FIGURES)

@@ -17,8 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import prepare_site, render_site, search
-from site_builder.content import Evidence
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import Evidence
+from site_builder.render import search
+
+# The module's sites: the real course rendered in two languages, both flavours.
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")

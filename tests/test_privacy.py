@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 from PIL import Image
 from sitekit import fake_evidence, lesson, write_site
 
-import site_builder
-from site_builder import ContentError, prepare_site, render_site, search
-from site_builder.leaks import teacher_leaks
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.render import search, search_index
+from site_builder.vocabulary.problems import ContentError
+from site_builder.write import writer
+from site_builder.write.leaks import teacher_leaks
 
 SECRET = "Tell the class the answer is forty two."
 
@@ -153,9 +155,9 @@ def built(tmp_path_factory):
     Image.new("RGB", (40, 30), (200, 0, 0)).save(root / "content" / "pages" / "images" / "t.png")
     prepared = prepare_site(root, fake_evidence(root / "figures"))
     public, teacher = root / "_site", root / "_site-teacher"
-    site_builder.write_site(render_site(prepared, teacher=False), public,
-                            finish=lambda folder: search.index_site(prepared, folder))
-    site_builder.write_site(render_site(prepared, teacher=True), teacher)
+    writer.write_site(render_site(prepared, teacher=False), public,
+                            finish=lambda folder: search_index.index_site(prepared, folder))
+    writer.write_site(render_site(prepared, teacher=True), teacher)
     return prepared, public, teacher
 
 
@@ -250,8 +252,8 @@ def test_the_real_course_has_no_leak(tmp_path):
 
     prepared = prepare_site(build.ROOT, build.measure_and_draw()[0])
     site = tmp_path / "_site"
-    site_builder.write_site(render_site(prepared, teacher=False), site,
-                            finish=lambda folder: search.index_site(prepared, folder))
+    writer.write_site(render_site(prepared, teacher=False), site,
+                            finish=lambda folder: search_index.index_site(prepared, folder))
     assert any("{teacher}" in page.source for page in prepared.pages.values())
     assert _found(prepared, site) == []
 
@@ -308,7 +310,7 @@ def test_fuzzed_courses_keep_notes_out_and_the_check_finds_a_planted_one(course,
         prepared = prepare_site(root, fake_evidence(root / "figures"))  # no line inside a fence or quote ends a note
         site = root / "_site"
         files = render_site(prepared, teacher=False)
-        site_builder.write_site(files, site)
+        writer.write_site(files, site)
         assert [name for name, text in _public_texts(files).items() if secret.rstrip("。") in text] == []
         assert _found(prepared, site) == []
         planted = site / target

@@ -24,7 +24,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
-from ..i18n import _
+from site_builder.vocabulary.i18n import _
 
 DIRECTIVES = ("state", "more", "teacher")
 """The directives a page may use."""

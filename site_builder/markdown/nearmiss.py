@@ -18,7 +18,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from ..i18n import _
+from site_builder.vocabulary.i18n import _
 
 _COLONS = re.compile(r"^(:{2,})[ \t]*\{?[ \t]*([A-Za-z][\w-]*)[ \t]*\}?[ \t]*(.*?)\s*$")
 """A line of colons and a name, braced or not, with or without spaces (the right spelling included:

@@ -1,0 +1,88 @@
+"""Checks on the written sites: every link lands, and nothing for teachers leaks into the public site."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import html
+import multiprocessing
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from site_builder.check.prepared import PreparedSite
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.problems import Problem
+from site_builder.write.leaks import teacher_leaks
+
+_ATTRIBUTE = re.compile(r"""\s(id|href|src)=(?:"([^"]*)"|'([^']*)')""")
+"""The templates write every attribute quoted; one regex pass finds ids and links (an HTML parser
+in Python cost 15 s on a 1000-page course)."""
+
+
+@dataclass(frozen=True)
+class _Page:
+    ids: frozenset[str]
+    links: tuple[tuple[str, int], ...]
+    """(URL as written, offset in the file); the line is counted only for a broken link."""
+
+
+def _scan(text: str) -> _Page:
+    ids, links = set(), []
+    for match in _ATTRIBUTE.finditer(text):
+        value = html.unescape(match.group(2) if match.group(2) is not None else match.group(3))
+        if match.group(1) == "id":
+            ids.add(value)
+        else:
+            links.append((value, match.start()))
+    return _Page(frozenset(ids), tuple(links))
+
+
+def verify_output(prepared: PreparedSite, public: Path, teacher: Path) -> list[Problem]:
+    """Broken internal links or anchors in either site; teacher notes in the public one.
+
+    Each file is read once and every lookup is in a set or dict, so the checks grow with the
+    size of the site, not with its square. The link checks run in a forked child while this
+    process scans for leaks (two cores, two halves of the work).
+    """
+    root = prepared.content.config.base_url
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return _broken_links(public, root) + _broken_links(teacher, root) + teacher_leaks(prepared, public)
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        links = pool.submit(_both_sites_links, public, teacher, root)
+        leaks = teacher_leaks(prepared, public)
+        return links.result() + leaks
+
+
+def _both_sites_links(public: Path, teacher: Path, root: str) -> list[Problem]:
+    return _broken_links(public, root) + _broken_links(teacher, root)
+
+
+def _broken_links(site: Path, root: str = "") -> list[Problem]:
+    """``root``: the site's base_url (404.html links from it, see pipeline.render_generated): such a
+    link is checked as the file it names in this site."""
+    files = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    texts = {name: (site / name).read_text(encoding="utf-8") for name in sorted(files) if name.endswith(".html")}
+    pages = {name: _scan(text) for name, text in texts.items()}
+    problems = []
+    for name, page in pages.items():
+        for link, offset in page.links:
+            if root and link.startswith(root):
+                link = "../" * name.count("/") + link[len(root):]  # the same file, as a relative link
+            reason = _check_link(name, link, files, pages)
+            if reason:
+                problems.append(Problem(f"{site.name}/{name}", texts[name].count("\n", 0, offset) + 1, reason))
+    return problems
+
+
+def _check_link(page: str, link: str, files: set[str], pages: dict[str, _Page]) -> str:
+    parts = urlsplit(link)
+    if parts.scheme or parts.netloc or link.startswith("data:") or link.startswith("mailto:"):
+        return ""
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path))) if parts.path else page
+    if parts.path and target not in files:
+        return _("link to missing file '{link}'", link=link)
+    if parts.fragment and target in pages and unquote(parts.fragment) not in pages[target].ids:
+        return _("link to missing anchor '{link}'", link=link)
+    return ""
