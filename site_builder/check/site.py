@@ -36,6 +36,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     """
     pages = tuple(pages)
     problems = _duplicate_ids(pages)
+    problems += _refs_into_teacher_notes(pages)
     anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
     sources = {s.id for s in content.sources}
     around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
@@ -204,6 +205,17 @@ def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]]) -> 
                                                     anchor=anchor, page=target_page)
                         + suggest(anchor, anchors[target_page]))]
     return []
+
+
+def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
+    """A ``{ref}`` in public text to a heading inside a teacher note: its link text would publish the heading."""
+    hidden = {(page.meta.id, anchor) for page in pages for anchor, line, _title in page.anchors
+              if any(start < line <= end for start, end in page.teacher_spans)}
+    return [Problem(page.meta.path, use.line,
+                    _("{{ref}} to '#{anchor}', a heading inside a teacher note, would publish it: link to a public "
+                      "heading, or move the {{ref}} into the note", anchor=resolve_ref(use.target, page.meta.id)[1]))
+            for page in pages for use in page.roles
+            if use.name == "ref" and not use.teacher and resolve_ref(use.target, page.meta.id) in hidden]
 
 
 def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence) -> tuple[str, str]:
