@@ -21,6 +21,7 @@ from typing import Any
 from figures import baseline
 from figures.runner import figure_data
 from figures.spec import Figure
+from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import agrees
 
@@ -166,7 +167,7 @@ def write_manifest(figures: Iterable[Figure], inputs: Mapping[str, Any], path: P
                     for f in sorted(figures, key=lambda f: f.id)},
         "inputs": dict(inputs),
     }
-    Path(path).write_text(json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=True) + "\n", "utf-8")
+    write_atomic(Path(path), json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
 
 
 # --- checking and accepting ------------------------------------------------------------------
@@ -260,7 +261,7 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
         if not check.changed:
             continue
         if check.pixels is None or check.pixels.fails:
-            (baseline_dir / f"{check.id}.png").write_bytes(check.new_png)
+            write_atomic(baseline_dir / f"{check.id}.png", check.new_png)
         said.append(_("accepted {id}: {what}", id=check.id, what=_what_changed(check)))
     known = {f.id for f in figures}
     for stale in sorted(baseline_dir.glob("*.png")):

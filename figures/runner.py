@@ -18,7 +18,6 @@ import importlib
 import importlib.metadata
 import io
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -28,6 +27,7 @@ from typing import Any
 
 from figures.marks import mark_boxes
 from figures.spec import Figure
+from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.provenance import corner_label
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
@@ -151,9 +151,7 @@ def _write_if_changed(path: Path, content: bytes) -> None:
     """Atomic write that leaves an unchanged file (and its mtime) alone."""
     if path.exists() and path.read_bytes() == content:
         return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(content)
-    tmp.replace(path)
+    write_atomic(path, content)
 
 
 _CACHE_FILES = (".svg", ".dark.svg", ".json")

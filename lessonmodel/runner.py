@@ -75,7 +75,10 @@ def compute_experiment(name: str, cfg: ModelConfig = DEFAULT_CONFIG) -> dict[str
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary file and rename, so a crash never leaves half a file."""
+    """Write to a temporary file and rename, so a crash never leaves half a file.
+
+    The site builder has its own (site_builder/vocabulary/atomic.py); lessonmodel keeps this one because it
+    imports nothing of the site builder: a lesson's download carries the model alone."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
