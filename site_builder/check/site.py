@@ -79,7 +79,8 @@ def _duplicate_anchors(page: ParsedPage) -> list[Problem]:
     problems = []
     for anchor, line, _title in page.anchors:
         if anchor in seen:
-            problems.append(Problem(page.meta.path, line, _("duplicate anchor '#{anchor}' on this page", anchor=anchor)))
+            problems.append(Problem(page.meta.path, line,
+                                    _("duplicate anchor '#{anchor}' on this page", anchor=anchor)))
         seen.add(anchor)
     return problems
 
@@ -91,9 +92,11 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
         return [Problem(path, use.line, _("unknown role '{{{name}}}'", name=use.name)
                         + (suggest(use.name, ROLES) or _(" (known: {names})", names=", ".join(ROLES))))]
     if use.name == "num" and use.target not in evidence.values:
-        return [Problem(path, use.line, _("unknown value '{name}'", name=use.target) + suggest(use.target, evidence.values))]
+        return [Problem(path, use.line,
+                        _("unknown value '{name}'", name=use.target) + suggest(use.target, evidence.values))]
     if use.name == "fig" and use.target not in evidence.figures:
-        return [Problem(path, use.line, _("unknown figure '{id}'", id=use.target) + suggest(use.target, evidence.figures))]
+        return [Problem(path, use.line,
+                        _("unknown figure '{id}'", id=use.target) + suggest(use.target, evidence.figures))]
     if use.name == "src" and use.target not in sources:
         return [Problem(path, use.line, _("unknown source '{id}'", id=use.target) + suggest(use.target, sources)
                         + _(" (sources are listed in content/sources.yml)"))]
@@ -260,9 +263,9 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> li
         if derived != state.provenance:
             reason = (_("uses {what}", what=what) if what
                       else _("uses no computed or measured value or figure, and no record"))
-            problems.append(Problem(path, state.provenance_line, _("state {id} declares {declared} but {reason}: declare {derived}",
-                                                                   id=state.id, declared=state.provenance,
-                                                                   reason=reason, derived=derived)))
+            problems.append(Problem(path, state.provenance_line,
+                                    _("state {id} declares {declared} but {reason}: declare {derived}",
+                                      id=state.id, declared=state.provenance, reason=reason, derived=derived)))
     return problems
 
 
@@ -283,7 +286,8 @@ def _math_errors(page: ParsedPage) -> list[Problem]:
             render_math(tex, display)
         except MathError as error:
             shown = " ".join(tex.split())  # one line per problem, even for a multi-line $$ block
-            problems.append(Problem(page.meta.path, line, _("cannot render math '{tex}': {error}", tex=shown, error=error.args[0])))
+            problems.append(Problem(page.meta.path, line,
+                                    _("cannot render math '{tex}': {error}", tex=shown, error=error.args[0])))
     return problems
 
 
