@@ -254,13 +254,14 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
 
 
 def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
-               cache_dir: Path, problems: list[str] | None = None) -> dict[str, dict[str, Any]]:
+               cache_dir: Path, problems: list[str] | None = None,
+               warn: Callable[[str], None] = _warn) -> dict[str, dict[str, Any]]:
     """Every figure drawn into ``out_dir``: figure id → its entry (what the build reads).
 
     A figure whose inputs are missing (e.g. a record not written yet) is left
-    out of the result; the reason is appended to ``problems`` if given.
+    out of the result; the reason is appended to ``problems`` if given. ``warn``: as in ``render``.
     """
-    rendered = render(results, records, out_dir, cache_dir)
+    rendered = render(results, records, out_dir, cache_dir, warn=warn)
     if problems is not None:
         problems.extend(rendered.skipped.values())
     return rendered.figures

@@ -228,4 +228,6 @@ def test_a_damaged_cache_of_each_kind_leaves_the_real_course_as_built(course, da
     assert len(said) <= len(quiet) + 1, said
     if damage in ("model values", "figure metadata"):  # every entry discarded: named in one line
         assert len(said) == len(quiet) + 1, said
+    if damage == "figure metadata":  # in the course's language, through the catalogs
+        assert any(line.startswith("图缓存：") for line in said), said
     assert _sites(root) == true
