@@ -231,3 +231,14 @@ def test_a_damaged_cache_of_each_kind_leaves_the_real_course_as_built(course, da
     if damage == "figure metadata":  # in the course's language, through the catalogs
         assert any(line.startswith("图缓存：") for line in said), said
     assert _sites(root) == true
+
+
+@pytest.mark.xfail(strict=True, reason="site_builder/render/mathfont.py reads a kept subset without catching OSError "
+                                       "(outside this change's files)")
+def test_a_folder_where_a_math_font_subset_was_is_made_again(tmp_path, monkeypatch):
+    from site_builder.render import mathfont
+
+    monkeypatch.setattr(mathfont, "CACHE_DIR", tmp_path)
+    key = hashlib.sha256(b"x").hexdigest()[:32]
+    (tmp_path / f"{key}-{'0' * 32}.woff2").mkdir()
+    assert mathfont.math_font.__wrapped__("x") == mathfont.subset_font("x")
