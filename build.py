@@ -85,7 +85,8 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     figure_dir = figure_dir or CACHE / "figures-out"
     with step(_("drawing figures")):
         try:
-            drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
+            drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"),
+                                       warn=lambda message: say(message, file=sys.stderr))
         except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
             raise ContentError([Problem(error.path, error.line, error.message)]) from None
     evidence = evidence_from(results, records, drawn, figure_dir, ROOT, LANGUAGE())

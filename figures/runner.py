@@ -9,17 +9,23 @@ A figure is redrawn only when its cache key changes. The key hashes the
 figure's id, its drawing-module source, the source of the modules every drawing shares
 (``_SHARED_MODULES``), its input data and the matplotlib version; content
 hashes, never mtimes. On a build where every key hits, matplotlib is never imported.
+
+A cache entry carries the sha256 of each of its SVGs and of its metadata (size and marks); an entry
+that is unreadable, wrong-shaped or does not match its digests is discarded and drawn again, and the
+discarded ids are named in one warning line (``warn``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.metadata
 import io
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +34,7 @@ from typing import Any
 from figures.marks import mark_boxes
 from figures.spec import Figure
 from site_builder.vocabulary.atomic import write_atomic
+from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.provenance import corner_label
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
@@ -48,6 +55,8 @@ class Rendered:
     """Figure id → why it was not rendered (e.g. its record does not exist)."""
     drawn: tuple[str, ...]
     """Ids actually drawn by matplotlib this time (the rest came from the cache)."""
+    discarded: tuple[str, ...] = ()
+    """Ids whose cache entry was unreadable or did not match its digests (or could not be stored)."""
 
 
 def sha256(data: bytes) -> str:
@@ -155,18 +164,42 @@ def _write_if_changed(path: Path, content: bytes) -> None:
 
 
 _CACHE_FILES = (".svg", ".dark.svg", ".json")
-"""A cache entry: the light SVG, the dark one and their metadata, each named ``<key><suffix>``."""
+"""A cache entry: the light SVG, the dark one and their metadata, each named ``<key><suffix>``; the
+metadata file is ``{"key", "meta", "meta_sha256"}``, the metadata holding both SVGs' digests."""
 
 
-def _cached(cache_dir: Path, key: str) -> tuple[bytes, bytes, dict[str, Any]] | None:
+def _cached(cache_dir: Path, key: str) -> tuple[tuple[bytes, bytes, dict[str, Any]] | None, bool]:
+    """(the entry stored under ``key``, whether a file of it had to be discarded)."""
     paths = [cache_dir / f"{key}{suffix}" for suffix in _CACHE_FILES]
-    if not all(path.exists() for path in paths):
-        return None
-    svg, dark_svg, meta_json = (path.read_bytes() for path in paths)
-    meta = json.loads(meta_json)
-    if meta.get("svg_sha256") != sha256(svg) or meta.get("dark_sha256") != sha256(dark_svg):
-        return None  # a torn or edited cache entry: redraw
-    return svg, dark_svg, meta
+    try:
+        svg, dark_svg, stored = (path.read_bytes() for path in paths)
+        stored = json.loads(stored)
+    except FileNotFoundError:  # not drawn yet, or a torn entry: drawn (again)
+        return None, any(path.exists() for path in paths)
+    except (OSError, ValueError):
+        return None, True
+    meta = stored.get("meta") if isinstance(stored, dict) else None
+    if (isinstance(meta, dict) and stored.get("key") == key
+            and stored.get("meta_sha256") == sha256(canonical_json(meta))
+            and meta.get("svg_sha256") == sha256(svg) and meta.get("dark_sha256") == sha256(dark_svg)):
+        return (svg, dark_svg, meta), False
+    return None, True
+
+
+def _store(cache_dir: Path, key: str, svg: bytes, dark_svg: bytes, meta: dict[str, Any]) -> bool:
+    """Keep a drawn entry; whether that worked (an unwritable cache only costs drawing again)."""
+    stored = canonical_json({"key": key, "meta": meta, "meta_sha256": sha256(canonical_json(meta))})
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        for suffix, content in zip(_CACHE_FILES, (svg, dark_svg, stored), strict=True):
+            _write_if_changed(cache_dir / f"{key}{suffix}", content)
+    except OSError:
+        return False
+    return True
+
+
+def _warn(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -178,18 +211,22 @@ def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any])
 
 
 def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
-           cache_dir: Path, *, registry: Iterable[Figure] | None = None) -> Rendered:
-    """Render ``registry`` (by default every figure) into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``."""
+           cache_dir: Path, *, registry: Iterable[Figure] | None = None,
+           warn: Callable[[str], None] = _warn) -> Rendered:
+    """Render ``registry`` (by default every figure) into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``;
+    ``warn`` gets the one line naming discarded cache entries (a translatable message; stderr by default)."""
     if registry is None:
         from figures.registry import FIGURES as registry
     out_dir, cache_dir = Path(out_dir), Path(cache_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # a cache folder that cannot be made: each entry is drawn and reported
+        cache_dir.mkdir(parents=True, exist_ok=True)
     shared = sha256("".join(_source_hash(m) for m in _SHARED_MODULES).encode())
     mpl = importlib.metadata.version("matplotlib")  # read without importing matplotlib
     done: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
     drawn: list[str] = []
+    discarded: list[str] = []
     for figure in registry:
         data, why = figure_data(figure, results, records)
         if data is None:
@@ -198,31 +235,36 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         data_sha = sha256(canonical_json(data))
         key = sha256(canonical_json({"id": figure.id, "code": _source_hash(figure.module), "shared": shared,
                                      "data": data_sha, "matplotlib": mpl}))
-        hit = _cached(cache_dir, key)
+        hit, bad = _cached(cache_dir, key)
         if hit is None:
             svg, dark_svg, marks = draw_variants(figure, data)
             width, height = svg_size_px(svg)
             meta = {"id": figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
                     "width": width, "height": height, "marks": marks}
-            for suffix, content in zip(_CACHE_FILES, (svg, dark_svg, canonical_json(meta)), strict=True):
-                _write_if_changed(cache_dir / f"{key}{suffix}", content)
+            bad = not _store(cache_dir, key, svg, dark_svg, meta) or bad
             drawn.append(figure.id)
         else:
             svg, dark_svg, meta = hit
+        if bad:
+            discarded.append(figure.id)
         _write_if_changed(out_dir / f"{figure.id}.svg", svg)
         _write_if_changed(out_dir / f"{figure.id}.dark.svg", dark_svg)
         done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta)
-    return Rendered(done, skipped, tuple(drawn))
+    if discarded:
+        warn(_("figure cache: the entries of {ids} in {folder} were unreadable or did not match their digest; "
+               "drawn again", ids=", ".join(discarded), folder=str(cache_dir)))
+    return Rendered(done, skipped, tuple(drawn), tuple(discarded))
 
 
 def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
-               cache_dir: Path, problems: list[str] | None = None) -> dict[str, dict[str, Any]]:
+               cache_dir: Path, problems: list[str] | None = None,
+               warn: Callable[[str], None] = _warn) -> dict[str, dict[str, Any]]:
     """Every figure drawn into ``out_dir``: figure id → its entry (what the build reads).
 
     A figure whose inputs are missing (e.g. a record not written yet) is left
-    out of the result; the reason is appended to ``problems`` if given.
+    out of the result; the reason is appended to ``problems`` if given. ``warn``: as in ``render``.
     """
-    rendered = render(results, records, out_dir, cache_dir)
+    rendered = render(results, records, out_dir, cache_dir, warn=warn)
     if problems is not None:
         problems.extend(rendered.skipped.values())
     return rendered.figures

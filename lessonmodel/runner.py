@@ -3,6 +3,10 @@
 Results are cached on disk as JSON, keyed by the sha256 of lessonmodel's own
 source files plus the experiment name and config: an unchanged model is never
 rerun, and any edit to any source file (a new experiment's module too) reruns everything.
+Each cache file also carries the sha256 of its entry: a file that is unreadable, wrong-shaped
+or edited (a value changed by hand would be published as measured) is discarded, recomputed,
+and named in one plain-English line on stderr (lessonmodel imports nothing of the site builder,
+so it cannot use the course's message catalogs).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import importlib
 import json
 import os
 import pkgutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -86,22 +91,55 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def entry_digest(entry: Any) -> str:
+    """sha256 of an entry's canonical JSON: what a cache file must carry beside it."""
+    return hashlib.sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _read_cached(path: Path, key: str) -> tuple[dict[str, Any] | None, bool]:
+    """(the entry stored at ``path`` under ``key``, whether a file there had to be discarded)."""
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, False
+    except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
+        return None, True
+    entry = stored.get("entry") if isinstance(stored, dict) else None
+    if isinstance(entry, dict) and stored.get("key") == key and stored.get("entry_sha256") == entry_digest(entry):
+        return entry, False
+    return None, True
+
+
+def _cached_run(name: str, cache_dir: Path, cfg: ModelConfig, src_hash: str) -> tuple[dict[str, Any], bool]:
+    """(one experiment's entry, whether its cache file was discarded or could not be stored)."""
+    key = cache_key(name, cfg, src_hash)
+    path = Path(cache_dir) / f"lessonmodel-{name}-{key[:20]}.json"
+    entry, discarded = _read_cached(path, key)
+    if entry is not None:
+        return entry, False
+    entry = compute_experiment(name, cfg)
+    try:  # key order kept: a cache hit must read back what was computed
+        write_atomically(path, json.dumps({"key": key, "entry_sha256": entry_digest(entry), "entry": entry}, indent=1))
+    except OSError:
+        discarded = True
+    return entry, discarded
+
+
+def _warn_discarded(names: list[str], cache_dir: Path | None) -> None:
+    if names:
+        print(f"lessonmodel: cache entries of {', '.join(names)} in {cache_dir} were unreadable or did not match "
+              "their digest; computed again", file=sys.stderr)
+
+
 def run_experiment(
     name: str, cache_dir: Path | None = None, cfg: ModelConfig = DEFAULT_CONFIG,
     src_hash: str | None = None,
 ) -> dict[str, Any]:
-    """One experiment's entry, from `cache_dir` when the key matches, else computed (and stored)."""
+    """One experiment's entry, from `cache_dir` when its key and digest match, else computed (and stored)."""
     if cache_dir is None:
         return compute_experiment(name, cfg)
-    key = cache_key(name, cfg, src_hash or source_hash())
-    path = Path(cache_dir) / f"lessonmodel-{name}-{key[:20]}.json"
-    if path.exists():
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        if stored.get("key") == key:
-            return stored["entry"]
-    entry = compute_experiment(name, cfg)
-    # key order kept: a cache hit must read back what was computed
-    write_atomically(path, json.dumps({"key": key, "entry": entry}, indent=1))
+    entry, discarded = _cached_run(name, cache_dir, cfg, src_hash or source_hash())
+    _warn_discarded([name] if discarded else [], cache_dir)
     return entry
 
 
@@ -109,13 +147,13 @@ def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
     """The results document: every experiment's entry, in order, and the value classes; cached in `cache_dir`
     if given."""
     src_hash = source_hash()
+    runs = {name: _cached_run(name, cache_dir, DEFAULT_CONFIG, src_hash) if cache_dir is not None
+            else (compute_experiment(name), False) for name in EXPERIMENTS}
+    _warn_discarded([name for name, (_entry, discarded) in runs.items() if discarded], cache_dir)
     return {
         "source_hash": src_hash,
         "value_classes": {name: {"meaning": meaning}
                           | (ROUNDING_TOLERANCE if name == ROUNDING else {})
                           for name, meaning in VALUE_CLASSES.items()},
-        "experiments": {
-            name: run_experiment(name, cache_dir, DEFAULT_CONFIG, src_hash)
-            for name in EXPERIMENTS
-        },
+        "experiments": {name: entry for name, (entry, _discarded) in runs.items()},
     }

@@ -8,8 +8,10 @@ One keyed store (keys.py says what each key is made of):
   and the digest of every input of that build.
 
 The dev server keeps the store in memory and writes its private folder in place. ``python build.py``
-persists it in ``store`` between processes (parsed pages pickled in one file, the rest as JSON per
-output folder) and swaps each site in whole, linking what did not change. ``check`` gives no store.
+persists what it wrote in ``store`` between processes (JSON per output folder) and swaps each site in
+whole, linking what did not change. Parsed pages are not persisted: a new process parses every page again,
+which at 300 pages cost about what decoding them from JSON did (and pickle would run code on load).
+``check`` gives no store.
 
 A file of an earlier build is used only while its folder is the very one that build swapped in
 (``folder_identity``) and the file still has the digest that build recorded; otherwise its page is
@@ -22,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import time
 from collections.abc import Callable, Hashable, Iterable
 from contextlib import nullcontext
@@ -112,13 +113,10 @@ class Engine:
         self.root, self.outputs, self.content_dir = root, outputs, content_dir
         self.store, self.assets, self.workers, self.serving = store, assets, workers, serving
         self._parsed: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
-        self._pickled: dict[str, bytes] | None = None
         self._keys: dict[str, str] = {}
         """Page path → its source digest, this build."""
         self._facts: dict[str, PageFacts] = {}
         self._checked: dict[tuple, list[Problem]] = {}
-        self._stale = False
-        """The parse file holds other pages than this build's."""
         self._evidence: tuple[Evidence, str] | None = None
         self._pages: dict[bool, dict[str, tuple[str, SiteFiles]]] = {o.teacher: {} for o in outputs}
         self._written: dict[Path, dict] = {o.folder: self._load_state(o.folder) for o in outputs}
@@ -153,7 +151,6 @@ class Engine:
                                        finishers.get(output.teacher), inputs) for output in self.outputs}
         for output in self.outputs:  # once every site is written: linking a shared file changes its stamp
             self._save_state(output, keys[output.teacher], changed[output])
-        self._save_parsed()
         rendered = tuple(dict.fromkeys(p for o in self.outputs for p in keys[o.teacher]
                                        if p not in kept[o.teacher] and p != GENERATED))
         changed_files = set().union(*changed.values())
@@ -230,19 +227,19 @@ class Engine:
 
     # ------------------------------------------------------------ parse and check --
     def _parse(self, sources: tuple[SourceFile, ...]) -> Parsed:
-        """Each source's parse, from the store when it holds one for the source's digest."""
+        """Each source's parse, kept in memory under the source's digest (the dev server parses only
+        what changed)."""
         kept: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
         md = None
         with nullcontext() if self.serving else collector_paused():
             for source in sources:
                 key = self._keys[source.path] = digest(code_digest(), source.path, source.text)
-                parsed = self._parsed.get(key) or self._unpickled(key)
+                parsed = self._parsed.get(key)
                 if parsed is None:
                     md = md or make_markdown()
                     parsed = parse_source(source, md)
                 kept[key] = parsed
         # Only this build's sources stay, so a long editing session does not pile up parses.
-        self._stale = set(kept) != set(self._pickled or {})
         self._parsed = kept
         self._facts = {k: v for k, v in self._facts.items() if k in kept}
         return [kept[self._keys[source.path]] for source in sources]
@@ -278,31 +275,6 @@ class Engine:
         return self._jinja[1]
 
     # ------------------------------------------------------ persisted between processes --
-    def _unpickled(self, key: str) -> tuple[ParsedPage | None, list[Problem]] | None:
-        if self.store is None:
-            return None
-        if self._pickled is None:
-            try:
-                held = pickle.loads((self.store / "parsed.pickle").read_bytes())
-            except (OSError, pickle.UnpicklingError, EOFError, ValueError):
-                held = {}
-            self._pickled = held if isinstance(held, dict) else {}
-        try:
-            return pickle.loads(self._pickled[key])
-        except (KeyError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError):
-            return None  # not there, or unreadable: parsed again (and stored again)
-
-    def _save_parsed(self) -> None:
-        """Rewrite the parse file when this build parsed a page anew or dropped one; one file, not one
-        per page: creating a thousand files cost more on ext4 than writing the same bytes once."""
-        if self.store is None or not self._stale:
-            return
-        held = self._pickled or {}
-        pages = {key: held[key] if key in held else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
-                 for key, parsed in self._parsed.items()}
-        write_atomic(self.store / "parsed.pickle", pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
-        self._pickled = pages
-
     def _state_file(self, folder: Path) -> Path | None:
         """A state file per output folder (tests and benchmarks write elsewhere than _site/)."""
         name = folder.name + "-" + digest(str(folder.resolve()))[:12]
@@ -313,11 +285,14 @@ class Engine:
         file = self._state_file(folder)
         try:
             state = json.loads(file.read_text(encoding="utf-8")) if file else {}
-        except (OSError, ValueError):
+            pages = {page_id: (key, {rel: folder / rel for rel in made})
+                     for page_id, (key, made) in state.pop("pages", {}).items()}
+        except (OSError, ValueError, TypeError, AttributeError):  # unreadable or wrong-shaped: built anew
+            return {}
+        if not all(isinstance(state.get(field, {}), dict) for field in ("files", "formulas", "stamps")):
             return {}
         teacher = next(o.teacher for o in self.outputs if o.folder == folder)
-        self._pages[teacher] = {page_id: (key, {rel: folder / rel for rel in made})
-                                for page_id, (key, made) in state.pop("pages", {}).items()}
+        self._pages[teacher] = pages
         return state
 
     def _save_state(self, output: Output, keys: dict[str, str], changed: set[str]) -> None:

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
+from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined
+from jinja2.bccache import Bucket
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
@@ -29,20 +30,32 @@ from site_builder.vocabulary.provenance import BADGE_TEXT
 TEMPLATES = Path(__file__).parents[1] / "templates"
 
 
-BYTECODE_DIR: Path | None = None
-"""Where compiled templates are kept between processes (a build sets it; Jinja checks each
-template's source against the kept code, so a changed template is compiled again)."""
+class _Compiled(BytecodeCache):
+    """Compiled templates kept in this process only, for every environment it makes (tests make hundreds).
+
+    Never on disk: Jinja's file cache unmarshals code objects that run when loaded, so a tampered file
+    would run code. Compiling every template costs a new process about 0.1-0.25 s. Jinja checks each
+    template's source against the kept code, so a changed template is compiled again. Mutable on purpose."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self._held:
+            bucket.bytecode_from_string(self._held[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._held[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _Compiled()
 
 
 def make_environment() -> Environment:
     """Strict, autoescaping Jinja: a missing field fails the build instead of rendering blank."""
-    kept = None
-    if BYTECODE_DIR is not None:
-        BYTECODE_DIR.mkdir(parents=True, exist_ok=True)
-        kept = FileSystemBytecodeCache(str(BYTECODE_DIR))
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, autoescape=True,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, extensions=["jinja2.ext.i18n"],
-                      bytecode_cache=kept)
+                      bytecode_cache=_COMPILED)
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}
     install(env, "en")  # until a site's language is installed (see ``use_language``)
     env.globals["badge_text"] = BADGE_TEXT

@@ -53,10 +53,9 @@ def print_list(root: Path, what: str, rows: list[tuple[str, str, str]] | None = 
 
 
 def keep_between_runs(cache: Path) -> None:
-    """Math font subsets (≈0.5 s each) are kept, keyed by the characters they hold; compiled
-    templates (≈0.2 s a process), keyed by their source."""
+    """Math font subsets (≈0.5 s each) are kept, keyed by the characters they hold. Compiled templates
+    are not (see ``site_builder/render/html.py``)."""
     mathfont.CACHE_DIR = cache / "math-font"
-    render.BYTECODE_DIR = cache / "jinja"
 
 
 def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cache: Path | None, workers: int,
