@@ -14,6 +14,7 @@ the digest of their bytes when read.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -79,13 +80,15 @@ def math_font(chars: str) -> bytes:
     disk is used only when its bytes still have the digest its name records; otherwise it is made again."""
     key = hashlib.sha256(chars.encode()).hexdigest()[:32]
     for kept in CACHE_DIR.glob(f"{key}-*.woff2") if CACHE_DIR and CACHE_DIR.is_dir() else ():
-        data = kept.read_bytes()
-        if kept.stem.endswith("-" + hashlib.sha256(data).hexdigest()[:32]):
-            return data
-        kept.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # unreadable, or a folder where a file was: made again below
+            data = kept.read_bytes()
+            if kept.stem.endswith("-" + hashlib.sha256(data).hexdigest()[:32]):
+                return data
+            kept.unlink()
     data = subset_font(chars)
     if CACHE_DIR is not None:
-        write_atomic(CACHE_DIR / f"{key}-{hashlib.sha256(data).hexdigest()[:32]}.woff2", data)
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs the next build time
+            write_atomic(CACHE_DIR / f"{key}-{hashlib.sha256(data).hexdigest()[:32]}.woff2", data)
     return data
 
 

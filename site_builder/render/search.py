@@ -22,6 +22,7 @@ Pagefind on them.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -166,7 +167,8 @@ def _kept_documents(prepared, site: SiteView, cache: Path) -> dict[str, str]:
 
 
 _DOCUMENTS = "documents.json"
-"""URL → [key, document]: plain data, read back only where an entry has exactly that shape."""
+"""URL → [key, document, the document's sha256]: plain data, read back only where an entry has exactly
+that shape and its document still has its digest (an edited document is made again, never indexed)."""
 
 
 def _held_documents(cache: Path) -> dict[str, tuple[str, str]]:
@@ -174,12 +176,15 @@ def _held_documents(cache: Path) -> dict[str, tuple[str, str]]:
         held = json.loads((cache / _DOCUMENTS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {url: (entry[0], entry[1]) for url, entry in held.items() if isinstance(entry, list) and len(entry) == 2
-            and all(isinstance(part, str) for part in entry)} if isinstance(held, dict) else {}
+    return {url: (entry[0], entry[1]) for url, entry in held.items()
+            if isinstance(entry, list) and len(entry) == 3 and all(isinstance(part, str) for part in entry)
+            and hashlib.sha256(entry[1].encode()).hexdigest() == entry[2]} if isinstance(held, dict) else {}
 
 
 def _hold_documents(cache: Path, documents: dict[str, tuple[str, str]]) -> None:
-    write_atomic(cache / _DOCUMENTS, json.dumps(documents, ensure_ascii=False))
+    entries = {url: [key, document, hashlib.sha256(document.encode()).hexdigest()]
+               for url, (key, document) in documents.items()}
+    write_atomic(cache / _DOCUMENTS, json.dumps(entries, ensure_ascii=False))
 
 
 def _text(text: str) -> str:
