@@ -35,6 +35,7 @@ NOT_RUN = {
     "make test-fast": "the fast tier, which runs this file",
     "python -m lessonmodel bench": "the timing study takes minutes and rewrites content/records/decode_timing.json",
 }
+NOT_COPIED = (".git", ".venv", "_site", "_site-teacher", ".cache", "__pycache__", ".*_cache")
 SYSTEM_TOOLS = {"fc-list": "fontconfig's, absent on macOS"}
 """Programs a command may need that some test machines lack: the command is skipped there."""
 
@@ -76,14 +77,9 @@ def project(tmp_path_factory) -> Path:
 
 
 def project_tree(target: Path) -> Path:
-    """The project's files as git sees them (tracked and new, not ignored), with the content-hashed
-    model and figure caches, so a build does not rerun the model or redraw every figure."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=PROJECT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        if (PROJECT / name).is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(PROJECT / name, target / name)
+    """A copy of the project without what builds and installs make, but with the content-hashed model and
+    figure caches, so a build does not rerun the model or redraw every figure."""
+    shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns(*NOT_COPIED))
     for cache in ("lessonmodel", "figures"):
         if (PROJECT / ".cache" / cache).is_dir():
             shutil.copytree(PROJECT / ".cache" / cache, target / ".cache" / cache)
@@ -229,3 +225,17 @@ def test_the_teacher_tutorial_mistake_reads_as_shown_and_its_fix_builds(tmp_path
     assert fixed.returncode == 0, fixed.stderr
     teacher = (root / "_site-teacher" / "my-lesson.html").read_text(encoding="utf-8")
     assert 'data-mark="edited-word"' in teacher and 'data-mark="invalidated"' in teacher
+
+
+@pytest.mark.slow
+def test_the_reference_s_complete_small_lesson_builds(tmp_path):
+    root = project_tree(tmp_path / "project")
+    lesson = next(block for block in fenced(PROJECT / "docs" / "reference.md", "markdown") if block.startswith("---\n"))
+    (root / "content" / "pages" / "demo.md").write_text(lesson, encoding="utf-8")
+    site = root / "content" / "site.yml"
+    listed = site.read_text(encoding="utf-8").replace("pages: [index,", "pages: [index, demo,")
+    site.write_text(listed, encoding="utf-8")
+    built = build(root)
+    assert built.returncode == 0, built.stderr
+    page = (root / "_site" / "demo.html").read_text(encoding="utf-8")
+    assert 'href="numbers.html#equivalence_2024.max_abs_diff"' in page and "<math" in page

@@ -1,5 +1,4 @@
-"""The extension guide (docs/programmer-tutorial.md), followed step by step in a copy of the project: it must build
-and pass check."""
+"""The README's extension guide, followed step by step in a copy of the project: it must build and pass check."""
 
 from __future__ import annotations
 
@@ -13,9 +12,9 @@ from sitekit import PROJECT, project_copy
 
 
 def guide_steps() -> list[tuple[str, str]]:
-    """(language, text) of every code block of the programmer tutorial's worked example, in order."""
-    tutorial = (PROJECT / "docs" / "programmer-tutorial.md").read_text(encoding="utf-8")
-    section = tutorial.split("## Worked example", 1)[1].split("\n## ", 1)[0]
+    """(language, text) of every code block of the README's *Extending* section, in order."""
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Extending", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"^```(\w+)\n(.*?)^```", section, re.MULTILINE | re.DOTALL)
 
 
