@@ -239,3 +239,20 @@ def test_the_reference_s_complete_small_lesson_builds(tmp_path):
     assert built.returncode == 0, built.stderr
     page = (root / "_site" / "demo.html").read_text(encoding="utf-8")
     assert 'href="numbers.html#equivalence_2024.max_abs_diff"' in page and "<math" in page
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_links_between_the_pages_land_on_a_file_and_heading():
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            path, _hash, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            assert linked.is_file(), f"{page.name}: {target} is no file"
+            headings = re.findall(r"^#+ (.*)$", linked.read_text(encoding="utf-8"), re.MULTILINE)
+            assert not anchor or anchor in {_anchor(h) for h in headings}, f"{page.name}: no heading #{anchor}"
