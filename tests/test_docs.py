@@ -125,7 +125,7 @@ def test_a_benchmark_takes_the_options_shown(command):
         assert option in shown.stdout, f"{command}: {option} is not an option"
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # each runs in a project copy; `check` rebuilds from scratch
 @pytest.mark.parametrize("command", [c for c in SHOWN if _kind(c) == "run"])
 def test_a_documented_command_succeeds(command, project, environment):
     program = command.split()[0]
@@ -136,7 +136,7 @@ def test_a_documented_command_succeeds(command, project, environment):
     assert done.returncode == 0, f"{command}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # a server in a project copy: a build in another process
 @pytest.mark.parametrize("command", [c for c in SHOWN if _kind(c) == "server"])
 def test_a_documented_server_serves_and_stops(command, project, environment):
     on_free_port = re.sub(r"--port \d+", "--port 0", command)
@@ -179,7 +179,7 @@ def build(root: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "build.py"], cwd=root, capture_output=True, text=True, timeout=600)
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # two builds in a project copy
 def test_the_readme_walk_through_cites_a_value_then_reads_the_documented_message(tmp_path):
     root = project_tree(tmp_path / "project")
     paragraph, sentence = (block.strip() for block in fenced(PROJECT / "README.md", "markdown")[:2])
@@ -198,7 +198,7 @@ def test_the_readme_walk_through_cites_a_value_then_reads_the_documented_message
     assert message in mistaken.stderr.splitlines()
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # a lesson made and built twice in a project copy
 def test_the_teacher_tutorial_mistake_reads_as_shown_and_its_fix_builds(tmp_path):
     root = project_tree(tmp_path / "project")
     tutorial = PROJECT / "docs" / "teacher-tutorial.md"
@@ -227,7 +227,7 @@ def test_the_teacher_tutorial_mistake_reads_as_shown_and_its_fix_builds(tmp_path
     assert 'data-mark="edited-word"' in teacher and 'data-mark="invalidated"' in teacher
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # a build in a project copy
 def test_the_reference_s_complete_small_lesson_builds(tmp_path):
     root = project_tree(tmp_path / "project")
     lesson = next(block for block in fenced(PROJECT / "docs" / "reference.md", "markdown") if block.startswith("---\n"))
