@@ -1,6 +1,7 @@
-# Two commands for a newcomer (see README):
+# Two commands for a newcomer (see README), and a third for while you edit:
 #   make serve   install what previewing needs, then serve the public site with live reload (it builds once)
 #   make test    install everything (Chromium and CJK fonts too), run every test and `build.py check`
+#   make test-fast  the tests not marked slow, without a browser: under a minute
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,7 +10,7 @@ PORT ?= 8000
 # The Nu Html Checker; tests/browser/test_validator.py pins the same version.
 VNU_VERSION := 26.9.27
 
-.PHONY: serve build test check fonts system-deps test-deps clean
+.PHONY: serve build test test-fast check fonts system-deps test-deps clean
 
 # What building and previewing need: the pinned site packages.
 $(VENV)/.installed-site: requirements.txt
@@ -57,6 +58,10 @@ serve: $(VENV)/.installed-site fonts
 test: $(VENV)/.installed test-deps
 	$(PY) -m pytest
 	$(PY) build.py check
+
+# No Chromium, Java or npm needed: the browser tests and the slow ones (pyproject.toml's markers) are left out.
+test-fast: $(VENV)/.installed fonts
+	$(PY) -m pytest -m "not slow" --ignore=tests/browser
 
 clean:
 	rm -rf _site _site-teacher .cache

@@ -22,17 +22,17 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from corpus import write_corpus  # noqa: E402
 
-from site_builder import Evidence, pipeline, prepare_site, render_site  # noqa: E402
+from site_builder import Evidence, outputs, prepare_site, render_site  # noqa: E402
 
 
 def timed(prepared, guard: bool) -> float:
-    pipeline.check_html = _CHECK if guard else (lambda name, markup: None)
+    outputs.check_html = _CHECK if guard else (lambda name, markup: None)
     started = time.perf_counter()
     render_site(prepared, teacher=False)
     return time.perf_counter() - started
 
 
-_CHECK = pipeline.check_html
+_CHECK = outputs.check_html
 
 
 def compare(label: str, prepared, runs: int) -> None:

@@ -1,6 +1,6 @@
 """Figures for the lessons, drawn with matplotlib at build time.
 
-Entry point: ``render_all(results, records, out_dir, cache_dir)`` (contracts §3).
+Entry point: ``render_all(results, records, out_dir, cache_dir)``: every figure as SVG, by id.
 Importing this package never imports matplotlib; only drawing does, and a
 build whose figures are all cached never draws.
 """

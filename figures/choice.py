@@ -24,7 +24,8 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     kept = series(data, "first_token_choice", "top_p_kept")
     ax = fig.add_axes((0.12, 0.2, 0.84, 0.6))
     width = 0.27
-    rows = (("0.5", "τ = 0.5（更尖）", s.VERMILION), ("1", "τ = 1（模型原样）", s.BLUE), ("2.0", "τ = 2（更平）", s.SKY))
+    rows = (("0.5", "τ = 0.5（更尖）", s.VERMILION), ("1", "τ = 1（模型原样）", s.BLUE),
+            ("2.0", "τ = 2（更平）", s.SKY))
     bars = {}
     for i, (tau, label, color) in enumerate(rows):
         ys = probs if tau == "1" else tempered[tau]

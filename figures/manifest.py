@@ -21,13 +21,12 @@ from figures import baseline
 from figures.runner import figure_data
 from figures.spec import Figure
 from site_builder.i18n import _
+from site_builder.numbers import agrees
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.json")
 SIGNIFICANT_DIGITS = 12
 """Rounding floats are stored this precisely: finer than any tolerance they are compared with."""
 EXACT, ROUNDING = "exact", "rounding"
-DEFAULT_TOLERANCE = {"rtol": 1e-9, "atol": 1e-12}
-"""Used only when the results document states none (lessonmodel's ROUNDING_RTOL/ATOL)."""
 SHOWN_CHANGES = 8
 MARK_TOLERANCE_PT = 2.0
 """How far (SVG units, pt) a mark's edge may move before the check calls the mark moved: teacher
@@ -110,7 +109,7 @@ def _same(old: Any, new: Any, tolerance: Mapping[str, float], kind: str) -> bool
     numbers = (int, float)
     if (kind == ROUNDING and isinstance(old, numbers) and isinstance(new, numbers)
             and not isinstance(old, bool) and not isinstance(new, bool)):
-        return abs(new - old) <= tolerance["atol"] + tolerance["rtol"] * abs(old)
+        return agrees(new, old, ROUNDING, tolerance["rtol"], tolerance["atol"])
     return type(old) is type(new) and old == new
 
 
@@ -288,7 +287,7 @@ def _kept_inputs(now: Mapping[str, Any], accepted: Mapping[str, Any], results: M
 
 
 def _tolerance(results: Mapping[str, Any]) -> Mapping[str, float]:
-    return results.get("value_classes", {}).get(ROUNDING) or DEFAULT_TOLERANCE
+    return results["value_classes"][ROUNDING]  # its rtol and atol, as the results document states them
 
 
 def _what_changed(check: FigureCheck) -> str:

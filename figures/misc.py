@@ -33,7 +33,8 @@ def draw_bidirectional(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
              va="top")
     fig.text(0.03, 0.885, "■ 因果（可缓存）", color=s.BLUE_TEXT, fontsize=s.FS_SMALL, va="top")
     fig.text(0.42, 0.885, "▨ 双向（高层旧值改变）", color=s.VERMILION_TEXT, fontsize=s.FS_SMALL, va="top")
-    return {"causal": mark("因果注意力的条形", drawn[s.BLUE]), "bidirectional": mark("双向注意力的条形", drawn[s.VERMILION])}
+    return {"causal": mark("因果注意力的条形", drawn[s.BLUE]),
+            "bidirectional": mark("双向注意力的条形", drawn[s.VERMILION])}
 
 
 def draw_ledger(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
@@ -108,7 +109,8 @@ FIGURES = (
            "teaching", (), draw_ledger, s.SIZE_TALL),
     Figure("char-stream", "字符流上的缓存检查：缓存与重算逐位相同，旧前缀缓存差得多",
            "对数坐标折线图，横轴是字符位置：灰色区域是 prefill；之后每个位置比较 logits 的最大差。"
-           "蓝线是使用缓存与完整重算之差，每个位置都是 0（逐位相同），画在坐标轴最底端；红线是前缀被改后仍沿用旧缓存的差，接近 1。"
+           "蓝线是使用缓存与完整重算之差，每个位置都是 0（逐位相同），画在坐标轴最底端；"
+           "红线是前缀被改后仍沿用旧缓存的差，接近 1。"
            "这只验证缓存计算，与文字含义无关。",
            "measured", ("char_stream",), draw_char_stream, s.SIZE_4_3),
 )

@@ -15,7 +15,6 @@ from figures.inputs import kib, series, value
 from figures.marks import data_box, mark
 from figures.spec import Figure
 
-
 # --- b0 -------------------------------------------------------------------
 
 

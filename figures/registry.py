@@ -1,12 +1,17 @@
-"""The list of all figures (``FIGURES``), collected from the lesson modules.
+"""The list of all figures (``FIGURES``), found by scanning the figures package.
 
-Each lesson module defines its figures next to their drawing code. Importing
-this module imports those modules, but never matplotlib.
+A figure module is any module of the package that defines a ``FIGURES`` tuple
+next to its drawing code; nothing lists it by hand. Importing this module
+imports every module of the package, but never matplotlib.
 """
 
 from __future__ import annotations
 
-from figures import choice, kv_bytes, misc, r55, rc_v1, worked
+import importlib
+import pkgutil
+from pathlib import Path
+from types import ModuleType
+
 from figures.spec import PROVENANCES, Figure
 
 
@@ -27,9 +32,16 @@ def check_registry(figures: tuple[Figure, ...]) -> list[str]:
     return problems
 
 
-MODULES = (rc_v1, choice, r55, kv_bytes, misc, worked)
-"""Every module that defines figures (each has a ``FIGURES`` tuple), in order: the one place a figure
-module is registered (``python build.py new figure ID`` adds it here)."""
+def figure_modules() -> tuple[ModuleType, ...]:
+    """The package's modules that define ``FIGURES``, in name order (the same on every machine)."""
+    names = sorted(info.name for info in pkgutil.iter_modules([str(Path(__file__).parent)])
+                   if not info.name.startswith("_"))
+    modules = (importlib.import_module(f"{__package__}.{name}") for name in names)
+    return tuple(module for module in modules if hasattr(module, "FIGURES"))
+
+
+MODULES = figure_modules()
+"""Every module that defines figures; ``python build.py new figure ID`` only writes one."""
 FIGURES: tuple[Figure, ...] = tuple(fig for module in MODULES for fig in module.FIGURES)
 FIGURE_IDS: tuple[str, ...] = tuple(f.id for f in FIGURES)
 BY_ID: dict[str, Figure] = {f.id: f for f in FIGURES}

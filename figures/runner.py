@@ -6,28 +6,26 @@ processes (fixed ``svg.hashsalt``, no date and no RDF metadata block). Drawing
 functions only receive a fresh figure and their data.
 
 A figure is redrawn only when its cache key changes. The key hashes the
-figure's drawing-module source, the shared style (style.py, this file, spec.py, inputs.py),
-its input data and the matplotlib version; content hashes, never mtimes. On a
-build where every key hits, matplotlib is never imported.
+figure's drawing-module source, the source of the modules every drawing shares
+(``_SHARED_MODULES``), its input data and the matplotlib version; content
+hashes, never mtimes. On a build where every key hits, matplotlib is never imported.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.metadata
 import io
 import json
 import os
 import re
-import sys
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from figures import dark as _dark  # noqa: F401  (imported so its source is part of the shared hash)
 from figures.marks import mark_boxes
 from figures.spec import Figure
 from figures.style import TAG_TEXT
@@ -45,12 +43,11 @@ class Rendered:
     """What one ``render`` call produced."""
 
     figures: dict[str, dict[str, Any]]
-    """The contract result: figure id → file, alt, description, provenance, inputs, hashes, size."""
+    """Figure id → file, alt, description, provenance, inputs, hashes, size and marks."""
     skipped: dict[str, str]
     """Figure id → why it was not rendered (e.g. its record does not exist)."""
     drawn: tuple[str, ...]
     """Ids actually drawn by matplotlib this time (the rest came from the cache)."""
-    seconds: float
 
 
 def sha256(data: bytes) -> str:
@@ -64,8 +61,7 @@ def canonical_json(obj: Any) -> bytes:
 
 
 def _source_hash(module_name: str) -> str:
-    module = sys.modules[module_name]
-    return sha256(Path(module.__file__ or "").read_bytes())
+    return sha256(Path(importlib.import_module(module_name).__file__ or "").read_bytes())
 
 
 def module_hash(figure: Figure) -> str:
@@ -74,7 +70,7 @@ def module_hash(figure: Figure) -> str:
 
 
 def shared_hash() -> str:
-    """Hash of what every figure depends on: style, runner, spec."""
+    """Hash of the source every figure's drawing depends on (``_SHARED_MODULES``)."""
     return sha256("".join(_source_hash(m) for m in _SHARED_MODULES).encode())
 
 
@@ -200,16 +196,10 @@ def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any])
 
 
 def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
-           cache_dir: Path, *, registry: Iterable[Figure] | None = None,
-           code_hash: Callable[[Figure], str] = module_hash) -> Rendered:
-    """Render the registry into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``.
-
-    ``registry`` and ``code_hash`` exist so tests can render fake figures or
-    pretend a module's source changed.
-    """
+           cache_dir: Path, *, registry: Iterable[Figure] | None = None) -> Rendered:
+    """Render ``registry`` (by default every figure) into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``."""
     if registry is None:
         from figures.registry import FIGURES as registry
-    start = time.perf_counter()
     out_dir, cache_dir = Path(out_dir), Path(cache_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -223,7 +213,7 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
             skipped[figure.id] = why
             continue
         data_sha = sha256(canonical_json(data))
-        key = cache_key(figure.id, code_hash(figure), shared, data_sha, mpl)
+        key = cache_key(figure.id, module_hash(figure), shared, data_sha, mpl)
         hit = _cached(cache_dir, key)
         if hit is None:
             svg, dark_svg, marks = draw_variants(figure, data)
@@ -239,12 +229,12 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         _write_if_changed(out_dir / f"{figure.id}.svg", svg)
         _write_if_changed(out_dir / f"{figure.id}.dark.svg", dark_svg)
         done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta)
-    return Rendered(done, skipped, tuple(drawn), time.perf_counter() - start)
+    return Rendered(done, skipped, tuple(drawn))
 
 
 def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
                cache_dir: Path, problems: list[str] | None = None) -> dict[str, dict[str, Any]]:
-    """The contract entry point (contracts §3).
+    """Every figure drawn into ``out_dir``: figure id → its entry (what the build reads).
 
     A figure whose inputs are missing (e.g. a record not written yet) is left
     out of the result; the reason is appended to ``problems`` if given.

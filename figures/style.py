@@ -21,7 +21,6 @@ BLACK = "#000000"
 ORANGE = "#E69F00"
 SKY = "#56B4E9"
 GREEN = "#009E73"
-YELLOW = "#F0E442"
 BLUE = "#0072B2"
 VERMILION = "#D55E00"
 PURPLE = "#CC79A7"
@@ -43,7 +42,6 @@ CARD_EDGE = "#d4d4d4"
 Q_COLOR = VERMILION
 K_COLOR = BLUE
 V_COLOR = GREEN
-NEW_COLOR = ORANGE  # the newly appended position
 STALE_COLOR = VERMILION  # entries invalidated by an edit
 PARAM_COLOR = BLUE
 

@@ -40,8 +40,10 @@ def draw_attention(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         ax.set_xticks([])
         ax.set_title(title, fontsize=s.FS_SMALL, loc="left")
     out = value(data, "attention_example.out0")
-    fig.text(0.03, 0.955, "第 1 层第 1 个头：新 token her 的 q 读 4 个位置", fontsize=s.FS_TEXT, weight="bold", va="top")
-    total = fig.text(0.03, 0.07, f"③ 这一列加起来 = 输出的第 1 维 {out:+.3f}；权重之和为 1", fontsize=s.FS_SMALL, va="bottom")
+    fig.text(0.03, 0.955, "第 1 层第 1 个头：新 token her 的 q 读 4 个位置", fontsize=s.FS_TEXT, weight="bold",
+             va="top")
+    total = fig.text(0.03, 0.07, f"③ 这一列加起来 = 输出的第 1 维 {out:+.3f}；权重之和为 1", fontsize=s.FS_SMALL,
+                     va="bottom")
     fig.text(0.03, 0.02, "权重为随机初始化：数字只演示计算步骤", fontsize=s.FS_SMALL, color=s.VERMILION_TEXT,
              va="bottom")
     return marks | {"sum": mark("输出第 1 维的合计", total)}
@@ -55,7 +57,8 @@ def draw_decode_read(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     lengths = [native // 8, native // 2, native]
     ax = fig.add_axes((0.14, 0.15, 0.74, 0.66))
     caches = [per_token * t for t in lengths]
-    weight_bars = ax.bar(range(3), [weights] * 3, color=s.FADED, edgecolor=s.INK, lw=s.LW_THIN, label="全部权重（fp16）")
+    weight_bars = ax.bar(range(3), [weights] * 3, color=s.FADED, edgecolor=s.INK, lw=s.LW_THIN,
+                         label="全部权重（fp16）")
     cache_bars = ax.bar(range(3), caches, bottom=[weights] * 3, color=s.ORANGE, edgecolor=s.INK, lw=s.LW_THIN,
            label="这条请求的 KV 缓存")
     for x, c in enumerate(caches):
@@ -80,17 +83,20 @@ def draw_vs_weights(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     equal = value(data, "kv_models.opt_13b_requests_equal_weights")
     batches = list(range(1, 33))
     ax = fig.add_axes((0.14, 0.15, 0.74, 0.66))
-    (line,) = ax.plot(batches, [cache * b for b in batches], color=s.ORANGE, lw=2.2, label=f"KV 缓存：B 条 {native} token 的请求")
+    (line,) = ax.plot(batches, [cache * b for b in batches], color=s.ORANGE, lw=2.2,
+                      label=f"KV 缓存：B 条 {native} token 的请求")
     level = ax.axhline(weights, color=s.INK, ls="--", lw=s.LW, label="权重（fp16，一份）")
     ax.axvline(equal, color=s.MUTED, lw=s.LW_THIN)
-    cross_note = ax.text(equal + 0.4, weights * 0.35, f"B ≈ {equal:.1f}：\n缓存追上权重", fontsize=s.FS_SMALL, va="center")
+    cross_note = ax.text(equal + 0.4, weights * 0.35, f"B ≈ {equal:.1f}：\n缓存追上权重", fontsize=s.FS_SMALL,
+                         va="center")
     ax.set_xlim(0, batches[-1])
     ax.set_ylim(0, cache * batches[-1] * 1.1)
     ax.set_xlabel("同时服务的请求数 B")
     ax.set_ylabel("GiB")
     ax.legend(loc="upper left", fontsize=s.FS_SMALL)
     fig.text(0.03, 0.955, "OPT-13B：权重是一份，缓存按请求叠加", fontsize=s.FS_TEXT, weight="bold", va="top")
-    return {"cache-line": mark("缓存总量的橙线", line), "weights-line": mark("权重的黑色虚线", level, data_box(ax, 0, weights * 0.95, batches[-1], weights * 1.05)),
+    return {"cache-line": mark("缓存总量的橙线", line),
+            "weights-line": mark("权重的黑色虚线", level, data_box(ax, 0, weights * 0.95, batches[-1], weights * 1.05)),
             "crossing": mark("两者相等的竖线", cross_note, data_box(ax, equal - 0.3, 0, equal + 0.3, weights))}
 
 
@@ -107,6 +113,7 @@ FIGURES = (
            "computed", ("kv_models",), draw_decode_read, s.SIZE_4_3),
     Figure("kv-bytes-vs-weights", "OPT-13B：多少条满上下文请求的缓存能抵得上权重",
            "折线图：横轴是同时服务的请求数 B，橙线是 B 条满上下文（2048 个 token）请求的 KV 缓存总量，随 B 线性上升；"
-           "黑色虚线是 fp16 权重的大小（按论文的 130 亿参数计），只有一份；竖线标出两者相等处。数值由公式和公开配置算出。",
+           "黑色虚线是 fp16 权重的大小（按论文的 130 亿参数计），只有一份；竖线标出两者相等处。"
+           "数值由公式和公开配置算出。",
            "computed", ("kv_models",), draw_vs_weights, s.SIZE_4_3),
 )

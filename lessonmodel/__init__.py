@@ -7,14 +7,21 @@ experiments whose numbers the lessons cite.
     logits, cache = prefill(params, encode_words(cfg, "BOS I gave him"), make_cache(cfg, 16))
     logits, cache = decode_step(params, 15, cache)
 
-`run_all(cache_dir)` returns the results document (team contracts §1).
+`run_all(cache_dir)` returns the results document: every experiment's values, data and config.
 """
 
 from __future__ import annotations
 
 from lessonmodel.cache import ConcatCache, KVCache, make_cache, make_concat_cache
 from lessonmodel.config import (
-    CHAR_VOCAB, WORD_VOCAB, ModelConfig, char_config, decode, encode, encode_chars, encode_words,
+    CHAR_VOCAB,
+    WORD_VOCAB,
+    ModelConfig,
+    char_config,
+    decode,
+    encode,
+    encode_chars,
+    encode_words,
 )
 from lessonmodel.kv_bytes import REAL_MODELS, kv_cache_bytes
 from lessonmodel.model import decode_step, forward, forward_trace, prefill, run_cached

@@ -1,4 +1,4 @@
-"""Command line: `python -m lessonmodel --json | run <exp> | bench [--quick] [--out PATH]`."""
+"""Command line: `python -m lessonmodel --json | run <exp> | bench [--out PATH]`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from lessonmodel.runner import EXPERIMENTS, compute_experiment, run_all
+from lessonmodel.runner import EXPERIMENTS, compute_experiment, run_all, write_atomically
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -19,18 +19,9 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="print one experiment")
     run.add_argument("experiment", choices=list(EXPERIMENTS))
     bench = sub.add_parser("bench", help="time cached decode vs recompute; write the record")
-    bench.add_argument("--quick", action="store_true", help="tiny sizes (for tests)")
     bench.add_argument("--out", type=Path, default=None,
-                       help="record path (default content/records/decode_timing.json; "
-                            "required with --quick)")
+                       help="record path (default content/records/decode_timing.json)")
     return parser
-
-
-def _write_record(record: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,11 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench":
         from lessonmodel import bench  # imported here: the study is slow and rarely run
 
-        if args.quick and args.out is None:
-            parser.error("bench --quick needs --out PATH (it must not replace the real record)")
-        record = bench.bench_record(bench.QUICK if args.quick else bench.FULL)
+        record = bench.bench_record(bench.FULL)
         out = args.out or bench.RECORD_PATH
-        _write_record(record, out)
+        write_atomically(out, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         print(f"wrote {out}", file=sys.stderr)
         return 0
     if args.json:

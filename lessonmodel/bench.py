@@ -65,13 +65,6 @@ FULL = BenchPlan(
 )
 """Half the width and layers of GPT-2 small (768, 12), so it finishes in minutes on 2 cores."""
 
-QUICK = BenchPlan(
-    ModelConfig(vocab=_vocab(64), d_model=16, n_layers=1, n_heads=2, n_kv_heads=2, d_head=8,
-                d_ff=32, dtype="float32", kernels="blas"),
-    prompts=(4, 16), generated=(1, 4), main_generated=4, repeats=2,
-)
-"""Tiny sizes for tests."""
-
 
 def _argmax(logits: np.ndarray) -> int:
     return int(np.argmax(logits))
@@ -249,7 +242,7 @@ def _load() -> list[float]:
 
 
 def bench_record(plan: BenchPlan) -> dict[str, Any]:
-    """Run the study and return the contracts §2 record."""
+    """Run the study and return its record (content/records/decode_timing.json)."""
     load_before = _load()
     rows = measure(plan)
     load_after = _load()
@@ -262,7 +255,7 @@ def bench_record(plan: BenchPlan) -> dict[str, Any]:
                     f"Python {platform.python_version()}; NumPy {np.__version__}"),
         "conditions": (f"{_conditions(plan)}; load average (1/5/15 min) {load_before} before, "
                        f"{load_after} after"),
-        "command": "python -m lessonmodel bench" + (" --quick" if plan is QUICK else ""),
+        "command": "python -m lessonmodel bench",
         "source": None,
         "values": _values(plan, rows),
         "data": {"model": plan.model.to_dict() | {"vocab": f"{plan.model.vocab_size} ids"},

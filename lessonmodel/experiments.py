@@ -17,7 +17,7 @@ from lessonmodel.cache import KVCache, make_cache
 from lessonmodel.config import ModelConfig, char_config, encode_chars, encode_words
 from lessonmodel.model import decode_step, forward, forward_trace, prefill
 from lessonmodel.params import Params, init_params
-from lessonmodel.result import EXACT, ROUNDING, Result, Value
+from lessonmodel.result import EXACT, ROUNDING, Result, Value, experiment
 
 SENTENCES = (
     "BOS I gave him a book",
@@ -62,6 +62,7 @@ def _attention_variants(cfg: ModelConfig) -> tuple[ModelConfig, ...]:
     return tuple(replace(cfg, n_kv_heads=n) for n in counts)
 
 
+@experiment
 def equivalence(cfg: ModelConfig) -> Result:
     """Cached (prefill + decode steps) vs full recompute, over prefixes, offsets and KV-head counts."""
     cases = []
@@ -106,6 +107,7 @@ def _kv_change(a: KVCache, b: KVCache, n: int) -> np.ndarray:
     return np.array(rows)  # (L, n)
 
 
+@experiment
 def stale_prefix(cfg: ModelConfig) -> Result:
     """Edit an earlier token but keep the old cache: the next logits no longer match."""
     params = init_params(cfg)
@@ -138,6 +140,7 @@ def stale_prefix(cfg: ModelConfig) -> Result:
     )
 
 
+@experiment
 def wrong_position(cfg: ModelConfig) -> Result:
     """Decode the next token at a misplaced RoPE position; a uniform shift is harmless."""
     params = init_params(cfg)
@@ -167,6 +170,7 @@ def wrong_position(cfg: ModelConfig) -> Result:
     )
 
 
+@experiment
 def other_request(cfg: ModelConfig) -> Result:
     """Decode request B's next token against request A's cache."""
     params = init_params(cfg)
@@ -199,6 +203,7 @@ def _old_kv_change(params: Params, tokens: np.ndarray, n_old: int) -> list[float
     ]
 
 
+@experiment
 def bidirectional(cfg: ModelConfig) -> Result:
     """Append one token: which layers' old K/V change, causal vs bidirectional."""
     cfg = replace(cfg, n_layers=max(3, cfg.n_layers), causal=True)
@@ -222,6 +227,7 @@ def bidirectional(cfg: ModelConfig) -> Result:
     )
 
 
+@experiment
 def char_stream(cfg: ModelConfig) -> Result:
     """Character-level stream: cached vs recompute, and a stale cache after an early edit."""
     cfg = char_config(**{k: v for k, v in cfg.to_dict().items() if k != "vocab"})

@@ -12,7 +12,7 @@ from lessonmodel.cache import make_cache
 from lessonmodel.config import ModelConfig, encode_words
 from lessonmodel.model import run_cached, visibility
 from lessonmodel.params import Params, init_params
-from lessonmodel.result import Result, Value
+from lessonmodel.result import Result, Value, experiment
 
 FIRST_PROMPT = "BOS I gave him"
 B3_CACHED, B3_NEW = "BOS I gave him a", "book"
@@ -51,6 +51,7 @@ def new_token_attention(params: Params, cached: str, new: str) -> dict[str, obje
     }
 
 
+@experiment
 def lesson_data(cfg: ModelConfig) -> Result:
     """First-token distribution, new-token attention (rc-v1 b3, r55) and a causal mask."""
     params = init_params(cfg)

@@ -13,11 +13,16 @@ import numpy as np
 from lessonmodel.cache import make_cache
 from lessonmodel.config import ModelConfig
 from lessonmodel.kv_bytes import (
-    FP16_BYTES, REAL_MODELS, PublishedConfig, context_bytes, kv_cache_bytes, per_token_bytes,
+    FP16_BYTES,
+    REAL_MODELS,
+    PublishedConfig,
+    context_bytes,
+    kv_cache_bytes,
+    per_token_bytes,
 )
 from lessonmodel.model import prefill
 from lessonmodel.params import init_params
-from lessonmodel.result import Result, Value
+from lessonmodel.result import Result, Value, experiment
 
 CHECK_TOKENS = (1, 5, 64)
 CHECK_BATCHES = (1, 3)
@@ -59,6 +64,7 @@ def _model_rows() -> list[dict[str, object]]:
     ]
 
 
+@experiment
 def kv_bytes(cfg: ModelConfig) -> Result:
     """2·L·B·T·n_kv·d_head·s against the nbytes of real cache arrays of the lesson model."""
     rows = _check_rows(cfg)
@@ -103,6 +109,7 @@ def _decode_read(m: PublishedConfig) -> list[Value]:
     ]
 
 
+@experiment
 def kv_models(_cfg: ModelConfig) -> Result:
     """The same formula applied to published configurations (computed, not measured)."""
     models = _model_rows()
@@ -123,6 +130,7 @@ def kv_models(_cfg: ModelConfig) -> Result:
     )
 
 
+@experiment
 def training_state(cfg: ModelConfig) -> Result:
     """Bytes of parameters vs what training adds: gradients and Adam's m and v."""
     params = init_params(cfg)

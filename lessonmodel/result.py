@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,11 +23,6 @@ VALUE_CLASSES = {
     TIMING: "a duration: depends on the machine and its load; recorded, never compared",
 }
 """How a value may be compared, by class (also written into the results document)."""
-
-
-def within(a: float, b: float, rtol: float = ROUNDING_RTOL, atol: float = ROUNDING_ATOL) -> bool:
-    """Whether two `rounding` values agree within the tolerance."""
-    return abs(a - b) <= atol + rtol * abs(b)
 
 
 @dataclass(frozen=True)
@@ -85,6 +80,17 @@ class Result:
         raise KeyError(key)
 
 
+Experiment = Callable[[ModelConfig], Result]
+"""An experiment: runs the model (or a formula) on a config and returns its ``Result``."""
+
+
+def experiment(run: Experiment) -> Experiment:
+    """Mark ``run`` as an experiment: ``runner.EXPERIMENTS`` finds it in its module, by this mark, under its
+    function name, which is also how pages cite its values (``<name>.<key>``). Nothing else lists it."""
+    run.is_experiment = True  # type: ignore[attr-defined]
+    return run
+
+
 def to_jsonable(obj: Any) -> Any:
     """Plain Python data from NumPy scalars/arrays, tuples and dataclass-free mappings."""
     if isinstance(obj, Mapping):
@@ -114,7 +120,7 @@ def _value_entry(v: Value) -> dict[str, Any]:
 
 
 def result_document(result: Result, source: str) -> dict[str, Any]:
-    """The contract §1 entry of one experiment."""
+    """The results document's entry of one experiment."""
     # A computed result does not depend on the lesson model, so its conditions are its own inputs only.
     config = result.model.to_dict() if result.provenance == "measured" else {}
     clash = set(config) & set(result.parameters)

@@ -1,40 +1,41 @@
-"""Run the experiments and assemble the results document (contracts §1).
+"""Find the experiments (``discover``), run them and assemble the results document.
 
 Results are cached on disk as JSON, keyed by the sha256 of lessonmodel's own
 source files plus the experiment name and config: an unchanged model is never
-rerun, and any edit to any source file reruns everything.
+rerun, and any edit to any source file (a new experiment's module too) reruns everything.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
+import pkgutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lessonmodel import experiments, lesson_data, memory, worked
 from lessonmodel.config import ModelConfig
-from lessonmodel.result import ROUNDING, ROUNDING_ATOL, ROUNDING_RTOL, VALUE_CLASSES, Result, result_document
+from lessonmodel.result import ROUNDING, ROUNDING_ATOL, ROUNDING_RTOL, VALUE_CLASSES, Experiment, result_document
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
-EXPERIMENTS: dict[str, Callable[[ModelConfig], Result]] = {
-    "equivalence": experiments.equivalence,
-    "stale_prefix": experiments.stale_prefix,
-    "wrong_position": experiments.wrong_position,
-    "other_request": experiments.other_request,
-    "bidirectional": experiments.bidirectional,
-    "kv_bytes": memory.kv_bytes,
-    "kv_models": memory.kv_models,
-    "training_state": memory.training_state,
-    "lesson_data": lesson_data.lesson_data,
-    "char_stream": experiments.char_stream,
-    "attention_example": worked.attention_example,
-    "first_token_choice": worked.first_token_choice,
-}
+
+def discover() -> dict[str, Experiment]:
+    """Every function marked ``@experiment`` in the package's modules, by name: modules in name order, each
+    module's experiments in the order it defines them, so the document's order is the same on every machine."""
+    found: dict[str, Experiment] = {}
+    for name in sorted(info.name for info in pkgutil.iter_modules([str(PACKAGE_DIR)]) if not info.name.startswith("_")):
+        module = importlib.import_module(f"{__package__}.{name}")
+        for fn in vars(module).values():
+            if callable(fn) and getattr(fn, "is_experiment", False) is True and fn.__module__ == module.__name__:
+                assert fn.__name__ not in found, f"experiment {fn.__name__!r} is defined twice"
+                found[fn.__name__] = fn
+    return found
+
+
+EXPERIMENTS = discover()
 """Experiment name -> function; the order is the order of the document."""
 
 DEFAULT_CONFIG = ModelConfig()
@@ -56,7 +57,7 @@ def cache_key(name: str, cfg: ModelConfig, src_hash: str) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _source_path(fn: Callable[..., Any]) -> str:
+def _source_path(fn: Experiment) -> str:
     """Repo-relative file holding an experiment, e.g. 'lessonmodel/experiments.py'."""
     return f"lessonmodel/{fn.__module__.rsplit('.', 1)[-1]}.py"
 
@@ -73,12 +74,12 @@ def compute_experiment(name: str, cfg: ModelConfig = DEFAULT_CONFIG) -> dict[str
     return json.loads(json.dumps(result_document(fn(cfg), _source_path(fn))))
 
 
-def _write_json(path: Path, doc: dict[str, Any]) -> None:
-    # Write to a temporary file and rename, so a crash never leaves half a cache entry.
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file and rename, so a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1)  # key order kept: a cache hit must read back what was computed
+        f.write(text)
     os.replace(tmp, path)
 
 
@@ -96,12 +97,14 @@ def run_experiment(
         if stored.get("key") == key:
             return stored["entry"]
     entry = compute_experiment(name, cfg)
-    _write_json(path, {"key": key, "entry": entry})
+    # key order kept: a cache hit must read back what was computed
+    write_atomically(path, json.dumps({"key": key, "entry": entry}, indent=1))
     return entry
 
 
 def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
-    """The results document of contracts §1; cached in `cache_dir` if given."""
+    """The results document: every experiment's entry, in order, and the value classes; cached in `cache_dir`
+    if given."""
     src_hash = source_hash()
     return {
         "source_hash": src_hash,

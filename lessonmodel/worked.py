@@ -19,7 +19,7 @@ from lessonmodel.kernels import BY_NAME
 from lessonmodel.lesson_data import FIRST_PROMPT, R55_CACHED, R55_NEW, first_distribution, softmax
 from lessonmodel.model import forward_trace, project_qkv, rms_norm
 from lessonmodel.params import init_params
-from lessonmodel.result import Result, Value
+from lessonmodel.result import Result, Value, experiment
 
 HEAD = 0
 """The head the example follows (layer 1)."""
@@ -27,6 +27,7 @@ TEMPERATURES = (0.5, 2.0)
 TOP_P = 0.9
 
 
+@experiment
 def attention_example(cfg: ModelConfig) -> Result:
     """Layer 1, head 0: the new token 'her' reads BOS, I, gave and itself, step by step."""
     params = init_params(cfg)
@@ -64,6 +65,7 @@ def _top_p(probs: np.ndarray, p: float) -> int:
     return int(np.searchsorted(np.cumsum(probs), p) + 1)
 
 
+@experiment
 def first_token_choice(cfg: ModelConfig) -> Result:
     """The first distribution after prefilling FIRST_PROMPT, and what greedy, temperature and top-p do to it."""
     first = first_distribution(init_params(cfg), FIRST_PROMPT)

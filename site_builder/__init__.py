@@ -1,7 +1,7 @@
 """The lesson-site generator: Markdown + Jinja → a static site. Knows nothing of transformers.
 
-Pipeline: ``load_content`` → ``parse_page`` → ``check_site`` → ``render_site`` → ``write_site``,
-wired by ``prepare_site`` and ``render_site``; values and figures come in as plain data
+Pipeline: ``load_content`` → ``parse_page`` → ``check_site`` → ``resolve_page`` (per site flavour)
+→ outputs (``render_site``) → ``write_site``, wired by ``prepare_site`` and ``render_site``; values and figures come in as plain data
 (:class:`~site_builder.content.Evidence`).
 """
 

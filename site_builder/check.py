@@ -6,6 +6,7 @@ import operator
 import re
 from collections.abc import Iterable
 
+from .bound_numbers import unbound_numbers
 from .content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, FigureMark, Value
 from .glossary import find_term, forbidden_uses
 from .numbers import agrees, format_number
@@ -21,16 +22,6 @@ LANGUAGES = ("zh-CN", "en")
 
 ROLES = ("num", "fig", "src", "ref", "example", "term", "mark")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
-
-# Numbers that look measured: they must come from {num} (or be marked {example}).
-_UNBOUND = re.compile(
-    r"\d(?:\.\d+)?[eE][-+]?\d+"                                   # 2.2e-15
-    r"|×\s*10"                                                     # 2.22×10⁻¹⁵
-    r"|\d(?:[\d,]*\.?\d*)\s*(?:[KMGT]i?B|bytes?|字节)(?![A-Za-z])"  # 512 KiB, 800 KB, 64 字节
-    r"|\d(?:[\d,]*\.?\d*)\s*(?:ms|µs|us|ns|毫秒|微秒|秒|s)(?![A-Za-z])"  # 3 ms, 0.5 秒
-    r"|\d(?:[\d,]*\.?\d*)\s*[%％]"                                  # 65%
-)
-
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
                known: dict | None = None) -> list[Problem]:
@@ -271,12 +262,11 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> li
 
 def _unbound_numbers(page: ParsedPage) -> list[Problem]:
     problems = []
-    for text, line, state in page.texts:
-        for match in _UNBOUND.finditer(text):
-            where = _("state {id}: ", id=state) if state else ""
-            problems.append(Problem(page.meta.path, line, where + _("number '{number}' is written "
-                                              "by hand: cite a value with {{num}}`name`, or mark an illustration "
-                                              "with {{example}}`…`", number=match.group(0).strip())))
+    for number, line, state in unbound_numbers(page.texts, {line for _id, line, _title in page.anchors}):
+        where = _("state {id}: ", id=state) if state else ""
+        problems.append(Problem(page.meta.path, line, where + _("number '{number}' is written "
+                                          "by hand: cite a value with {{num}}`name`, or mark an illustration "
+                                          "with {{example}}`…`", number=number)))
     return problems
 
 

@@ -11,13 +11,13 @@ from typing import Any
 from .i18n import _
 from .numbers import display
 from .parse import StateSource
-from .render import SiteView
+from .resolve import SiteView, backlinks, cited_at
 
 
 def gallery_context(site: SiteView) -> dict[str, Any]:
     """Figures (thumbnail, id, marks, provenance, inputs, uses) and values (name, display, description, uses)."""
     figure_uses = _figure_uses(site)
-    value_uses = _value_uses(site)
+    value_uses = backlinks(site, "num")
     figures = [{"id": f.id, "file": f"figures/{f.file}", "alt": f.alt, "description": f.description,
                 "provenance": f.provenance, "badge": site.badge(f.provenance), "inputs": list(f.inputs),
                 "marks": [site.say(_("{name} ({label})", name=m.name, label=m.label)) if m.label else m.name
@@ -29,34 +29,12 @@ def gallery_context(site: SiteView) -> dict[str, Any]:
     return {"figures": figures, "values": values}
 
 
-def _link(page, state: str) -> dict[str, str]:
-    label = page.meta.label or page.meta.title
-    anchor = f"#{page.meta.id}-{state}" if state else ""
-    return {"url": f"{page.meta.id}.html{anchor}", "text": f"{label} · {state}" if state else label}
-
-
-def _add(uses: dict[str, list[dict[str, str]]], target: str, link: dict[str, str]) -> None:
-    if link not in uses.setdefault(target, []):
-        uses[target].append(link)
-
-
 def _figure_uses(site: SiteView) -> dict[str, list[dict[str, str]]]:
     """Figure id → pages and states showing it, as a ``:figure:`` or with ``{fig}``."""
     uses: dict[str, list[dict[str, str]]] = {}
-    for page in site.pages.values():
-        for block in page.blocks:
-            if isinstance(block, StateSource) and block.figure:
-                _add(uses, block.figure, _link(page, block.id))
-        for use in page.roles:
-            if use.name == "fig":
-                _add(uses, use.target, _link(page, use.state))
-    return uses
-
-
-def _value_uses(site: SiteView) -> dict[str, list[dict[str, str]]]:
-    uses: dict[str, list[dict[str, str]]] = {}
-    for page in site.pages.values():
-        for use in page.roles:
-            if use.name == "num":
-                _add(uses, use.target, _link(page, use.state))
+    for page_id, page in site.pages.items():
+        shown = [(b.figure, b.id) for b in page.blocks if isinstance(b, StateSource) and b.figure]
+        for target, state in shown + [(u.target, u.state) for u in site.uses[page_id] if u.name == "fig"]:
+            if cited_at(page, state) not in uses.setdefault(target, []):
+                uses[target].append(cited_at(page, state))
     return uses

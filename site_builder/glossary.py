@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass
 
 from .i18n import _
+from .markdown.source import inline_text, parse_inline
 from .mathrender import MathError, render_math
 from .problems import Problem, suggest
 from .yamlnodes import Located, load_located
 
 TERM_KEYS = ("id", "term", "allowed", "forbidden", "definition")
-_DOLLARS = re.compile(r"(?<!\\)\$([^$]+?)(?<!\\)\$")
 _TERM_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
@@ -48,12 +48,12 @@ class Term:
     @property
     def plain_definition(self) -> str:
         """The definition for the hover card, which holds text only: ``$d_h$`` reads ``d_h``."""
-        return _DOLLARS.sub(r"\1", self.definition)
+        return inline_text(parse_inline(self.definition))
 
     @property
     def formulas(self) -> list[str]:
         """The TeX of each ``$…$`` in the definition."""
-        return _DOLLARS.findall(self.definition)
+        return [c.content for c in parse_inline(self.definition).children or () if c.type == "math_inline"]
 
     @property
     def words(self) -> tuple[str, ...]:

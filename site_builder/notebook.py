@@ -9,17 +9,15 @@ defines ``measure``): this module knows pages and values, not models.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import nbformat
 
 from .content import Evidence, Value
 from .i18n import _
-from .images import Picture
-from .markdown_out import plain_markdown
+from .markdown_out import markdown_lines
 from .numbers import display
-from .parse import ParsedPage
+from .resolve import ResolvedPage
 
 _CHECK = '''import math
 
@@ -49,21 +47,18 @@ def _said(say: Callable[[str], str]) -> dict[str, str]:
             "none": say(_("this page shows no measured values"))}
 
 
-def lesson_notebook(page: ParsedPage, evidence: Evidence, titles: dict[str, str],
-                    say: Callable[[str], str] = str, pictures: Mapping[str, Picture] | None = None,
+def lesson_notebook(page: ResolvedPage, evidence: Evidence, say: Callable[[str], str] = str,
                     site_url: str = "") -> bytes:
-    """The notebook of one lesson as ``.ipynb`` bytes (deterministic: no outputs, no timestamps).
-    Its pictures are the published ones, by their address under ``site_url``."""
+    """The notebook of one lesson (its public flavour) as ``.ipynb`` bytes (deterministic: no outputs,
+    no timestamps). Its pictures are the published ones, by their address under ``site_url``."""
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"}}
     measured = _measured_by_state(page, evidence)
-    cells = [_markdown_cell(f"# {page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
+    cells = [_markdown_cell(f"# {page.page.meta.title}\n\n" + say(_intro(sum(len(v) for v in measured.values())))),
              _code_cell(evidence.notebook_setup.rstrip() + "\n\n" + _CHECK.rstrip().replace(
                  "checked = []", f"checked = []\nSAID = {_said(say)!r}", 1))]
-    prose_text = plain_markdown(page, evidence, titles, teacher=False, pictures=pictures, say=say,
-                                site_url=site_url).removeprefix(f"# {page.meta.title}\n")
-    for state_id, prose in _prose_cells(prose_text, say(_("Caption: {caption}", caption="{caption}"))):
+    for state_id, prose in _prose_cells(page, site_url, say(_("Caption: {caption}", caption="{caption}"))):
         cells.append(_markdown_cell(prose))
         if state_id and measured.get(state_id):
             cells.append(_code_cell(_checks(measured[state_id], say)))
@@ -93,12 +88,12 @@ def _intro(count: int) -> str:
              "last bits may differ between CPUs. Run it inside the course repository.", n=count)
 
 
-def _measured_by_state(page: ParsedPage, evidence: Evidence) -> dict[str, list[Value]]:
-    """Measured values the public page cites, grouped by the state that first cites them ('' outside states)."""
+def _measured_by_state(page: ResolvedPage, evidence: Evidence) -> dict[str, list[Value]]:
+    """Measured values the page cites, grouped by the state that first cites them ('' outside states)."""
     grouped: dict[str, list[Value]] = {}
     seen: set[str] = set()
-    for use in page.roles:
-        value = evidence.values.get(use.target) if use.name == "num" and not use.teacher else None
+    for use in page.uses:
+        value = evidence.values.get(use.target) if use.name == "num" else None
         if value is not None and value.provenance == "measured" and value.value_class != "timing" \
                 and value.name not in seen:
             seen.add(value.name)
@@ -113,39 +108,31 @@ def _checks(values: list[Value], say: Callable[[str], str]) -> str:
         for value in (v for v in values if v.producer == producer):
             key = value.name.split(".", 1)[1]
             within = f", rtol={value.rtol!r}, atol={value.atol!r}" if value.value_class == "rounding" else ""
-            lines.append(f"check({value.name!r}, {producer}[{key!r}], {value.value!r}, {say(display(value))!r}{within})")
+            lines.append(f"check({value.name!r}, {producer}[{key!r}], {value.value!r}, "
+                         f"{say(display(value))!r}{within})")
     return "\n".join(lines)
 
 
-_OPEN = re.compile(r"^:{3,}\{(\w[\w-]*)\}\s*(.*)$")
-_OPTION = re.compile(r"^:(\w+):\s*(.*)$")
-_CLOSE = re.compile(r"^:{3,}\s*$")
-
-
-def _prose_cells(markdown: str, caption: str) -> list[tuple[str, str]]:
+def _prose_cells(page: ResolvedPage, site_url: str, caption: str) -> list[tuple[str, str]]:
     """(state id or '', Markdown) runs: a state's text becomes a cell under a heading with its title;
-    directive lines (openers, options, closers) are dropped, their content kept."""
+    directive syntax (openers, options, closers) is dropped, the content kept."""
     cells: list[tuple[str, list[str]]] = [("", [])]
-    depth, in_options = 0, False
-    for line in markdown.split("\n"):
-        opened = _OPEN.match(line)
-        if opened:
-            if opened.group(1) == "state" and depth == 0:
-                cells.append((opened.group(2).strip(), []))
+    depth = 0
+    for text, directive in markdown_lines(page, site_url):
+        if directive is None:
+            cells[-1][1].append(text)
+            continue
+        name, part, value = directive
+        if part == "open":
+            if name == "state" and depth == 0:
+                cells.append((value, []))
             depth += 1
-            in_options = opened.group(1) == "state"
-            continue
-        if in_options and (option := _OPTION.match(line)):
-            if option.group(1) == "title":
-                cells[-1][1].append(f"## {option.group(2)}")
-            elif option.group(1) == "caption":
-                cells[-1][1].append("*" + caption.replace("{caption}", option.group(2)) + "*")
-            continue
-        in_options = False
-        if _CLOSE.match(line) and depth:
+        elif part == "close":
             depth -= 1
             if depth == 0:
                 cells.append(("", []))  # prose after a state
-            continue
-        cells[-1][1].append(line)
+        elif name == "state" and part == "title":
+            cells[-1][1].append(f"## {value}")
+        elif name == "state" and part == "caption":
+            cells[-1][1].append("*" + caption.replace("{caption}", value) + "*")
     return [(state, "\n".join(lines).strip()) for state, lines in cells if "\n".join(lines).strip()]

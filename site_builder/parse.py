@@ -102,6 +102,9 @@ class ParsedPage:
     """Likely mistakes that still build (a tab-indented list that became a code block)."""
     images: tuple[tuple[str, int], ...] = ()
     """Pictures the page shows: (``src`` as written, line)."""
+    directive_lines: tuple[tuple[int, str, str, str], ...] = ()
+    """Each line of directive syntax, in order: (0-based line, directive name, ``open``, ``close`` or the
+    option's key, the argument or the option's value)."""
 
 
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
@@ -141,7 +144,20 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
                       tuple(walker.roles), tuple(walker.texts), tuple(walker.math), tuple(walker.pointing),
                       _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
-                            if t.type == "image_figure" and not _image_src_problem(t.meta["src"]))), problems
+                            if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
+                      _directive_lines(tokens)), problems
+
+
+def _directive_lines(tokens: list[Token]) -> tuple[tuple[int, str, str, str], ...]:
+    found = []
+    for token in tokens:
+        if token.type == "directive_open" and token.map:
+            name = token.meta["name"]
+            found.append((token.map[0], name, "open", token.meta["arg"].strip()))
+            found += [(line - 1, name, key, value) for key, (value, line) in token.meta["options"].items()]
+            if token.meta["closed"]:
+                found.append((token.map[1] - 1, name, "close", ""))
+    return tuple(sorted(found))
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")

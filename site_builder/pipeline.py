@@ -1,50 +1,37 @@
-"""The build as a pipeline: load → parse → check → render → write.
+"""The build as a pipeline: load → parse → check → resolve → render → write.
 
 ``prepare_site`` runs the stages both sites share; ``render_site`` makes one
-site's files in memory; ``write_site`` (writer.py) puts them on disk atomically.
+site's files in memory (each page resolved, then its outputs made: outputs.py);
+``write_site`` (writer.py) puts them on disk atomically.
 """
 
 from __future__ import annotations
 
-import base64
 import gc
-import hashlib
 import multiprocessing
 import re
 from collections.abc import Callable, Collection, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from jinja2 import Environment
 from markdown_it import MarkdownIt
-from markupsafe import Markup
 
 from .check import check_site, pointing_warnings
-from .content import BADGE_TEXT, Content, Evidence, SourceFile
+from .content import Content, Evidence, SourceFile
 from .frontmatter import split_page
-from .gallery import gallery_context
-from .glossary import find_term
-from .i18n import _
 from .images import Picture, prepare_images
 from .load import load_content
 from .markdown import make_markdown
-from .markdown_out import llms_txt, plain_markdown, published_pictures, zip_bundle
 from .mathfont import FONT_PATH, math_characters, math_font
-from .notebook import lesson_notebook
-from .numbers import class_text, display
-from .parse import ParsedPage, StateSource, parse_page
+from .outputs import make_kit, render_generated, render_page_files
+from .parse import ParsedPage, parse_page
 from .problems import ContentError, Problem
-from .render import SiteView, figure_anchor, figure_context, make_environment, render_page_blocks, use_language
-from .toc import has_evidence_heading, page_toc
-from .urls import check_html
+from .render import make_environment
+from .resolve import SiteView
 
 STATIC = Path(__file__).parent / "static"
-HEAD_SCRIPT = (Path(__file__).parent / "templates" / "head.js").read_text(encoding="utf-8").strip()
-"""Inlined in every <head> so theme and notes state apply before first paint; the only inline script."""
-HEAD_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(HEAD_SCRIPT.encode()).digest()).decode()
-"""Lets the Content-Security-Policy allow exactly that script."""
 TEACHER_ONLY = frozenset({"present.js"})
 """Static files only the teacher site loads (presenting, the speaker window)."""
 SiteFiles = dict[str, "bytes | Path"]
@@ -238,258 +225,6 @@ def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], p
     return {teacher: dict(sorted(item for share in shares for item in share[teacher].items())) for teacher in views}
 
 
-@dataclass(frozen=True)
-class RenderKit:
-    """What rendering any page of one site needs besides the page: made once per site render."""
-
-    md: MarkdownIt
-    """The Markdown renderer (its render rules turn tokens into HTML)."""
-    jinja: Environment
-    """The template environment."""
-    common: dict[str, Any]
-    """The site context every template sees (title, nav …)."""
-    lessons: tuple[ParsedPage, ...]
-    """Lessons in site order, for prev/next links."""
-    titles: dict[str, str]
-    """Page id → title, for ``{ref}`` in the plain Markdown."""
-    shared: dict[str, bytes] = field(default_factory=dict)
-    """Files the kits of one rendering pass share, by page id: a lesson's notebook is the same in both sites."""
-
-
-def make_kit(site: SiteView, jinja: Environment | None = None, shared: dict[str, bytes] | None = None) -> RenderKit:
-    """``jinja`` may be passed in so a long-running process keeps its compiled templates; ``shared``
-    so kits of the two sites share the notebooks."""
-    return RenderKit(make_markdown(), use_language(jinja or make_environment(), site), _site_context(site),
-                     tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
-                     {page_id: p.meta.title for page_id, p in site.pages.items()},
-                     {} if shared is None else shared)
-
-
-def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteFiles:
-    """The files of one page: its HTML, its Markdown and, for lessons, the source view and download."""
-    jinja, common = kit.jinja, kit.common
-    context = _page_context(site, page, list(kit.lessons), kit.md, jinja)
-    template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
-    html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
-    files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
-    markdown = plain_markdown(page, site.evidence, kit.titles, site.teacher, site.images, site.say)
-    files[f"{page.meta.id}.md"] = markdown.encode()
-    if page.meta.kind == "lesson":
-        files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
-            site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
-        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(page, markdown, site.evidence)
-                                                                | published_pictures(page, site.images))
-        if site.evidence.notebook_setup:
-            notebook = kit.shared.get(page.meta.id)
-            if notebook is None:
-                notebook = kit.shared[page.meta.id] = lesson_notebook(page, site.evidence, kit.titles, site.say,
-                                                                      site.images, site.content.config.base_url)
-            files[f"downloads/{page.meta.id}.ipynb"] = notebook
-    return guarded(files)
-
-
-def _eager_first_figure(html: str) -> str:
-    """The page's first figure is usually in the first screen (the largest thing painted there):
-    load it at once; every later one stays ``loading="lazy"``."""
-    return html.replace('loading="lazy"', 'loading="eager" fetchpriority="high"', 1)
-
-
-def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
-    """The pages made from the whole site: sources, numbers, figures, 404, ``llms.txt`` and, for teachers, the gallery."""
-    jinja, common = kit.jinja, kit.common
-    gallery = {"gallery.html": jinja.get_template("gallery.html.j2").render(
-        site=common, page=_generated("gallery", site.say(_("All figures and values"))), **gallery_context(site)).encode()
-    } if site.teacher else {}
-    # GitHub Pages serves 404.html for a missing path at any depth: its links are absolute, from base_url.
-    not_found = {**_generated("404", site.say(_("Page not found"))), "root": common["base_url"]}
-    return guarded(gallery | {
-        "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
-            site=common, page=_generated("figures", site.say(_("All figures"))), figures=_figures_context(site))).encode(),
-        "sources.html": jinja.get_template("sources.html.j2").render(
-            site=common, page=_generated("sources", site.say(_("Sources"))), sources=_sources_context(site)).encode(),
-        "numbers.html": jinja.get_template("numbers.html.j2").render(
-            site=common, page=_generated("numbers", site.say(_("Numbers and where they come from"))),
-            groups=_numbers_context(site)).encode(),
-        "glossary.html": jinja.get_template("glossary.html.j2").render(
-            site=common, page={**_generated("glossary", site.say(_("Glossary"))),
-                               "has_math": any(t.formulas for t in site.content.glossary)},
-            terms=_glossary_context(site, kit.md)).encode(),
-        "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
-        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say).encode(),
-    })
-
-
-def guarded(files: SiteFiles) -> SiteFiles:
-    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py)."""
-    for name, payload in files.items():
-        if name.endswith(".html") and isinstance(payload, bytes):
-            check_html(name, payload)
-    return files
-
-
-NAV_LIMIT = 24
-"""Above this many pages the header lists only the index pages: a nav of every page on every page
-would make each page's size and render time grow with the course (prev/next and the index still
-reach every page)."""
-
-
-def _site_context(site: SiteView) -> dict[str, Any]:
-    config = site.content.config
-    pages = list(site.pages.values())
-    if len(pages) > NAV_LIMIT:
-        pages = [p for p in pages if p.meta.kind == "index"]
-    return {"title": config.title, "lang": config.language, "base_url": config.base_url, "teacher": site.teacher,
-            "head_script": Markup(HEAD_SCRIPT), "head_script_hash": HEAD_SCRIPT_HASH,
-            "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,
-                     "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in pages]}
-
-
-def _generated(page_id: str, title: str) -> dict[str, Any]:
-    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": "", "toc": []}
-
-
-def _page_context(site: SiteView, page: ParsedPage, lessons: list[ParsedPage], md: MarkdownIt,
-                  jinja) -> dict[str, Any]:
-    index = next((i for i, p in enumerate(lessons) if p is page), None)  # O(lessons); cheap next to rendering
-    neighbour = (lambda i: {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title}
-                 if index is not None and 0 <= i < len(lessons) else None)
-    return {"id": page.meta.id, "title": page.meta.title, "kind": page.meta.kind, "summary": page.meta.summary,
-            "label": page.meta.label or page.meta.id, "url": f"{page.meta.id}.html",
-            "md_url": f"{page.meta.id}.md", "source_url": f"{page.meta.id}.source.html",
-            "zip_url": f"downloads/{page.meta.id}.zip", "has_math": bool(page.math),
-            "notebook_url": f"downloads/{page.meta.id}.ipynb" if site.evidence.notebook_setup else "",
-            "sections": _sections(page.meta.id, render_page_blocks(site, page, md, jinja)),
-            "prev": neighbour(index - 1) if index is not None else None,
-            "next": neighbour(index + 1) if index is not None else None,
-            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
-            "toc": page_toc(page, site.teacher, site.say)}
-
-
-def _sections(page_id: str, blocks: list[dict]) -> list[dict[str, Any]]:
-    """Prose runs and steppers: consecutive states form one stepper, prose between states ends it."""
-    sections: list[dict[str, Any]] = []
-    for block in blocks:
-        if block["kind"] == "html":
-            if str(block["html"]).strip():
-                sections.append(block)
-        elif sections and sections[-1]["kind"] == "stepper":
-            sections[-1]["states"].append(block["state"])
-        else:
-            number = sum(s["kind"] == "stepper" for s in sections) + 1
-            sections.append({"kind": "stepper", "id": f"{page_id}-steps" + (f"-{number}" if number > 1 else ""),
-                             "states": [block["state"]]})
-    return sections
-
-
-def _values_used(site: SiteView, page: ParsedPage) -> list[str]:
-    names = [u.target for u in page.roles if u.name == "num" and (site.teacher or not u.teacher)]
-    return sorted(set(names) & set(site.evidence.values))
-
-
-def _evidence_summary(site: SiteView, page: ParsedPage) -> dict[str, Any]:
-    """The page footer: what this page shows is measured, recorded or a sketch, and under what conditions."""
-    states = [b for b in page.blocks if isinstance(b, StateSource)]
-    figures = {s.figure for s in states if s.figure} | {u.target for u in page.roles if u.name == "fig"}
-    values = [site.evidence.values[n] for n in _values_used(site, page)]
-    producers: dict[str, dict[str, str]] = {}
-    for value in values:
-        producers.setdefault(value.producer, {"name": value.producer, "provenance": value.provenance,
-                                              "badge": site.badge(value.provenance), "command": value.command,
-                                              "conditions": value.conditions, "date": value.date})
-    counts = {kind: 0 for kind in BADGE_TEXT}
-    for figure in figures:
-        if figure in site.evidence.figures:
-            counts[site.evidence.figures[figure].provenance] += 1
-    return {"figure_counts": [{"badge": site.badge(k), "count": n} for k, n in counts.items() if n],
-            "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values)}
-
-
-def _bundle(page: ParsedPage, markdown: str, evidence: Evidence) -> dict[str, bytes]:
-    files = {f"{page.meta.id}.md": markdown.encode()}
-    for use in page.roles:
-        value = evidence.values.get(use.target) if use.name == "num" else None
-        if value and value.source_file in evidence.experiment_files:
-            files[value.source_file] = Path(evidence.experiment_files[value.source_file]).read_bytes()
-    return files
-
-
-def _backlinks(site: SiteView, name: str) -> dict[str, list[dict[str, str]]]:
-    """Target → every page and state that cites it with role ``name``: one pass over the site
-    (asking page by page for each value made the numbers page grow with values × pages)."""
-    seen, uses = set(), {}
-    for page in site.pages.values():
-        for use in page.roles:
-            if use.name == name and (site.teacher or not use.teacher):
-                anchor = f"{page.meta.id}-{use.state}" if use.state else ""
-                if (use.target, page.meta.id, anchor) not in seen:
-                    seen.add((use.target, page.meta.id, anchor))
-                    label = page.meta.label or page.meta.title
-                    uses.setdefault(use.target, []).append(
-                        {"url": f"{page.meta.id}.html" + (f"#{anchor}" if anchor else ""),
-                         "text": f"{label} · {use.state}" if use.state else label})
-    return uses
-
-
-def _figures_context(site: SiteView) -> list[dict[str, Any]]:
-    """Every figure with its home anchor and the pages that show or cite it."""
-    shown: dict[str, list[dict[str, str]]] = {}
-    for page in site.pages.values():
-        label = page.meta.label or page.meta.title
-        for block in page.blocks:
-            if isinstance(block, StateSource) and block.figure:
-                shown.setdefault(block.figure, []).append(
-                    {"url": f"{page.meta.id}.html#{page.meta.id}-{block.id}-fig", "text": f"{label} · {block.title}"})
-    cited = _backlinks(site, "fig")
-    return [{"figure": figure_context(f, site), "anchor": figure_anchor(f.id),
-             "uses": shown.get(f.id, []) + cited.get(f.id, [])}
-            for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
-
-
-def _sources_context(site: SiteView) -> list[dict[str, Any]]:
-    uses = _backlinks(site, "src")
-    return [{"id": s.id, "title": s.title, "authors": s.authors, "year": s.year, "url": s.url,
-             "checked": s.checked, "where": s.where, "uses": uses.get(s.id, [])}
-            for s in site.content.sources]
-
-
-def _glossary_context(site: SiteView, md: MarkdownIt) -> list[dict[str, Any]]:
-    terms = site.content.glossary
-    context = []
-    for term in terms:
-        cited = dict.fromkeys(page_id for page_id, page in site.pages.items() for r in page.roles
-                              if r.name == "term" and find_term(terms, r.target) is term
-                              and (site.teacher or not r.teacher))  # each page once, in site order
-        pages = [site.pages[page_id] for page_id in cited]
-        context.append({"anchor": term.anchor, "term": term.term, "allowed": term.allowed,
-                        "forbidden": term.forbidden, "definition": Markup(md.renderInline(term.definition)),
-                        "uses": [{"url": f"{p.meta.id}.html", "text": p.meta.label or p.meta.title} for p in pages]})
-    return context
-
-
-def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
-    """Values grouped by the experiment or record that produced them, described in the reader's
-    language where ``content/values.yml`` says how (else the producer's own English line)."""
-    text = site.content.value_text
-    uses = _backlinks(site, "num")
-    groups: dict[str, dict[str, Any]] = {}
-    for v in sorted(site.evidence.values.values(), key=lambda v: v.name):
-        group = groups.setdefault(v.producer, {
-            "name": v.producer, "title": text.group_title(v.producer) or v.producer, "provenance": v.provenance,
-            "badge": site.badge(v.provenance), "conditions": "", "command": "", "date": "", "entries": []})
-        for key in ("conditions", "command", "date"):  # one producer, one run: said once for the group
-            group[key] = group[key] or getattr(v, key)
-        description = text.describe(v.name)
-        group["entries"].append({
-            "name": v.name, "display": site.say(display(v)), "provenance": v.provenance,
-            "badge": site.badge(v.provenance),
-            "producer": v.producer, "description": description or v.description,
-            "description_lang": "" if description else "en", "command": v.command, "source_file": v.source_file,
-            "published_source": v.source_file in site.evidence.experiment_files, "conditions": v.conditions,
-            "date": v.date, "tolerance": v.tolerance, "value_class": v.value_class,
-            "class_text": site.say(class_text(v.value_class, v.rtol, v.atol)), "uses": uses.get(v.name, [])})
-    return list(groups.values())
-
-
 def copied_files(site: SiteView) -> SiteFiles:
     """Files copied as they are: static assets (scripts and the stylesheet without their comments), figures,
     the published experiment sources and pictures."""
@@ -505,7 +240,7 @@ def copied_files(site: SiteView) -> SiteFiles:
                 files[f"figures/{name}"] = Path(site.evidence.figure_dir) / name
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
-    for picture in site.images.values():
+    for picture in site.pictures:
         files.update(picture.files)
     return files
 

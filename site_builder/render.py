@@ -1,14 +1,14 @@
-"""The rendering stage: parsed pages and evidence become HTML strings.
+"""HTML of a resolved page's body: its prose runs, its steppers and its roles.
 
-Rendering never parses Markdown (the tokens come from the parse stage) and
-never reads files except templates through Jinja's loader.
+Rendering never parses Markdown (the tokens come from the parse stage, teacher material
+already removed from a public page by the resolve stage) and never reads files except
+templates through Jinja's loader.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,37 +17,15 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
-from .check import derived_provenance, resolve_mark, resolve_ref
+from .check import resolve_mark, resolve_ref
+from .content import BADGE_TEXT, FigureInfo
 from .glossary import find_term
-from .i18n import _, install, localize
-from .content import BADGE_TEXT, Content, Evidence, FigureInfo
+from .i18n import _, install
 from .numbers import display
-from .parse import ParsedPage, StateSource, image_path
+from .parse import ParsedPage, image_path
+from .resolve import ResolvedPage, ResolvedState, SiteView, Stepper
 
 TEMPLATES = Path(__file__).parent / "templates"
-
-
-@dataclass(frozen=True)
-class SiteView:
-    """What every page render needs to know about the whole site."""
-
-    content: Content
-    """The loaded content."""
-    pages: dict[str, ParsedPage]
-    """Parsed pages by id, in site order."""
-    evidence: Evidence
-    """Values and figures of this build."""
-    teacher: bool
-    """True for the teacher build (teacher notes included)."""
-    images: dict[str, Any] = field(default_factory=dict)
-    """Teacher-supplied pictures (``images.Picture``) by project-relative path."""
-
-    def say(self, text: str) -> str:
-        """``text`` in the course's language (site.yml ``language``)."""
-        return localize(text, self.content.config.language)
-
-    def badge(self, provenance: str) -> str:
-        return self.say(BADGE_TEXT[provenance])
 
 
 BYTECODE_DIR: Path | None = None
@@ -77,11 +55,12 @@ def use_language(env: Environment, site: SiteView) -> Environment:
     return env
 
 
-def role_resolver(site: SiteView, page_id: str, jinja: Environment,
+def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
                   state_figure: str = "") -> Callable[[str, str, bool], str]:
-    """How ``{num}``, ``{fig}``, ``{src}``, ``{ref}``, ``{example}`` and ``{mark}`` read on ``page_id``
+    """How ``{num}``, ``{fig}``, ``{src}``, ``{ref}``, ``{example}`` and ``{mark}`` read on ``page``
     (inside a state whose figure is ``state_figure``)."""
     figure_macro = jinja.get_template("_figure.html.j2").module.figure
+    page_id = page.page.meta.id
 
     def role_html(name: str, target: str, block: bool) -> str:
         if name == "num" and target in site.evidence.values:
@@ -94,7 +73,7 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment,
             if block:
                 return str(figure_macro(figure_context(figure, site), f"{page_id}-fig-{target}"))
             text = site.say(_("Figure: {alt}", alt=figure.alt))
-            return f'<a class="fig-ref" href="{escapeHtml(_figure_href(site, page_id, target))}">{escapeHtml(text)}</a>'
+            return f'<a class="fig-ref" href="{escapeHtml(_figure_href(page, target))}">{escapeHtml(text)}</a>'
         if name == "src":
             return f'<a class="src" href="sources.html#{escapeHtml(target)}">[{escapeHtml(target)}]</a>'
         if name == "ref":
@@ -102,16 +81,17 @@ def role_resolver(site: SiteView, page_id: str, jinja: Environment,
             return f'<a class="ref" href="{escapeHtml(href)}">{escapeHtml(text)}</a>'
         if name == "term" and find_term(site.content.glossary, target):
             term = find_term(site.content.glossary, target)
+            label = site.say(_("{term}: {definition}", term=target, definition=term.plain_definition))
             # The definition rides in an attribute: a CSS hover/focus card shows it, the link works without
             # CSS or JS, and the page's text (search, copy, Markdown) keeps only the word itself.
-            return (f'<a class="term" href="glossary.html#{term.anchor}" data-definition="{escapeHtml(term.plain_definition)}"'
-                    f' aria-label="{escapeHtml(site.say(_("{term}: {definition}", term=target, definition=term.plain_definition)))}">'
+            return (f'<a class="term" href="glossary.html#{term.anchor}"'
+                    f' data-definition="{escapeHtml(term.plain_definition)}" aria-label="{escapeHtml(label)}">'
                     f'{escapeHtml(target)}</a>')
         if name == "example":
             note = site.say(_("an illustrative number, not a measurement"))
             return f'<span class="example" title="{escapeHtml(note)}">{escapeHtml(target)}</span>'
         if name == "mark":
-            return mark_html(site, page_id, *resolve_mark(target, state_figure))
+            return mark_html(site, page, *resolve_mark(target, state_figure))
         return f"<code>{escapeHtml(target)}</code>"
 
     return role_html
@@ -128,27 +108,18 @@ def image_resolver(site: SiteView, page: ParsedPage, jinja: Environment) -> Call
     return image_html
 
 
-def mark_html(site: SiteView, page_id: str, figure_id: str, name: str) -> str:
+def mark_html(site: SiteView, page: ResolvedPage, figure_id: str, name: str) -> str:
     """A ``{mark}``: the mark's label, linked to its figure; site.js outlines the region on hover and focus."""
     mark = site.evidence.figures[figure_id].mark(name)
     assert mark is not None  # the check stage reported unknown marks
-    return (f'<a class="mark-ref" href="{escapeHtml(_figure_href(site, page_id, figure_id))}" '
+    return (f'<a class="mark-ref" href="{escapeHtml(_figure_href(page, figure_id))}" '
             f'data-figure="{escapeHtml(figure_id)}" data-mark="{escapeHtml(name)}">{escapeHtml(mark.label)}</a>')
 
 
-def _figure_href(site: SiteView, page_id: str, figure_id: str) -> str:
-    """Where an inline ``{fig}`` points: the figure as this page shows it (a state's, or a
-    stand-alone ``{fig}``), else its home on the figures page (caption, badge, description) —
-    never an anchor the page lacks, never the bare SVG file."""
-    page = site.pages[page_id]
-    state = next((b for b in page.blocks if isinstance(b, StateSource) and b.figure == figure_id), None)
-    if state is not None:
-        return f"#{page_id}-{state.id}-fig"
-    runs = [b.body + b.more + b.teacher if isinstance(b, StateSource) else b for b in page.blocks]
-    if any(c.type == "myst_role" and c.meta.get("block") and c.meta["name"] == "fig" and c.content.strip() == figure_id
-           for run in runs for t in run if t.type == "inline" for c in t.children or ()):
-        return f"#{page_id}-fig-{figure_id}"
-    return f"figures.html#{figure_anchor(figure_id)}"
+def _figure_href(page: ResolvedPage, figure_id: str) -> str:
+    """Where an inline ``{fig}`` points: the figure as this page shows it, else its home on the figures
+    page (caption, badge, description) — never an anchor the page lacks, never the bare SVG file."""
+    return page.shown.get(figure_id) or f"figures.html#{figure_anchor(figure_id)}"
 
 
 def figure_anchor(figure_id: str) -> str:
@@ -161,7 +132,8 @@ def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
     target_page, anchor = resolve_ref(target, page_id)
     page = site.pages[target_page]
     if not anchor:
-        return f"{target_page}.html", site.say(_("“{title}”", title=page.meta.title))  # a work's title: 《…》 in Chinese
+        # A work's title: 《…》 in Chinese.
+        return f"{target_page}.html", site.say(_("“{title}”", title=page.meta.title))
     title = next((text for a, _, text in page.anchors if a == anchor), anchor)
     href = f"#{anchor}" if target_page == page_id else f"{target_page}.html#{anchor}"
     return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"
@@ -182,55 +154,38 @@ def marks_json(figure: FigureInfo) -> str:
                       ensure_ascii=False, separators=(",", ":")) if figure.marks else ""
 
 
-def render_tokens(md: MarkdownIt, tokens, env: dict[str, Any], teacher: bool) -> Markup:
-    """HTML of a token run; teacher notes are dropped unless this is the teacher build."""
-    kept = tokens if teacher else _without_teacher_notes(tokens)
-    return Markup(md.renderer.render(list(kept), md.options, env))
+def render_tokens(md: MarkdownIt, tokens, env: dict[str, Any]) -> Markup:
+    """HTML of a token run (the resolved page's: teacher material is already gone from a public one)."""
+    return Markup(md.renderer.render(list(tokens), md.options, env))
 
 
-def _without_teacher_notes(tokens) -> list:
-    kept, depth = [], 0
-    for token in tokens:
-        opening = token.type == "directive_open" and token.meta["name"] == "teacher"
-        depth += opening
-        if depth == 0:
-            kept.append(token)
-        if token.type == "directive_close" and token.meta["name"] == "teacher":
-            depth -= 1
-    return kept
-
-
-def render_page_blocks(site: SiteView, page: ParsedPage, md: MarkdownIt, jinja: Environment) -> list[dict]:
-    """The page body as template data: HTML runs and states, in order."""
-    env = {"role_html": role_resolver(site, page.meta.id, jinja), "image_html": image_resolver(site, page, jinja),
+def render_sections(site: SiteView, page: ResolvedPage, md: MarkdownIt, jinja: Environment) -> list[dict]:
+    """The page body as template data: prose runs as HTML, and steppers."""
+    env = {"role_html": role_resolver(site, page, jinja), "image_html": image_resolver(site, page.page, jinja),
            "say": site.say}
-    blocks: list[dict[str, Any]] = []
-    states = [b for b in page.blocks if isinstance(b, StateSource)]
-    for block in page.blocks:
-        if isinstance(block, StateSource):
-            state_env = {**env, "role_html": role_resolver(site, page.meta.id, jinja, block.figure)} \
-                if block.figure else env
-            blocks.append({"kind": "state", "state": _state_context(site, page, block, len(states), md, state_env)})
-        else:
-            blocks.append({"kind": "html", "html": render_tokens(md, block, env, site.teacher)})
-    return blocks
+    count = len(page.states)
+    return [{"kind": "stepper", "id": section.anchor,
+             "states": [_state_context(site, page, state, count, md, jinja, env) for state in section.states]}
+            if isinstance(section, Stepper) else {"kind": "html", "html": render_tokens(md, section, env)}
+            for section in page.sections]
 
 
-def _state_context(site: SiteView, page: ParsedPage, state: StateSource, count: int, md: MarkdownIt,
-                   env: dict[str, Any]) -> dict[str, Any]:
-    provenance, _ = derived_provenance(state, page, site.evidence)
-    figure = site.evidence.figures.get(state.figure)
+def _state_context(site: SiteView, page: ResolvedPage, state: ResolvedState, count: int, md: MarkdownIt,
+                   jinja: Environment, env: dict[str, Any]) -> dict[str, Any]:
+    source = state.source
+    if source.figure:
+        env = {**env, "role_html": role_resolver(site, page, jinja, source.figure)}
     return {
-        "id": state.id,
-        "anchor": f"{page.meta.id}-{state.id}",
-        "number": int(state.id[1:]) + 1,
+        "id": source.id,
+        "anchor": state.anchor,
+        "number": int(source.id[1:]) + 1,
         "count": count,
-        "title": state.title,
-        "provenance": provenance,
-        "badge": site.badge(provenance),
-        "figure": figure_context(figure, site) if figure else None,
-        "caption": render_tokens(md, state.caption, env, site.teacher) if state.caption else "",
-        "body": render_tokens(md, state.body, env, site.teacher),
-        "more": render_tokens(md, state.more, env, site.teacher) if state.more else "",
-        "teacher": render_tokens(md, state.teacher, env, True) if site.teacher and state.teacher else "",
+        "title": source.title,
+        "provenance": state.provenance,
+        "badge": site.badge(state.provenance),
+        "figure": figure_context(state.figure, site) if state.figure else None,
+        "caption": render_tokens(md, source.caption, env) if source.caption else "",
+        "body": render_tokens(md, source.body, env),
+        "more": render_tokens(md, source.more, env) if source.more else "",
+        "teacher": render_tokens(md, source.teacher, env) if source.teacher else "",
     }

@@ -13,8 +13,8 @@ quoted phrase asks Pagefind for those pairs consecutively; a word that occurs
 nowhere has a pair that occurs nowhere and finds nothing. It joins the
 pairs back into text for titles and excerpts.
 
-The text comes from what the build already has — each page's Markdown with
-teacher notes removed and roles resolved, its headings and states as anchored
+The text comes from what the build already has — each page's public resolved page
+(resolve.py: teacher notes removed, roles as text), its headings and states as anchored
 headings (so a result can land on the right state), the values and sources for
 the two generated pages — never from reading the written HTML back. Pagefind
 runs as its own processes through the protocol of its Python API while the sites are rendered
@@ -43,10 +43,11 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .i18n import _, localize
-from .markdown_out import role_text, ROLE
+from .i18n import _
+from .markdown.source import inline_text, role_pieces
 from .numbers import display
 from .parse import ParsedPage
+from .resolve import SiteView, Stepper, resolve_page, role_text
 
 LANGUAGE = "en"
 """What Pagefind is told: split on spaces, no segmenter of its own (the text arrives cut into pairs)."""
@@ -80,56 +81,45 @@ def _piece(match: re.Match) -> str:
 
 
 # ------------------------------------------------------------------ documents --
-_FENCE = re.compile(r"^\s*(```|~~~|:{3,})")
-_OPTION = re.compile(r"^\s*:(\w+):\s*(.*)$")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
-_MARKUP = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|[*_`$|>]+|^\s*(?:[-+*]|\d+[.)])\s+|^\s*-{3,}\s*$")
-
-
 _TITLE = ' data-pagefind-weight="10"'
 """A word in a page's title outranks the same word in its text (Pagefind's highest weight)."""
+_TEXT_BLOCKS = frozenset({"fence", "code_block", "math_block"})
+"""Block tokens whose content is their text (code and display maths are searchable as written)."""
 
 
-def page_document(page: ParsedPage, evidence, titles: dict[str, str], say: Callable[[str], str] = str) -> str:
-    """One page's search document: its title, its public text, and an anchored heading per heading or state."""
-    hidden = {n for start, end in page.teacher_spans for n in range(start, end)}
-    headings = {line: (anchor, title) for anchor, line, title in page.anchors}
-
-    def resolve(text: str) -> str:
-        return ROLE.sub(lambda m: role_text(m.group(1), m.group(2).strip(), evidence, titles, say=say), text) \
-            if "`" in text else text
-
-    tags, texts = [f"<h1{_TITLE}>"], [page.meta.title]
-    if page.meta.summary:
-        tags.append("<p>")
-        texts.append(resolve(page.meta.summary))
-    for number, line in enumerate(page.source.split("\n")):
-        if number in hidden:
-            continue
-        heading = headings.get(number + 1)
-        if heading is not None:
-            tags.append(f'<h2 id="{html.escape(heading[0])}">')
-            texts.append(resolve(heading[1]))
-            continue
-        first = line.lstrip()[:1]
-        if first in ("`", "~", ":", "#") and (_FENCE.match(line) or _HEADING.match(line)):
-            continue
-        if first == ":" and (option := _OPTION.match(line)):
-            if option.group(1) != "caption":
-                continue
-            line = option.group(2)
-        text = _MARKUP.sub(_markup, resolve(line)).strip()
-        if text:
-            tags.append("<p>")
-            texts.append(text)
-    # One pass of the pair cutter over the whole page (one call per line cost twice as much).
-    cut = _PIECES.sub(_piece, "\x00".join(texts)).split("\x00")
-    return _document([f"{tag}{html.escape(' '.join(text.split()), quote=False)}</{tag[1:3]}>"
-                      for tag, text in zip(tags, cut)])
+def page_document(page: ParsedPage, site: SiteView) -> str:
+    """One page's search document, from its public resolved page: its title, its text, and an anchored
+    heading per heading or state (so a result lands on the right state)."""
+    parts = [(f"<h1{_TITLE}>", page.meta.title),
+             ("<p>", "".join(p if isinstance(p, str) else role_text(site, *p) for p in role_pieces(page.meta.summary)))]
+    for section in resolve_page(site, page).sections:
+        for state in section.states if isinstance(section, Stepper) else ():
+            source = state.source
+            parts += [(f'<h2 id="{html.escape(state.anchor)}">', source.title),
+                      *_token_texts(site, source.caption + source.body + source.more, source.figure)]
+        if not isinstance(section, Stepper):
+            parts += _token_texts(site, section, "")
+    # One pass of the pair cutter over the whole page (one call per piece cost twice as much).
+    cut = _PIECES.sub(_piece, "\x00".join(text for _tag, text in parts)).split("\x00")
+    return _document([f"{tag}{html.escape(' '.join(text.split()), quote=False)}</{tag[1:3].rstrip('>')}>"
+                      for (tag, _text), text in zip(parts, cut, strict=True) if text.strip()])
 
 
-def _markup(match: re.Match) -> str:
-    return match.group(1) or " "
+def _token_texts(site: SiteView, tokens, figure: str) -> list[tuple[str, str]]:
+    """(tag, text) of each heading, paragraph, cell, picture and code or maths block, roles as text."""
+    parts, heading = [], None
+    for token in tokens:
+        if token.type == "heading_open":
+            heading = f'<h2 id="{html.escape(token.attrGet("id") or "")}">'
+        elif token.type == "inline":
+            text = inline_text(token, lambda name, target: role_text(site, name, target, figure))
+            parts.append((heading or "<p>", text))
+            heading = None
+        elif token.type in _TEXT_BLOCKS:
+            parts.append(("<p>", token.content))
+        elif token.type == "image_figure":
+            parts.append(("<p>", f"{token.meta['alt']} {token.meta['caption']}"))
+    return parts
 
 
 _REFERENCE = ' data-pagefind-weight="0.1"'
@@ -142,8 +132,10 @@ def values_document(values: Iterable, say: Callable[[str], str] = str) -> str:
     """numbers.html: each value's name, displayed value, description and conditions."""
     out = ["<h1>" + _text(say(_("Numbers and where they come from"))) + "</h1>"]
     for v in sorted(values, key=lambda v: v.name):
-        out.append(f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(f"{v.name} = {say(display(v))}")}</h2>')
-        out.append(f"<p{_REFERENCE}>{_text(' '.join(x for x in (v.description, v.conditions, v.command) if x))}</p>")
+        heading = f"{v.name} = {say(display(v))}"
+        text = " ".join(filter(None, (v.description, v.conditions, v.command)))
+        out += [f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(heading)}</h2>',
+                f"<p{_REFERENCE}>{_text(text)}</p>"]
     return _document(out)
 
 
@@ -151,8 +143,9 @@ def sources_document(sources: Iterable, say: Callable[[str], str] = str) -> str:
     """sources.html: each source's id, title, authors and what was checked where."""
     out = ["<h1>" + _text(say(_("Sources"))) + "</h1>"]
     for s in sources:
-        out.append(f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>{_text(f"{s.id} {s.title}")}</h2>')
-        out.append(f"<p{_REFERENCE}>{_text(' '.join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x))}</p>")
+        text = " ".join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x)
+        out += [f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>{_text(f"{s.id} {s.title}")}</h2>',
+                f"<p{_REFERENCE}>{_text(text)}</p>"]
     return _document(out)
 
 
@@ -162,23 +155,22 @@ def site_documents(prepared, cache: Path | None = None) -> dict[str, str]:
     With a ``cache`` folder, a page's document is kept there between builds (``_kept_documents``),
     so an edit makes one page's document again, not every page's.
     """
-    titles = {page_id: p.meta.title for page_id, p in prepared.pages.items()}
-    say = functools.partial(localize, language=prepared.content.config.language)  # the pages' own words
+    site = SiteView(prepared.content, prepared.pages, prepared.evidence, False, prepared.images)
     if cache is None:
-        docs = {f"{page_id}.html": page_document(page, prepared.evidence, titles, say)
-                for page_id, page in prepared.pages.items()}
+        docs = {f"{page_id}.html": page_document(page, site) for page_id, page in prepared.pages.items()}
     else:
-        docs = _kept_documents(prepared, titles, say, Path(cache))
-    docs["numbers.html"] = values_document(prepared.evidence.values.values(), say)
-    docs["sources.html"] = sources_document(prepared.content.sources, say)
+        docs = _kept_documents(prepared, site, Path(cache))
+    docs["numbers.html"] = values_document(prepared.evidence.values.values(), site.say)
+    docs["sources.html"] = sources_document(prepared.content.sources, site.say)
     return docs
 
 
-def _kept_documents(prepared, titles: dict[str, str], say: Callable[[str], str], cache: Path) -> dict[str, str]:
+def _kept_documents(prepared, site: SiteView, cache: Path) -> dict[str, str]:
     """The pages' documents, each kept in ``cache`` under a hash of everything it is made from (its
     source, the titles of every page, the evidence, the language, the code)."""
     from .incremental import code_digest, digest, evidence_digest, source_key
 
+    titles = {page_id: p.meta.title for page_id, p in prepared.pages.items()}
     held = _held_documents(cache)
     common = digest(code_digest(), evidence_digest(prepared.evidence), repr(sorted(titles.items())),
                     prepared.content.config.language)
@@ -186,7 +178,7 @@ def _kept_documents(prepared, titles: dict[str, str], say: Callable[[str], str],
     for page_id, page in prepared.pages.items():
         url, key = f"{page_id}.html", digest(common, source_key(page))
         kept[url] = held[url] if url in held and held[url][0] == key else \
-            (key, page_document(page, prepared.evidence, titles, say))
+            (key, page_document(page, site))
     if kept != held:
         _hold_documents(cache, kept)
     return {url: document for url, (_key, document) in kept.items()}

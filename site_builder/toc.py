@@ -10,8 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .i18n import _
-from .parse import ParsedPage, StateSource
-from .render import _without_teacher_notes
+from .resolve import ResolvedPage, Stepper
 
 STEPPER_TITLE = _("Step by step")
 """The stepper's heading (templates/_stepper.html.j2); its entry in the list."""
@@ -19,30 +18,24 @@ EVIDENCE_TITLE = _("Evidence and conditions on this page")
 """The evidence section's heading (templates/_evidence.html.j2)."""
 
 
-def page_toc(page: ParsedPage, teacher: bool, say: Callable[[str], str]) -> list[dict[str, Any]]:
-    """Entries ``{"href", "text"}`` in reading order: h2 headings, and one entry per stepper
-    (consecutive states form one stepper, as the render stage groups them)."""
+def page_toc(page: ResolvedPage, say: Callable[[str], str]) -> list[dict[str, Any]]:
+    """Entries ``{"href", "text"}`` in reading order: h2 headings, and one entry per stepper."""
     entries: list[dict[str, Any]] = []
-    steppers, in_stepper = 0, False
-    for block in page.blocks:
-        if isinstance(block, StateSource):
-            if not in_stepper:
-                steppers += 1
-                anchor = f"{page.meta.id}-steps" + (f"-{steppers}" if steppers > 1 else "")
-                entries.append({"href": f"#{anchor}", "text": say(STEPPER_TITLE)})
-            in_stepper = True
+    for section in page.sections:
+        if isinstance(section, Stepper):
+            entries.append({"href": f"#{section.anchor}", "text": say(STEPPER_TITLE)})
             continue
-        tokens = block if teacher else _without_teacher_notes(block)
-        if tokens:
-            in_stepper = False
-        for i, token in enumerate(tokens):
+        for i, token in enumerate(section):
             if token.type == "heading_open" and token.tag == "h2":
-                entries.append({"href": f"#{token.attrGet('id')}", "text": tokens[i + 1].content})
+                entries.append({"href": f"#{token.attrGet('id')}", "text": section[i + 1].content})
     return entries
 
 
-def has_evidence_heading(page: ParsedPage, say: Callable[[str], str]) -> bool:
+def has_evidence_heading(page: ResolvedPage, say: Callable[[str], str]) -> bool:
     """The page writes its own ``## 本页证据与条件`` (the heading in the course's language): the
     build's summary continues it, so the page shows one evidence section, not two."""
     title = say(EVIDENCE_TITLE)
-    return any(text.strip() == title for _, _, text in page.anchors)
+    runs = [run for section in page.sections for run in
+            ([s.source.body + s.source.more for s in section.states] if isinstance(section, Stepper) else [section])]
+    return any(token.type == "heading_open" and run[i + 1].content.strip() == title
+               for run in runs for i, token in enumerate(run))

@@ -43,11 +43,11 @@ class ValueText:
     """Where they were read from."""
 
     def group_title(self, group: str) -> str:
-        return next((title for name, title, _ in self.groups if name == group), "")
+        return next((title for name, title, _line in self.groups if name == group), "")
 
     def describe(self, name: str) -> str:
         """The description of value ``name``, or "" when the file has none."""
-        for key, text, _ in self.patterns:
+        for key, text, _line in self.patterns:
             match = _key_regex(key).fullmatch(name)
             if match:
                 return text.format(**match.groupdict())
@@ -65,7 +65,8 @@ def parse_value_text(source: SourceFile | None) -> tuple[ValueText, list[Problem
     located, problems = load_located(source.text, source.path)
     if located is None or not isinstance(located.value, dict):
         return ValueText(), problems + ([] if located is None else [Problem(source.path, 1, _("must be a mapping"))])
-    problems += [Problem(source.path, item.line, _("unknown key '{key}'", key=key) + _(" (allowed: {names})", names="groups, values"))
+    problems += [Problem(source.path, item.line, _("unknown key '{key}'", key=key)
+                         + _(" (allowed: {names})", names="groups, values"))
                  for key, item in located.children.items() if key not in KEYS]
     parts: dict[str, list[tuple[str, str, int]]] = {"groups": [], "values": []}
     for part in KEYS:

@@ -1,4 +1,5 @@
-"""Shared by every test: import paths, and one headless Chromium per session for browser tests."""
+"""Shared by every test: import paths, what build.py keeps between renders, and one headless
+Chromium per session for browser tests."""
 
 import sys
 from pathlib import Path
@@ -11,6 +12,31 @@ for path in (ROOT, ROOT / "tests"):
         sys.path.insert(0, str(path))
 
 from chromium import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402  (tests/chromium.py)
+
+MATH_FONT_SUBSETS = ROOT / ".cache" / "tests" / "math-font"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kept_like_build_py(tmp_path_factory):
+    """Compiled templates and math-font subsets kept between renders, as build.py keeps them in .cache.
+
+    Every ``render_site`` makes a new Jinja environment; without a bytecode cache it parses and
+    compiles every template again, which took most of the time of the tests that render hundreds
+    of small sites. Jinja checks each template's source against the kept code; a fresh folder per
+    session keeps runs independent.
+
+    Subsetting the math font takes half a second or more per new set of formula characters. The
+    subsets are kept between sessions, keyed by the characters as build.py keys its own (in
+    ``_keep_between_builds``), so a second run of the fast tier subsets nothing. The subsetter itself
+    is tested uncached (test_mathrender), and builds in new processes (tests of the command line)
+    start without this folder.
+    """
+    from site_builder import mathfont, render
+
+    before = render.BYTECODE_DIR, mathfont.CACHE_DIR
+    render.BYTECODE_DIR, mathfont.CACHE_DIR = tmp_path_factory.mktemp("jinja"), MATH_FONT_SUBSETS
+    yield
+    render.BYTECODE_DIR, mathfont.CACHE_DIR = before
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from test_determinism import tree_hashes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +74,7 @@ def _edit(site: Path) -> None:
     page.write_text(page.read_text(encoding="utf-8") + "\n新加的一段，让新旧两个站点不同。\n", encoding="utf-8")
 
 
+@pytest.mark.slow  # 20 build processes killed at random moments: the only proof writing is atomic
 def test_killed_builds_leave_the_old_or_the_new_site(tmp_path):
     old_site = _make_site(tmp_path / "old")
     new_site = _make_site(tmp_path / "new")

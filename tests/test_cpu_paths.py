@@ -6,6 +6,13 @@ makes it take the paths an older CPU would. OpenBLAS picks kernels per CPU;
 `OPENBLAS_CORETYPE` forces the kernels of another core. Under each, in a fresh
 process: the bitwise-zero values are exactly 0 and `figures.check_figures`
 (what `build.py check` runs on the figures) reports no problem.
+
+One other OpenBLAS core is enough: the experiments sum in the fixed-order kernels
+(lessonmodel/kernels.py), so OpenBLAS only reaches the two matrix-vector products of
+`worked.attention_example` (rounding-class values) and matplotlib's 3x3 transforms.
+Measured once under all five cores: the results documents differ only in the last
+bit of attention_example's scores and outputs; Nehalem (SSE only, the furthest from
+this machine's AVX-512 kernels) moves the most of them.
 """
 
 from __future__ import annotations
@@ -19,6 +26,9 @@ from pathlib import Path
 
 import pytest
 
+# Each test runs the experiments and checks every figure in a new process under emulated paths.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 X86 = platform.machine().lower() in ("x86_64", "amd64")
 
@@ -27,7 +37,7 @@ NUMPY_PATHS = {
     "no AVX-512 (x86-64-v3)": "X86_V4 AVX512_ICL AVX512_SPR",
     "no AVX2, no AVX-512 (x86-64-v2)": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR",
 }
-OPENBLAS_CORES = ("Nehalem", "Sandybridge", "Haswell", "SkylakeX", "Zen")
+OPENBLAS_CORE = "Nehalem"
 
 SCRIPT = """
 import json
@@ -63,11 +73,10 @@ def test_check_passes_under_older_numpy_simd_paths(features: str) -> None:
     _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": features}))
 
 
-@pytest.mark.parametrize("core", OPENBLAS_CORES)
-def test_check_passes_under_each_openblas_core_that_runs_here(core: str) -> None:
-    found = _run({"OPENBLAS_CORETYPE": core})
-    if f"Core: {core}" not in found["stderr"]:  # OpenBLAS fell back to another kernel on this CPU
-        pytest.skip(f"OpenBLAS does not run its {core} kernels on this CPU")
+def test_check_passes_under_another_openblas_core() -> None:
+    found = _run({"OPENBLAS_CORETYPE": OPENBLAS_CORE})
+    if f"Core: {OPENBLAS_CORE}" not in found["stderr"]:  # OpenBLAS fell back to another kernel on this CPU
+        pytest.skip(f"OpenBLAS does not run its {OPENBLAS_CORE} kernels on this CPU")
     _assert_check_passes(found)
 
 
@@ -81,8 +90,7 @@ def test_the_emulated_paths_really_differ() -> None:
     # Otherwise the tests above would prove nothing: the rounding values must move in the last bits.
     if not X86:
         pytest.skip("x86 feature names")
-    script = ("import lessonmodel, json; d = lessonmodel.run_all(None)['experiments']['lesson_data']; "
-              "print(json.dumps(d['data']))")
+    script = "import lessonmodel, json; print(json.dumps(lessonmodel.run_experiment('lesson_data')['data']))"
     outputs = {subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True,
                               env={**os.environ, "NPY_DISABLE_CPU_FEATURES": features}).stdout
                for features in ("", *NUMPY_PATHS.values())}

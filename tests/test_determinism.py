@@ -66,6 +66,7 @@ write_site(render_site(prepared, teacher=True), root / "_site-teacher")
 """
 
 
+@pytest.mark.slow  # two builds in fresh processes, a second apart
 def test_fixture_site_builds_are_byte_identical(tmp_path):
     builds = []
     for n, (seed, tz) in enumerate((("1", "UTC"), ("4242", "Asia/Shanghai"))):
@@ -85,6 +86,7 @@ def _real_build(work: Path, seed: str, tz: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow  # the real course built clean twice (model, figures, sites)
 def test_real_course_builds_are_byte_identical(tmp_path):
     """The real content through build.py: model, figures and both sites, from two fresh copies,
     and a no-change rebuild from the warm cache."""

@@ -53,6 +53,7 @@ def _perturbed(results: dict[str, Any], factor: float) -> dict[str, Any]:
     return walk(results)
 
 
+@pytest.mark.slow  # draws every figure and compares its pixels
 def test_committed_baselines_and_manifest_match_every_real_figure(inputs) -> None:
     checks, problems = _check(inputs, ids=figures.FIGURE_IDS)
     assert problems == []
@@ -205,6 +206,7 @@ def test_quantize_keeps_exact_values_and_rounds_rounding_ones() -> None:
         "data": {"xs": [0.333333333333, 2, True, "s"]}}
 
 
+@pytest.mark.slow  # `build.py check` in a project copy
 def test_build_check_end_to_end_names_each_figure_and_writes_the_report(tmp_path) -> None:
     """In a copy of the project: a changed label, a corrupt and a missing baseline; nothing else edited."""
     import subprocess

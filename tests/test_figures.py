@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,28 +18,9 @@ from figures.runner import render
 from figures.spec import Figure
 
 ROOT = Path(__file__).resolve().parents[1]
-CONTRACT_IDS = (
-    "rc-v1-b0", "rc-v1-b1", "rc-v1-b2", "rc-v1-b3", "rc-v1-n21", "rc-v1-choice", "r55-b0", "r55-b1", "r55-b2",
-    "kv-bytes-formula", "kv-bytes-measured", "kv-bytes-models", "kv-bytes-growth", "kv-bytes-gqa",
-    "kv-bytes-timing", "bidirectional", "ledger-s01", "char-stream", "r55-b3", "kv-bytes-decode-read",
-    "kv-bytes-vs-weights",
-)
-def _stats(ms: float) -> dict[str, Any]:
-    return {"median": ms, "min": ms * 0.9, "max": ms * 1.2, "repeats": [ms * 0.9, ms, ms * 1.2]}
-
-
-TIMING_RECORD = {
-    "id": "decode_timing", "title": "test record", "date": "2025-01-01", "machine": "test machine",
-    "conditions": "", "command": "python -m lessonmodel bench", "source": None, "values": {},
-    "data": {"rows": [{"prompt": prompt, "generated": generated, "method": method,
-                       "ttft_ms": _stats(ttft), "total_ms": _stats(ttft + step * (generated - 1)),
-                       "decode_ms": _stats(step) if generated > 1 else None}
-                      for prompt in (8, 64, 512) for generated in (1, 32)
-                      for method, ttft, step in (("cached", 1.0 + prompt / 100, 1.0),
-                                                 ("recompute", 1.0 + prompt / 10, 1.0 + prompt / 10),
-                                                 ("naive", 1.0 + prompt / 100, 1.5),
-                                                 ("tokenwise", 5.0 + prompt, 1.0))]},
-}
+RECORDS = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in (ROOT / "content" / "records").glob("*.json")}
+"""The course's records, as the build reads them."""
+NEEDS_NO_RECORD = sorted(f.id for f in figures.FIGURES if f.provenance != "record")
 
 
 def _run(code: str) -> str:
@@ -60,14 +40,24 @@ def results() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def rendered(results: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     out = tmp_path_factory.mktemp("out")
-    return out, render(results, {"decode_timing": TIMING_RECORD}, out, tmp_path_factory.mktemp("cache"))
+    return out, render(results, RECORDS, out, tmp_path_factory.mktemp("cache"))
 
 
 # --- registry ---------------------------------------------------------------
 
 
-def test_registry_has_exactly_the_contract_ids() -> None:
-    assert sorted(figures.FIGURE_IDS) == sorted(CONTRACT_IDS)
+def test_every_module_that_defines_figures_is_found_and_the_registry_is_consistent() -> None:
+    import ast
+
+    def defines_figures(path: Path) -> bool:
+        return any(isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "FIGURES" for t in node.targets)
+                   for node in ast.parse(path.read_text(encoding="utf-8")).body)
+
+    defining = sorted(path.stem for path in (ROOT / "figures").glob("*.py") if defines_figures(path))
+    assert [m.__name__ for m in figures.registry.MODULES] == [f"figures.{name}" for name in defining]
+    assert tuple(f for m in figures.registry.MODULES for f in m.FIGURES) == figures.FIGURES
+    assert check_registry(figures.FIGURES) == []
+    assert list(figures.BY_ID) == list(figures.FIGURE_IDS) == [f.id for f in figures.FIGURES]
 
 
 def test_teaching_figures_take_no_data_and_measured_ones_name_experiments() -> None:
@@ -90,16 +80,17 @@ def test_check_registry_rejects_a_teaching_figure_with_inputs() -> None:
 
 def test_import_figures_does_not_import_matplotlib() -> None:
     out = _run("import sys, figures; print('matplotlib' in sys.modules, len(figures.FIGURES))")
-    assert out.split() == ["False", str(len(CONTRACT_IDS))]
+    assert out.split() == ["False", str(len(figures.FIGURES))]
 
 
 # --- real rendering -----------------------------------------------------------
 
 
+@pytest.mark.slow  # draws every figure (the rendered fixture)
 def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> None:
     out, result = rendered
     assert result.skipped == {}
-    assert sorted(result.figures) == sorted(CONTRACT_IDS)
+    assert sorted(result.figures) == sorted(figures.FIGURE_IDS)
     for fid, entry in result.figures.items():
         svg = (out / entry["file"]).read_bytes()
         assert entry["file"] == f"{fid}.svg"
@@ -111,6 +102,7 @@ def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> N
                               "data_sha256", "width", "height", "marks"}
 
 
+@pytest.mark.slow  # draws every figure (the rendered fixture)
 def test_every_figure_has_a_dark_variant_on_a_dark_card(rendered: tuple[Path, Any]) -> None:
     """The dark variant is the same drawing recoloured: same size, dark background, no white card
     left, and light ink where the light figure has dark ink."""
@@ -139,16 +131,17 @@ def test_dark_mapping_mirrors_lightness_and_keeps_hue() -> None:
     assert lightness("#0072B2") < sum(blue[:3]) / 3  # lifted for a dark page
 
 
+@pytest.mark.slow  # draws every figure but one
 def test_missing_record_is_skipped_and_reported(results: dict[str, Any], tmp_path: Path) -> None:
-    fig = figures.BY_ID["kv-bytes-timing"]
-    problems: list[str] = []
+    fig = Figure("timed", "alt", "desc", "record", ("decode_timing",), _draw_line, (4, 3))
     result = render(results, {}, tmp_path / "out", tmp_path / "cache", registry=[fig])
     assert result.figures == {}
-    assert result.skipped == {"kv-bytes-timing": "figure kv-bytes-timing skipped: record 'decode_timing' "
-                                                 "does not exist (expected content/records/decode_timing.json)"}
+    assert result.skipped == {"timed": "figure timed skipped: record 'decode_timing' "
+                                       "does not exist (expected content/records/decode_timing.json)"}
+    problems: list[str] = []
     done = figures.render_all(results, {}, tmp_path / "o", tmp_path / "c", problems)
-    assert "kv-bytes-timing" not in done and len(done) == len(CONTRACT_IDS) - 1
-    assert problems == [result.skipped["kv-bytes-timing"]]
+    assert sorted(done) == NEEDS_NO_RECORD
+    assert len(problems) == len(figures.FIGURES) - len(NEEDS_NO_RECORD)
 
 
 _RENDER = """
@@ -159,10 +152,11 @@ print(json.dumps({{"drawn": len(r.drawn), "mpl": "matplotlib" in sys.modules}}))
 """
 
 
+@pytest.mark.slow  # draws every figure in three processes
 def test_svgs_are_byte_identical_across_processes_and_warm_build_skips_matplotlib(tmp_path: Path) -> None:
     first = json.loads(_run(_RENDER.format(out=str(tmp_path / "a"), cache=str(tmp_path / "ca"))))
     second = json.loads(_run(_RENDER.format(out=str(tmp_path / "b"), cache=str(tmp_path / "cb"))))
-    assert first["drawn"] == second["drawn"] == len(CONTRACT_IDS) - 1  # no timing record
+    assert first["drawn"] == second["drawn"] == len(NEEDS_NO_RECORD)  # no records
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
     for name in names:
@@ -201,15 +195,17 @@ def test_cache_hit_draws_nothing(tmp_path: Path) -> None:
     assert again.figures == first.figures
 
 
-def test_changed_module_source_redraws_exactly_that_figure(tmp_path: Path) -> None:
-    from figures.runner import module_hash
+def test_changed_module_source_redraws_exactly_that_figure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key hashes the source of the module that holds ``draw``: editing it redraws its figures only."""
+    (tmp_path / "drawing_b.py").write_text("def draw(fig, data):\n    fig.add_subplot().plot([0, 1], [1, 0])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import drawing_b
 
-    render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE)
-
-    def edited(fig: Figure) -> str:
-        return "edited" if fig.id == "fake-b" else module_hash(fig)
-
-    again = render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=FAKE, code_hash=edited)
+    registry = (*FAKE[:1], Figure("fake-b", "b", "b", "measured", ("exp_b",), drawing_b.draw, (4, 3)))
+    render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=registry)
+    with (tmp_path / "drawing_b.py").open("a") as module:
+        module.write("# edited\n")
+    again = render(_fake_results(), {}, tmp_path / "out", tmp_path / "cache", registry=registry)
     assert again.drawn == ("fake-b",)
 
 
@@ -240,5 +236,5 @@ def test_corner_labels_say_what_the_site_badges_say() -> None:
     assert FIGURE_PROVENANCES == PROVENANCES
     from site_builder.i18n import localize
 
-    assert TAG_TEXT == {kind: localize(text, "zh-CN") for kind, text in BADGE_TEXT.items()}  # figures draw Chinese
+    assert {kind: localize(text, "zh-CN") for kind, text in BADGE_TEXT.items()} == TAG_TEXT  # figures draw Chinese
     assert all(TAG_TEXT[f.provenance] for f in figures.FIGURES)

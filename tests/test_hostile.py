@@ -167,6 +167,7 @@ json_value = st.recursive(json_leaf, lambda inner: st.one_of(st.lists(inner, max
 # --------------------------------------------------------------------------- properties
 
 
+@pytest.mark.slow  # hypothesis: a hundred sites built, both flavours
 @PROPERTY
 @given(body=st.one_of(markdown_body, mutated(STATE + "\n段落 {num}`exp.diff` 与 $x$。\n")))
 def test_random_markdown_is_built_or_refused_with_locations(evidence, body):
@@ -175,6 +176,7 @@ def test_random_markdown_is_built_or_refused_with_locations(evidence, body):
         try_build(root, evidence)
 
 
+@pytest.mark.slow  # hypothesis: 25 copies of the fixture site built, both flavours
 @property_settings(max(EXAMPLES // 4, 10))  # the whole fixture site, both builds: slower per example
 @given(page=mutated(ALPHA))
 def test_mutated_lesson_is_built_or_refused_with_locations(evidence, page):
@@ -184,6 +186,7 @@ def test_mutated_lesson_is_built_or_refused_with_locations(evidence, page):
         try_build(root, evidence, teacher=True)
 
 
+@pytest.mark.slow  # hypothesis: a hundred sites built, both flavours
 @PROPERTY
 @given(front=st.one_of(front_matter, mutated("title: 一课\nkind: lesson\nsummary: 概要\nlabel: R1")),
        opener=st.sampled_from(["---\n", "--- \n", "---\r\n", "\ufeff---\n", "", "----\n"]))
@@ -196,6 +199,7 @@ def test_random_front_matter_is_built_or_refused_with_locations(evidence, front,
 SITE = "title: 测试课程\nlanguage: zh-CN\nbase_url: https://example.org/c/\npages: [x]\n"
 
 
+@pytest.mark.slow  # hypothesis: a hundred sites built, both flavours
 @PROPERTY
 @given(site=st.one_of(mutated(SITE), st.text(max_size=60)), sources=st.one_of(mutated(SOURCES_YML),
                                                                                  st.text(max_size=60)))
@@ -205,6 +209,7 @@ def test_random_site_and_sources_yaml_is_built_or_refused_with_locations(evidenc
         try_build(root, evidence)
 
 
+@pytest.mark.slow  # hypothesis: a hundred sites built, both flavours
 @PROPERTY
 @given(record=st.one_of(
     mutated(RECORD),
@@ -245,6 +250,7 @@ URL_PLACES = [
 ]
 
 
+@pytest.mark.slow  # hypothesis: a hundred sites built, both flavours
 @PROPERTY
 @given(url=hostile_urls(), place=st.sampled_from(range(len(URL_PLACES))), in_source=st.booleans())
 def test_fuzzed_urls_never_reach_either_site_outside_the_allowlist(evidence, url, place, in_source):
@@ -467,6 +473,7 @@ def xss_outputs(evidence, tmp_path_factory) -> dict[str, tuple[Path, Path] | Non
     return outputs
 
 
+@pytest.mark.slow  # the xss_outputs fixture builds and writes about 180 sites
 def test_xss_corpus_produces_no_executable_html(xss_outputs, own_scripts):
     built = {case: dirs for case, dirs in xss_outputs.items() if dirs}
     assert len(built) >= len(xss_outputs) // 3, "most cases should build (escaped), not all be refused"
@@ -481,6 +488,7 @@ def test_xss_corpus_produces_no_executable_html(xss_outputs, own_scripts):
     assert not failures, "\n".join(failures[:30])
 
 
+@pytest.mark.slow  # the xss_outputs fixture builds and writes about 180 sites
 def test_raw_html_and_script_urls_are_refused_or_neutralised(xss_outputs):
     # raw HTML in the body must be refused (a refused build is the pass); script URLs in links vanish
     assert xss_outputs["body-0"] is None and xss_outputs["html-link"] is None
@@ -530,6 +538,7 @@ def _browser_cases(outputs: dict[str, tuple[Path, Path] | None]) -> dict[str, tu
     return {case: dirs for case, dirs in sorted(outputs.items()) if dirs and payload_index(case) < 3}
 
 
+@pytest.mark.slow  # Chromium loads ~100 pages of the XSS corpus
 def test_xss_corpus_runs_no_script_in_chromium(xss_outputs, tmp_path, browser):
     """Load the built pages with the Content-Security-Policy removed, so the HTML itself must be safe."""
     pages: list[Path] = []

@@ -20,6 +20,9 @@ import pytest
 from site_builder import prepare_site, render_site, search
 from site_builder.content import Evidence
 
+# The module's sites: the real course rendered in two languages, both flavours.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _PRIVATE = 0xF0000  # Supplementary Private Use Area-A: no script, no meaning, never Han

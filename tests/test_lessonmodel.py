@@ -8,8 +8,18 @@ import numpy as np
 import pytest
 
 from lessonmodel import (
-    ModelConfig, char_config, decode_step, encode_chars, encode_words, forward, forward_trace,
-    init_params, kv_cache_bytes, make_cache, make_concat_cache, prefill,
+    ModelConfig,
+    char_config,
+    decode_step,
+    encode_chars,
+    encode_words,
+    forward,
+    forward_trace,
+    init_params,
+    kv_cache_bytes,
+    make_cache,
+    make_concat_cache,
+    prefill,
 )
 from lessonmodel.model import visibility
 
@@ -83,8 +93,7 @@ def test_trace_keys_are_what_the_cache_holds():
 def test_same_seed_same_parameters_other_seed_differs():
     a, b = init_params(ModelConfig()), init_params(ModelConfig())
     c = init_params(ModelConfig(seed=1))
-    for (name, x), (_, y), (_, z) in zip(a.named_arrays(), b.named_arrays(), c.named_arrays(),
-                                          strict=True):
+    for (name, x), (_, y) in zip(a.named_arrays(), b.named_arrays(), strict=True):
         np.testing.assert_array_equal(x, y, err_msg=name)
     assert not np.array_equal(a.embedding, c.embedding)
 

@@ -1,4 +1,4 @@
-"""The experiments, the results document (contracts §1) and its disk cache."""
+"""The experiments, the results document and its disk cache."""
 
 from __future__ import annotations
 
@@ -15,28 +15,6 @@ from lessonmodel.experiments import bidirectional, char_stream, stale_prefix
 from lessonmodel.runner import EXPERIMENTS, source_hash
 
 KIB, MIB, GIB = 1024, 1024**2, 1024**3
-
-CONTRACT_KEYS = {
-    "equivalence": {"max_abs_diff", "n_prefixes", "n_offsets"},
-    "stale_prefix": {"max_abs_diff", "edit_position"},
-    "wrong_position": {"max_abs_diff"},
-    "other_request": {"max_abs_diff"},
-    "bidirectional": {f"{kind}_layer{i}_old_kv_change"
-                      for kind in ("causal", "bidir") for i in (1, 2, 3)},
-    "kv_bytes": {"lessonmodel_bytes_per_token", "formula_equals_nbytes", "n_checked"},
-    "kv_models": {"opt_13b_weights_bytes", "opt_13b_decode_read_bytes", "opt_13b_kv_share_pct",
-                  "opt_13b_decode_flops_per_byte"}
-    | {f"{m}_{suffix}" for m in ("gpt2_small", "opt_13b", "llama2_7b", "llama2_70b",
-                                 "llama3_8b", "mistral_7b", "qwen25_7b", "falcon_7b")
-       for suffix in ("per_token", "per_4096")},
-    "training_state": {"params_bytes", "grads_bytes", "adam_bytes", "training_total_bytes",
-                       "n_params"},
-    "lesson_data": set(),
-    "char_stream": {"cached_max_abs_diff", "stale_max_abs_diff", "n_chars"},
-    "attention_example": {"score_her", "weight_her", "out0", "max_diff_vs_model"},
-    "first_token_choice": {"top1_prob", "top1_prob_t0_5", "top1_prob_t2_0", "top_p_kept"},
-}
-
 
 @pytest.fixture(scope="module")
 def doc():
@@ -56,14 +34,23 @@ def agrees(entry, expected) -> bool:
     return abs(entry["value"] - expected) <= entry["atol"] + entry["rtol"] * abs(expected)
 
 
-def test_document_shape_and_contract_names(doc):
+def test_every_function_marked_experiment_is_found_by_its_name():
+    import ast
+
+    marked = {node.name for path in sorted(runner.PACKAGE_DIR.glob("*.py"))
+              for node in ast.parse(path.read_text(encoding="utf-8")).body
+              if isinstance(node, ast.FunctionDef) and any(getattr(d, "id", "") == "experiment"
+                                                           for d in node.decorator_list)}
+    assert set(EXPERIMENTS) == marked and all(fn.__name__ == name for name, fn in EXPERIMENTS.items())
+
+
+def test_document_shape(doc):
     assert doc["source_hash"] == source_hash() and len(doc["source_hash"]) == 64
-    assert list(doc["experiments"]) == list(CONTRACT_KEYS)
+    assert list(doc["experiments"]) == list(EXPERIMENTS)
     for name, entry in doc["experiments"].items():
         assert set(entry) == {"title", "command", "source", "provenance", "config", "values", "data"}
         assert entry["command"] == f"python -m lessonmodel run {name}"
         assert entry["source"].startswith("lessonmodel/") and entry["source"].endswith(".py")
-        assert CONTRACT_KEYS[name] <= set(entry["values"])
         for v in entry["values"].values():
             assert {"value", "unit", "description", "class"} <= set(v) and v["description"]
             assert isinstance(v["value"], int | float | bool)

@@ -170,6 +170,7 @@ def test_static_font_and_css_exist():
     assert (STATIC / "math.css").read_text() == math_font_css(".")
 
 
+@pytest.mark.slow  # subsets the math font twice (about a second each)
 def test_subset_is_byte_identical(tmp_path: Path):
     first = subset_math_font(["x^2+y"], tmp_path / "a.woff2").read_bytes()
     second = subset_math_font(["x^2+y"], tmp_path / "b.woff2").read_bytes()

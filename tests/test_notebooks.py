@@ -13,6 +13,9 @@ from nbclient.exceptions import CellExecutionError
 import build
 from site_builder import prepare_site, render_site
 
+# Every test executes notebooks in a Jupyter kernel.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+# Every test runs builds in new processes, as the command line does.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "basic" / "content"
 

@@ -1,57 +1,91 @@
-"""`build.py new experiment|figure`: skeletons written and registered in one place, or nothing written."""
+"""`build.py new experiment|figure`: a skeleton written, found by discovery, no Python source edited; or nothing
+written."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import shutil
+import subprocess
+import sys
+from itertools import count
 from pathlib import Path
 
 import pytest
 
+import figures
+import lessonmodel
 from figures.scaffold import new_figure
-from figures.scaffold import registered as figure_modules
 from lessonmodel.scaffold import new_experiment
-from lessonmodel.scaffold import registered as experiment_names
 
 ROOT = Path(__file__).resolve().parent.parent
+EXPERIMENT = next(name for n in count() if (name := f"probe_{n}") not in lessonmodel.EXPERIMENTS
+                  and not (ROOT / "lessonmodel" / f"{name}.py").exists())
+FIGURE = next(name for n in count() if (name := f"probe-{n}") not in figures.FIGURE_IDS
+              and not (ROOT / "figures" / f"probe_{n}.py").exists())
+"""An experiment id and a figure id the project does not use yet (the course may have grown, as the guide shows)."""
+FOUND = f"""
+import json, figures, lessonmodel
+from lessonmodel.runner import source_hash
+print(json.dumps({{"experiments": list(lessonmodel.EXPERIMENTS), "figures": list(figures.FIGURE_IDS),
+                  "inputs": figures.BY_ID["{FIGURE}"].inputs, "source_hash": source_hash()}}))
+"""
 
 
 @pytest.fixture
 def packages(tmp_path):
-    shutil.copy(ROOT / "lessonmodel" / "runner.py", tmp_path / "runner.py")
-    shutil.copy(ROOT / "figures" / "registry.py", tmp_path / "registry.py")
+    """A copy of the figures and lessonmodel packages (site_builder is imported from the project)."""
+    for package in ("figures", "lessonmodel"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 
-def test_new_experiment_is_written_and_registered_last(packages):
-    module = new_experiment("attention_span", packages)
-    runner = (packages / "runner.py").read_text(encoding="utf-8")
-    assert experiment_names(runner)[-1] == "attention_span"
-    assert "from lessonmodel import attention_span, experiments, lesson_data, memory, worked\n" in runner
-    assert "def attention_span(cfg: ModelConfig) -> Result:" in module.read_text(encoding="utf-8")
-    compile(module.read_text(encoding="utf-8"), str(module), "exec")
+def _sources(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.py")}
 
 
-def test_new_figure_is_written_and_registered_last(packages):
-    module = new_figure("span-probs", ("attention_span",), packages, known=("r55-b0",))
-    assert module.name == "span_probs.py"
-    assert figure_modules((packages / "registry.py").read_text(encoding="utf-8"))[-1] == "span_probs"
-    text = module.read_text(encoding="utf-8")
-    assert '"measured", ("attention_span",), draw' in text
-    compile(text, str(module), "exec")
-    sketch = new_figure("span-sketch", (), packages).read_text(encoding="utf-8")
+def test_new_experiment_and_figure_are_found_by_discovery_and_no_source_is_edited(packages):
+    before = _sources(packages)
+    experiment = new_experiment(EXPERIMENT, packages / "lessonmodel")
+    figure = new_figure(FIGURE, (EXPERIMENT,), packages / "figures", known=figures.FIGURE_IDS)
+    assert (experiment.name, figure.name) == (f"{EXPERIMENT}.py", f"{FIGURE.replace('-', '_')}.py")
+    after = _sources(packages)
+    assert {name: text for name, text in after.items() if name in before} == before  # only new files
+    assert sorted(set(after) - set(before)) == [f"figures/{figure.name}", f"lessonmodel/{experiment.name}"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the copies come first: the working directory
+    out = subprocess.run([sys.executable, "-c", FOUND], cwd=packages, env=env, capture_output=True, text=True,
+                         check=True).stdout
+    found = json.loads(out)
+    assert sorted(found["experiments"]) == sorted([*lessonmodel.EXPERIMENTS, EXPERIMENT])
+    assert sorted(found["figures"]) == sorted([*figures.FIGURE_IDS, FIGURE])
+    assert found["inputs"] == [EXPERIMENT]
+    # the hash that decides when results are recomputed covers the new module
+    assert found["source_hash"] != lessonmodel.source_hash()
+
+
+def test_the_skeletons_are_what_the_guide_says(packages):
+    module = new_experiment(EXPERIMENT, packages / "lessonmodel").read_text(encoding="utf-8")
+    assert f"@experiment\ndef {EXPERIMENT}(cfg: ModelConfig) -> Result:" in module
+    measured = new_figure(FIGURE, (EXPERIMENT,), packages / "figures").read_text(encoding="utf-8")
+    assert f'"measured", ("{EXPERIMENT}",), draw' in measured
+    sketch = new_figure(f"{FIGURE}-sketch", (), packages / "figures").read_text(encoding="utf-8")
     assert '"teaching", (), draw' in sketch
 
 
-@pytest.mark.parametrize("inputs", [("attention_span",), ()], ids=["measured", "teaching"])
+@pytest.mark.parametrize("inputs", [(EXPERIMENT,), ()], ids=["measured", "teaching"])
 def test_new_figure_speaks_the_course_language(packages, inputs):
     """An English course gets a skeleton with English labels, alt text and description."""
-    import re
-
     chinese = re.compile(r"[\u4e00-\u9fff]")
-    english = new_figure("span-en", inputs, packages, catalog="en").read_text(encoding="utf-8")
-    compile(english, "span_en.py", "exec")
+    english = new_figure(f"{FIGURE}-en", inputs, packages / "figures", catalog="en").read_text(encoding="utf-8")
+    compile(english, "english.py", "exec")
     assert not chinese.search(english.split('"""', 2)[2])  # past the module docstring: what the figure says
-    assert chinese.search(new_figure("span-zh", inputs, packages).read_text(encoding="utf-8"))
+    assert chinese.search(new_figure(f"{FIGURE}-zh", inputs, packages / "figures").read_text(encoding="utf-8"))
+
+
+TAKEN_EXPERIMENT = next(iter(lessonmodel.EXPERIMENTS))
+TAKEN_FIGURE = figures.FIGURE_IDS[0]
+FIGURE_MODULE = figures.registry.MODULES[0].__name__.rsplit(".", 1)[1]
 
 
 @pytest.mark.parametrize(("make", "message"), [
@@ -59,16 +93,19 @@ def test_new_figure_speaks_the_course_language(packages, inputs):
      "digits and '_', starting with a letter (e.g. 'attention_span'); pages cite its values as '<id>.<key>'"),
     (lambda d: new_experiment("class", d), "'class' is not a valid experiment id: use lowercase letters, "
      "digits and '_', starting with a letter (e.g. 'attention_span'); pages cite its values as '<id>.<key>'"),
-    (lambda d: new_experiment("equivalence", d), "experiment 'equivalence' already exists: choose another id"),
+    (lambda d: new_experiment(TAKEN_EXPERIMENT, d),
+     f"experiment '{TAKEN_EXPERIMENT}' already exists: choose another id"),
+    (lambda d: new_experiment("runner", d), "experiment 'runner' already exists: choose another id"),
     (lambda d: new_figure("../x", (), d), "'../x' is not a valid figure id: use lowercase letters, digits and "
      "'-', starting with a letter (e.g. 'attention-span')"),
-    (lambda d: new_figure("r55-b0", (), d, known=("r55-b0",)),
-     "figure 'r55-b0' already exists: choose another id"),
-    (lambda d: new_figure("misc", (), d), "figures/misc.py already exists: choose another id"),
+    (lambda d: new_figure(TAKEN_FIGURE, (), d, known=figures.FIGURE_IDS),
+     f"figure '{TAKEN_FIGURE}' already exists: choose another id"),
+    (lambda d: new_figure(FIGURE_MODULE, (), d), f"figures/{FIGURE_MODULE}.py already exists: choose another id"),
 ])
 def test_bad_or_taken_ids_write_nothing(packages, make, message):
-    before = {p.name: p.read_bytes() for p in packages.iterdir()}
+    package = packages / ("lessonmodel" if "experiment" in message else "figures")
+    before = _sources(packages)
     with pytest.raises(ValueError) as error:
-        make(packages)
+        make(package)
     assert str(error.value) == message
-    assert {p.name: p.read_bytes() for p in packages.iterdir()} == before
+    assert _sources(packages) == before

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from sitekit import project_copy
 
+# Every test starts `build.py serve` (or `make serve`) processes and waits for them.
+pytestmark = pytest.mark.slow
 
 SERVING = "http://127.0.0.1:"
 """In the line saying the server is up, whatever the course's language (the copied course is zh-CN)."""

@@ -169,17 +169,35 @@ new PerformanceObserver(list => {
 """
 
 
-@VIEWPORTS
-def test_no_layout_shift_on_any_page(site, open_tab, viewport):
+_ESCAPED_BADGES = """() => [...document.querySelectorAll('.badge')].filter(b => b.offsetParent)
+    .map(b => { const box = b.getBoundingClientRect(), range = document.createRange();
+                range.selectNodeContents(b); const text = range.getBoundingClientRect();
+                return {page: location.pathname, text: b.textContent, out: Math.max(box.left - text.left,
+                        text.right - box.right)}; })
+    .filter(b => b.out > 1)"""
+
+
+@pytest.fixture(scope="module", params=[PHONE, DESKTOP], ids=["390", "1280"])
+def settled(request, site, browser) -> dict[str, dict]:
+    """Every page (and a lesson deep-linked to its last state) loaded at one viewport and left to
+    settle, then measured: its layout shift and its escaped badges. One walk serves the two tests
+    below; settling (network idle, fonts) is most of a browser test's time."""
+    context = browser.new_context(viewport=request.param)
+    page = context.new_page()
+    page.add_init_script(_CLS_OBSERVER)
+    measured = {}
+    for name in _pages(site):
+        page.goto(site.url(False, name))
+        _settle(page)
+        measured[name] = {"cls": page.evaluate("window.__cls"), "escaped": page.evaluate(_ESCAPED_BADGES)}
+    context.close()
+    return measured
+
+
+def test_no_layout_shift_on_any_page(settled):
     """Cumulative layout shift (PerformanceObserver, as Lighthouse counts it) ≤ 0.02 on every page,
     after scripts, fonts and images have all arrived."""
-    tab = open_tab(None, viewport=viewport)
-    tab.page.add_init_script(_CLS_OBSERVER)
-    shifts = {}
-    for name in _pages(site):
-        tab.page.goto(site.url(False, name))
-        _settle(tab.page)
-        shifts[name] = tab.page.evaluate("window.__cls")
+    shifts = {name: found["cls"] for name, found in settled.items()}
     assert max(shifts.values()) <= 0.02, shifts
 
 
@@ -254,8 +272,9 @@ def test_compact_phone_header(site, open_tab):
 
 
 def test_one_step_indicator_and_one_evidence_section(site, open_tab):
+    page = open_tab(None).page  # one tab for every page: nothing here clicks, so nothing is stored
     for name in site.pages:
-        page = open_tab(site.url(False, name)).page
+        page.goto(site.url(False, name))
         headings = page.eval_on_selector_all("h2", "hs => hs.map(h => h.textContent.replace('#', '').trim())")
         assert headings.count("本页证据与条件") <= 1, (name, headings)
         if name != f"{site.lesson}.html":
@@ -335,19 +354,7 @@ def test_numbers_page_is_short_on_a_phone_and_deep_links_open_their_value(site, 
         assert re.search("[\u4e00-\u9fff]", opened[3]), opened[3]
 
 
-@VIEWPORTS
-def test_every_badge_holds_its_text(site, open_tab, viewport):
+def test_every_badge_holds_its_text(settled):
     """A badge's words stay inside its box on every page (an inline-block inherits its line's hanging
     indent: on the numbers page that once moved the text out of its badge, onto the fold triangle)."""
-    escaped = []
-    tab = open_tab(site.url(False, "index.html"), viewport=viewport)
-    for name in site.pages:
-        tab.page.goto(site.url(False, name))
-        _settle(tab.page)
-        escaped += tab.page.evaluate("""() => [...document.querySelectorAll('.badge')].filter(b => b.offsetParent)
-            .map(b => { const box = b.getBoundingClientRect(), range = document.createRange();
-                        range.selectNodeContents(b); const text = range.getBoundingClientRect();
-                        return {page: location.pathname, text: b.textContent, out: Math.max(box.left - text.left,
-                                text.right - box.right)}; })
-            .filter(b => b.out > 1)""")
-    assert escaped == []
+    assert [badge for found in settled.values() for badge in found["escaped"]] == []
