@@ -31,115 +31,22 @@ WORKERS = 2
 
 def LANGUAGE() -> str:  # noqa: N802 (read when needed: a teacher may change site.yml)
     """The course's language (site.yml ``language``): teacher-facing messages are printed in it."""
-    from site_builder.i18n import course_language
+    from site_builder.vocabulary.i18n import course_language
 
     return course_language(ROOT)
 
 
 def _(msgid: str, /, **params):
-    from site_builder.i18n import Text
+    from site_builder.vocabulary.i18n import Text
 
     return Text(msgid, **params)
 
 
 def say(text: str, file=None) -> None:
     """Print a message in the course's language."""
-    from site_builder.i18n import localize
+    from site_builder.vocabulary.i18n import localize
 
     print(localize(text, LANGUAGE()), file=file)
-
-
-def measure(cache: Path | None) -> dict:
-    """Run lessonmodel's experiments (cached by a hash of its source and config)."""
-    import lessonmodel
-
-    return lessonmodel.run_all(cache)
-
-
-def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, figure_dir: Path):
-    """Turn model results, records and drawn figures into the plain data the site builder takes."""
-    from site_builder.content import Evidence, FigureInfo, Value
-    from site_builder.i18n import localize
-
-    language = LANGUAGE()
-    values: dict[str, Value] = {}
-    for name, experiment in results["experiments"].items():
-        for key, entry in experiment["values"].items():
-            values[f"{name}.{key}"] = Value(
-                name=f"{name}.{key}", value=entry["value"], unit=entry.get("unit", ""),
-                provenance=experiment.get("provenance", "measured"),
-                producer=name, description=entry.get("description", ""), command=experiment["command"],
-                source_file=experiment["source"], conditions=_config_line(experiment["config"]),
-                value_class=entry.get("class", ""), rtol=entry.get("rtol", 0.0), atol=entry.get("atol", 0.0))
-    # A record's rounding value is compared with the model's stated rounding tolerance unless it states its own.
-    rounding = results.get("value_classes", {}).get("rounding", {})
-    for record_id, record in records.items():
-        conditions = localize(_("; "), language).join(str(record[k]) for k in ("machine", "conditions")
-                                                      if record.get(k))
-        for key, entry in record["values"].items():
-            values[f"{record_id}.{key}"] = Value(
-                name=f"{record_id}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="record",
-                producer=record_id, description=entry.get("description", ""), command=record.get("command") or "",
-                conditions=conditions, date=str(record.get("date", "")), value_class=entry.get("class", ""),
-                **({"rtol": entry.get("rtol", rounding.get("rtol", 0.0)),
-                    "atol": entry.get("atol", rounding.get("atol", 0.0))} if entry.get("class") == "rounding" else {}))
-    values = _with_tolerances(values, records)
-    figures = {fid: FigureInfo(id=fid, file=info["file"], dark_file=info.get("dark_file", ""), alt=info["alt"],
-                               description=info["description"],
-                               provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
-                               inputs=tuple(info.get("inputs", ())), label=info.get("label", ""), marks=_marks(info))
-               for fid, info in figure_info.items()}
-    sources = {e["source"] for e in results["experiments"].values()}
-    return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
-                    experiment_files={s: str(ROOT / s) for s in sorted(sources) if (ROOT / s).is_file()},
-                    notebook_setup=NOTEBOOK_SETUP)
-
-
-NOTEBOOK_SETUP = """\
-# Run from the course repository: find the folder holding lessonmodel/ and import it from there.
-import pathlib
-import sys
-
-root = next(p for p in (pathlib.Path.cwd(), *pathlib.Path.cwd().parents) if (p / "lessonmodel").is_dir())
-sys.path.insert(0, str(root))
-from lessonmodel.runner import compute_experiment
-
-
-def measure(experiment):
-    \"\"\"Run one experiment of lessonmodel now; its values by key.\"\"\"
-    return {key: entry["value"] for key, entry in compute_experiment(experiment)["values"].items()}"""
-"""The first code cell of each lesson's notebook: how to rerun the experiment behind a measured value."""
-
-
-def _marks(info: dict) -> tuple:
-    """A figure's marks as fractions of its size (the SVG's user units are pt; its CSS size is in px)."""
-    from site_builder.content import FigureMark
-
-    width, height = info["width"] * 0.75, info["height"] * 0.75
-    return tuple(FigureMark(name, mark["label"], (mark["box"][0] / width, mark["box"][1] / height,
-                                                  mark["box"][2] / width, mark["box"][3] / height))
-                 for name, mark in info.get("marks", {}).items())
-
-
-def _config_line(config: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in config.items() if isinstance(v, (str, int, float, bool)))
-
-
-def _with_tolerances(values: dict, records: dict[str, dict]) -> dict:
-    """Mark today's values that a record compares against, so the numbers page shows the rule."""
-    from dataclasses import replace
-
-    from site_builder.i18n import localize
-    from site_builder.numbers import format_number
-
-    for record_id, record in records.items():
-        for rule in record.get("compare") or ():
-            name = rule.get("with", "")
-            if name in values and isinstance(rule.get("bound"), (int, float)):
-                text = localize(_("{rule} {bound} (the comparison of record {record})", rule=rule.get("rule", ""),
-                                  bound=format_number(rule["bound"], values[name].unit), record=record_id), LANGUAGE())
-                values[name] = replace(values[name], tolerance=text)
-    return values
 
 
 @dataclass(frozen=True)
@@ -162,9 +69,11 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     """Run the model and draw the figures (both cached)."""
     from contextlib import nullcontext
 
-    from site_builder import ContentError
-    from site_builder.load import load_content
-    from site_builder.urls import check_html
+    import figures
+    import lessonmodel
+    from site_builder.load.evidence import evidence_from
+    from site_builder.load.loader import load_content
+    from site_builder.vocabulary.problems import ContentError, Problem
 
     step = progress or (lambda label: nullcontext())
     content, problems = load_content(ROOT)
@@ -172,20 +81,15 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
         raise ContentError(problems)
     records = {r.id: r.data for r in content.records}
     with step(_("running lessonmodel experiments")):
-        results = measure(None if clean else CACHE / "lessonmodel")
-    import figures
-
+        results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
     figure_dir = figure_dir or CACHE / "figures-out"
-    from site_builder import Problem
-
     with step(_("drawing figures")):
         try:
             drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"))
         except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
             raise ContentError([Problem(error.path, error.line, error.message)]) from None
-    for info in drawn.values():  # the figures go into the site as they are: same URL allowlist as the pages
-        check_html(f"figures/{info['file']}", (figure_dir / info["file"]).read_bytes(), images=True)
-    return Measured(evidence_from(results, records, drawn, figure_dir), drawn, results, records, (content, problems))
+    evidence = evidence_from(results, records, drawn, figure_dir, ROOT, LANGUAGE())
+    return Measured(evidence, drawn, results, records, (content, problems))
 
 
 def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
@@ -194,136 +98,36 @@ def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None
     return measured.evidence, measured.drawn
 
 
-def build(clean: bool = False, quiet: bool = False):
-    """Measure, draw, then build and write both sites. Returns the prepared site and what was measured.
-
-    When every input is the one the last build wrote (the content, site_builder's code, templates
-    and static files, the evidence) and both output folders are still the ones it swapped in,
-    nothing is rebuilt: the prepared site is then ``None``. ``clean`` always rebuilds.
-    """
-    from site_builder import prepare_site
-    from site_builder.incremental import ParseCache
-    from site_builder.search import IndexJob
+def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
+    """Measure, draw, then build both sites (the engine's report, with no prepared site when nothing
+    changed) and what was measured. ``clean`` (``check``) keeps nothing: everything is made anew."""
+    from site_builder.serve.commands import build_sites
 
     started = time.perf_counter()
     measured = measure_all(clean)
     evidence = measured.evidence
-    inputs = None if clean else _inputs_digest(evidence)
-    if inputs is not None and _unchanged(inputs):
-        if not quiet:
-            say(_("nothing changed since the last build ({figures} figures, {values} values) → {public}/ and "
-                  "{teacher}/ kept, in {seconds} s", figures=len(evidence.figures), values=len(evidence.values),
-                  public=PUBLIC.name, teacher=TEACHER.name, seconds=f"{time.perf_counter() - started:.2f}"))
-        return None, measured
-    parses = ParseCache(CACHE / "build" / "parsed.pickle")
-    prepared = prepare_site(ROOT, evidence, parse=parses.parse, loaded=measured.loaded)
-    search = IndexJob(prepared, CACHE / "search")  # Pagefind (on the pages whose text changed) starts now
-    parses.save()
-    write_sites(prepared, search=search)
-    for warning in prepared.warnings:  # (check prints them through this build too)
-        said = warning.localized(LANGUAGE())
-        print(said if str(warning.message).startswith("warning:") else f"warning: {said}", file=sys.stderr)
-    _remember(inputs or _inputs_digest(evidence))
+    report = build_sites(ROOT, evidence, public, teacher, None if clean else CACHE, WORKERS, measured.loaded)
+    said = {"figures": len(evidence.figures), "values": len(evidence.values), "public": public.name,
+            "teacher": teacher.name, "seconds": f"{time.perf_counter() - started:.2f}"}
     if not quiet:
-        say(_("built {pages} pages, {figures} figures, {values} values → {public}/ and {teacher}/ in {seconds} s",
-              pages=len(prepared.pages), figures=len(evidence.figures), values=len(evidence.values),
-              public=PUBLIC.name, teacher=TEACHER.name, seconds=f"{time.perf_counter() - started:.2f}"))
-    return prepared, measured
-
-
-BUILT = CACHE / "build" / "inputs.json"
-"""The inputs of the last complete build and the identity of the folders it wrote."""
-
-
-def _inputs_digest(evidence) -> str:
-    import importlib.metadata
-
-    import site_builder
-    from site_builder.incremental import digest, evidence_digest, tree_digest
-
-    # The code that builds: this file and the site_builder package actually imported.
-    versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pagefind", "pygments",
-                                                           "ziamath", "fonttools")]
-    return digest(tree_digest(ROOT / "content", Path(site_builder.__file__).parent), Path(__file__).read_bytes(),
-                  evidence_digest(evidence), sys.version, *versions)
-
-
-def _unchanged(inputs: str) -> bool:
-    import json
-
-    try:
-        last = json.loads(BUILT.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return last.get("inputs") == inputs and last.get("folders") == _folders()
-
-
-def _remember(inputs: str) -> None:
-    import json
-
-    BUILT.parent.mkdir(parents=True, exist_ok=True)
-    BUILT.write_text(json.dumps({"inputs": inputs, "folders": _folders()}), encoding="utf-8")
-
-
-def _folders() -> list:
-    from site_builder.incremental import folder_identity
-
-    return [list(folder_identity(PUBLIC) or ()), list(folder_identity(TEACHER) or ())]
-
-
-def _keep_between_builds() -> None:
-    """Math font subsets (≈0.5 s each) are kept between builds, keyed by the characters they hold;
-    compiled templates (≈0.2 s a process), keyed by their source."""
-    from site_builder import mathfont, render
-
-    mathfont.CACHE_DIR = CACHE / "math-font"
-    render.BYTECODE_DIR = CACHE / "jinja"
-
-
-def write_sites(prepared, public: Path = PUBLIC, teacher: Path = TEACHER, search=None) -> None:
-    """Render and write both sites; the search index is made meanwhile, in processes of its own.
-
-    Both sites' pages are rendered in one pass over ``WORKERS`` forked processes (each page for
-    both sites by the same worker, so what they share is made once); only the pages whose inputs
-    changed since the last build into the same folder are rendered (``plan_reuse``), and files
-    whose bytes are unchanged are linked, not written. Each site is swapped in atomically on its
-    own, the public one with its search index (``search``, an ``IndexJob`` the caller may have
-    started earlier), and both link their shared assets from one content-addressed store.
-    """
-    from site_builder import render_sites
-    from site_builder.incremental import plan_reuse, write_planned
-    from site_builder.search import IndexJob
-    from site_builder.writer import prune_store
-
-    search = search or IndexJob(prepared, CACHE / "search")
-    state = CACHE / "build"
-    _keep_between_builds()
-    plans = {flag: plan_reuse(prepared, flag, folder, state / f"{_key(folder)}.json")
-             for flag, folder in ((False, public), (True, teacher))}
-    files = render_sites(prepared, workers=WORKERS, skip={flag: plan.kept for flag, plan in plans.items()})
-    write_planned(files[True], plans[True], store=CACHE / "assets")
-    write_planned(files[False], plans[False], finish=search.place, store=CACHE / "assets")
-    prune_store(CACHE / "assets")
-
-
-def _key(folder: Path) -> str:
-    """A state file name per output folder (tests and benchmarks write elsewhere than _site/)."""
-    import hashlib
-
-    return folder.name + "-" + hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
+        say(_("nothing changed since the last build ({figures} figures, {values} values) → {public}/ and "
+              "{teacher}/ kept, in {seconds} s", **said) if report.prepared is None else
+            _("built {pages} pages, {figures} figures, {values} values → {public}/ and {teacher}/ in {seconds} s",
+              pages=len(report.prepared.pages), **said))
+    return report, measured
 
 
 def check(report_dir: Path | None = None) -> int:
     """Clean rebuild from scratch, then the checks CI needs: figures by picture and data, links, leaks."""
     import shutil
 
-    from site_builder.verify import verify_output
-
     import figures
     from figures.report import write_report
+    from site_builder.write.verify import verify_output
 
     shutil.rmtree(CACHE / "figures-clean", ignore_errors=True)
-    prepared, measured = build(clean=True)
+    report, measured = build(clean=True)
+    prepared = report.prepared
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
     checks, problems = figures.check_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))
     problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
@@ -332,10 +136,10 @@ def check(report_dir: Path | None = None) -> int:
     if report_dir is not None:
         say(_("report: {path}", path=write_report(checks, problems, report_dir)), file=sys.stderr)
     values = prepared.evidence.values
+    count = {kind: sum(v.provenance == kind for v in values.values()) for kind in ("measured", "computed")}
     say(_("check: {pages} pages, {values} values ({measured} measured, {computed} computed today), {figures} figures "
           "compared with their baselines, record comparisons hold, {problems} problems, {warnings} warnings",
-          pages=len(prepared.pages), values=len(values), measured=sum(v.provenance == "measured" for v in values.values()),
-          computed=sum(v.provenance == "computed" for v in values.values()),
+          pages=len(prepared.pages), values=len(values), **count,
           figures=len(drawn), problems=len(problems), warnings=len(prepared.warnings)))
     return 1 if problems else 0
 
@@ -365,100 +169,25 @@ def accept_figures() -> int:
     return 0
 
 
-def print_evidence(figure_dir: str | None = None) -> None:
+def print_evidence(figure_dir: str) -> None:
     """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
-    import functools
-    import json
+    from site_builder.load.evidence import answer
 
-    from site_builder import ContentError
-    from site_builder.i18n import localize
-    from site_builder.serve import evidence_to_json, progress
-
-    try:
-        said = functools.partial(progress, say=lambda text: localize(text, LANGUAGE()))
-        evidence, _drawn = measure_and_draw(progress=said, figure_dir=Path(figure_dir) if figure_dir else None)
-    except ContentError as error:
-        print(json.dumps({"problems": [[p.path, p.line, localize(p.message, LANGUAGE())] for p in error.problems]},
-                         ensure_ascii=False))  # said here: only a plain string crosses to the server
-        sys.exit(1)
-    except Exception:  # on stdout, not stderr: the server shows it once, in the terminal and the overlay
-        import traceback
-
-        print(json.dumps({"crash": traceback.format_exc()}, ensure_ascii=False))
-        sys.exit(1)
-    print(json.dumps(evidence_to_json(evidence), ensure_ascii=False))
-
-
-def evidence_in_fresh_process(figure_dir: Path):
-    """The evidence, measured and drawn by a new Python process, its figures written to ``figure_dir``.
-
-    The server process imported lessonmodel and figures once; after a teacher
-    edits their code only a fresh interpreter runs the new code. Its progress
-    lines go to the terminal as they come.
-    """
-    import json
-    import subprocess
-    import threading
-
-    from site_builder import ContentError, Problem
-    from site_builder.serve import evidence_from_json
-
-    code = f"import build; build.print_evidence({str(figure_dir)!r})"
-    process = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
-    said: list[str] = []
-
-    def echo() -> None:
-        for line in process.stderr:
-            said.append(line)
-            sys.stderr.write(line)
-
-    echoing = threading.Thread(target=echo, daemon=True)
-    echoing.start()
-    out = process.stdout.read()
-    process.wait()
-    echoing.join()
-    if process.returncode == 0:
-        return evidence_from_json(json.loads(out))
-    failure = json.loads(out) if out.strip().startswith("{") else {"crash": "".join(said[-60:])}
-    if "problems" in failure:
-        raise ContentError(Problem(path, line, message) for path, line, message in failure["problems"])
-    raise RuntimeError("measuring and drawing failed in a fresh process:\n" + failure["crash"])
+    answer(lambda progress: measure_and_draw(progress=progress, figure_dir=Path(figure_dir))[0], LANGUAGE())
 
 
 def serve(host: str, port: int, teacher: bool) -> int:
-    """Bind the port, then build one site into this server's own folder and rebuild on every save until Ctrl-C.
+    """Build one site into this server's own folder and rebuild it on every save until Ctrl-C; a busy
+    port is said in one line before anything is built or written."""
+    from site_builder.serve.commands import serve_site
+    from site_builder.serve.devhttp import PortBusy
 
-    Binding comes first: a second server on a busy port says so in one line and
-    exits before it builds or writes anything. The folder is keyed by the bound
-    port (two live servers never share a port), so servers never write into each
-    other's site or figures; the content-hashed model and figure caches are shared.
-    """
-    import signal
-
-    from site_builder.incremental import IncrementalSite
-    from site_builder.pipeline import STATIC
-    from site_builder.render import TEMPLATES
-    from site_builder.search import carry_index
-    from site_builder.serve import DevServer, EvidenceSource, PortBusy, listen
-
-    _keep_between_builds()
     try:
-        httpd = listen(host, port)
+        serve_site(ROOT, CACHE, host, port, teacher, "build.print_evidence",
+                   inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
     except PortBusy as busy:
         say(busy.args[0], file=sys.stderr)
         return 1
-    own = CACHE / "serve" / str(httpd.server_address[1])
-    out_dir = own / ("teacher" if teacher else "public")
-    site = IncrementalSite(ROOT, out_dir, teacher,
-                           finish=None if teacher else (
-                               lambda staging: carry_index(staging, out_dir, site.prepared, CACHE / "search")))
-    evidence = EvidenceSource(load=lambda: evidence_in_fresh_process(own / "figures-out"),
-                              inputs=(ROOT / "lessonmodel", ROOT / "figures", ROOT / "content" / "records"))
-    server = DevServer(site, evidence, watch=(ROOT / "content", TEMPLATES, STATIC, ROOT / "figures",
-                                              ROOT / "lessonmodel"), httpd=httpd)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops it as Ctrl-C does: cleanly
-    server.serve_forever()
     return 0
 
 
@@ -466,7 +195,7 @@ def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
     """Scaffold a lesson, a figure or an experiment, registered in its one place (see README, extending)."""
     try:
         if kind == "lesson":
-            from site_builder.scaffold import new_lesson
+            from site_builder.serve.scaffold import new_lesson
 
             made = new_lesson(ROOT, new_id)
             say(_("created {path} and listed '{id}' in content/site.yml; see it with: python build.py serve",
@@ -488,12 +217,11 @@ def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
 
 
 def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
-    from site_builder.i18n import catalog_name
-    from site_builder.problems import suggest
-
     import figures
     from figures.scaffold import new_figure
     from lessonmodel.runner import EXPERIMENTS
+    from site_builder.vocabulary.i18n import catalog_name
+    from site_builder.vocabulary.problems import suggest
 
     for name in inputs:
         if name not in EXPERIMENTS:
@@ -507,59 +235,25 @@ LISTS = ("values", "figures", "sources", "terms")
 
 def list_assets(what: str) -> int:
     """Print what a page may cite, one line each: the ids to copy into a lesson."""
-    from site_builder import ContentError
-    from site_builder.load import load_content
+    from site_builder.serve.commands import print_list
 
-    content, problems = load_content(ROOT)
-    if content is None:
-        raise ContentError(problems)
-    if what == "values":
-        from site_builder.i18n import localize
-        from site_builder.numbers import display
-
-        evidence, _drawn = measure_and_draw()
-        rows = [(v.name, localize(display(v), LANGUAGE()), f"[{v.provenance}] {v.description}")
-                for v in evidence.values.values()]
-    elif what == "figures":
+    if what == "figures":
         import figures
 
         rows = [(f.id, f.provenance + (f" ← {', '.join(f.inputs)}" if f.inputs else ""), f.alt)
                 for f in figures.FIGURES]
-    elif what == "sources":
-        rows = [(s.id, str(s.year or ""), s.title) for s in content.sources]
-    else:
-        rows = _glossary_rows(ROOT / "content" / "glossary.yml")
-    widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
-    for row in sorted(rows):
-        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip())
-    n = len(rows)
-    say({"values": _("{n} values", n=n), "figures": _("{n} figures", n=n), "sources": _("{n} sources", n=n),
-         "terms": _("{n} terms", n=n)}[what], file=sys.stderr)
-    return 0
-
-
-def _glossary_rows(path: Path) -> list[tuple[str, str, str]]:
-    """Terms of ``content/glossary.yml`` (a list of entries or a mapping term → entry), if the course has one."""
-    import yaml
-
-    if not path.is_file():
-        return []
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    entries = [{"term": k, **(v if isinstance(v, dict) else {"definition": v})} for k, v in data.items()] \
-        if isinstance(data, dict) else [e for e in data if isinstance(e, dict)]
-    return [(str(e.get("id") or e.get("term", "")), str(e.get("term", "") if e.get("id") else ""),
-             str(e.get("definition") or e.get("description") or "")) for e in entries]
+        return print_list(ROOT, what, rows)
+    return print_list(ROOT, what, evidence=measure_and_draw()[0] if what == "values" else None)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python build.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("build", help="build _site/ and _site-teacher/ (the default)")
-    check_parser = commands.add_parser("check", help="clean rebuild and every check CI makes")
-    check_parser.add_argument("--report", type=Path, metavar="DIR", default=None,
-                              help="write DIR/index.html: every changed figure, baseline/new/difference")
-    figures_parser = commands.add_parser("figures", help="draw the figures; --accept records them in the manifest")
-    figures_parser.add_argument("--accept", action="store_true", help="write figures/manifest.json")
+    commands.add_parser("check", help="clean rebuild and every check CI makes").add_argument(
+        "--report", type=Path, metavar="DIR", help="write DIR/index.html: each changed figure, baseline/new/difference")
+    commands.add_parser("figures", help="draw the figures; --accept records them in the manifest").add_argument(
+        "--accept", action="store_true", help="write figures/manifest.json")
     serve_parser = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on every save")
     serve_parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     serve_parser.add_argument("--host", default="127.0.0.1",
@@ -572,15 +266,15 @@ def main(argv: list[str] | None = None) -> int:
                                        "attention-span); experiment ids: lowercase letters, digits and '_'")
     new_parser.add_argument("--from", dest="inputs", action="append", default=[], metavar="EXPERIMENT",
                             help="figure only: draw from this experiment's results (a measured figure)")
-    list_parser = commands.add_parser("list", help="print what pages may cite: values, figures, sources or terms")
-    list_parser.add_argument("what", nargs="?", choices=LISTS, default="values", help="what to list (default values)")
+    commands.add_parser("list", help="print what pages may cite: values, figures, sources or terms").add_argument(
+        "what", nargs="?", choices=LISTS, default="values", help="what to list (default values)")
     args = parser.parse_args(argv)
     if args.command == "new":
         return new(args.kind, args.id, tuple(args.inputs))
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
-    from site_builder import ContentError
-    from site_builder.search import SearchIndexError
+    from site_builder.render.search import SearchIndexError
+    from site_builder.vocabulary.problems import ContentError
 
     try:
         if args.command == "check":

@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from sitekit import fake_evidence  # noqa: E402
 
-from site_builder import serve  # noqa: E402
-from site_builder.incremental import IncrementalSite  # noqa: E402
-
+from site_builder.engine.builder import Engine, Output  # noqa: E402
+from site_builder.serve import devhttp
+from site_builder.serve import server as serve
 
 TIMEOUT_S = 10
 
@@ -67,8 +67,8 @@ def main() -> None:
         failed: dict[int, list[str]] = {5: [], 1024: []}
         for _ in range(args.runs):
             for backlog in times:
-                serve._HTTPServer.request_queue_size = backlog
-                server = serve.DevServer(IncrementalSite(root, root / "out", teacher=False),
+                devhttp._HTTPServer.request_queue_size = backlog
+                server = serve.DevServer(Engine(root, (Output(False, root / "out"),), serving=True),
                                          serve.EvidenceSource(lambda: evidence), watch=[], port=0, log=lambda t: None)
                 server.start()
                 times[backlog].append(burst(server.port, args.clients, failed[backlog]))

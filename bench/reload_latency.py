@@ -18,6 +18,7 @@ A benchmark, not a test: the target (under 200 ms for the real site) depends on 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
 import sys
@@ -28,9 +29,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from site_builder import Evidence, FigureInfo, Value  # noqa: E402
-from site_builder.incremental import IncrementalSite  # noqa: E402
-from site_builder.serve import DevServer, EventStream, EvidenceSource  # noqa: E402
+from site_builder.engine.builder import Engine, Output  # noqa: E402
+from site_builder.load.content import Evidence, FigureInfo, Value
+from site_builder.load.evidence import in_fresh_process  # noqa: E402
+from site_builder.serve.server import DevServer, EvidenceSource  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+from devclient import EventStream  # noqa: E402
 
 LESSON = """---
 title: 第 {n} 课：缓存与注意力（{n}）
@@ -116,7 +121,7 @@ def fake_evidence(figure_dir: Path) -> Evidence:
 def measure(root: Path, evidence: EvidenceSource, page: Path, edits: int) -> tuple[list[float], float, str]:
     """Latencies in ms of ``edits`` saves of ``page``, the first build's time in s, and any failure."""
     started = time.perf_counter()
-    server = DevServer(IncrementalSite(root, root / "out", teacher=False), evidence, watch=[root / "content"],
+    server = DevServer(Engine(root, (Output(False, root / "out"),), serving=True), evidence, watch=[root / "content"],
                        port=0, log=lambda text: None)
     server.start()
     first_build = time.perf_counter() - started
@@ -165,7 +170,7 @@ def main() -> None:
 
             real = scratch / "real"
             shutil.copytree(ROOT / "content", real / "content")
-            source = EvidenceSource(lambda: build.evidence_in_fresh_process(real / "figures-out"))
+            source = EvidenceSource(lambda: in_fresh_process("build.print_evidence", real / "figures-out", build.ROOT))
             lesson = real / "content" / "pages" / "r55.md"
             report("real site (content/)", *measure(real, source, lesson, args.edits))
         synthetic = synthetic_site(scratch / "synthetic", args.pages)

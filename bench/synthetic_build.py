@@ -8,7 +8,7 @@ without lessonmodel and figures (the corpus cites no values or figures; Evidence
 ``--teacher`` writes both sites as the real build does (in parallel, with the search index).
 Prints one JSON line of phase times.
 
-``incremental``: the dev server's path (site_builder.incremental.IncrementalSite): one
+``incremental``: the dev server's path (site_builder.engine.builder.Engine, serving): one
 untimed build, then ``--edits`` times append a sentence to the middle page and rebuild,
 printing the seconds of each rebuild (load, parse what changed, check, render what changed, write).
 """
@@ -25,7 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from site_builder import Evidence, prepare_site, render_site, write_site  # noqa: E402
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import Evidence
+from site_builder.write.writer import write_site
 
 
 def full(project: Path, out: Path, teacher: bool) -> dict[str, float]:
@@ -39,7 +41,12 @@ def full(project: Path, out: Path, teacher: bool) -> dict[str, float]:
     times["prepare_s"] = time.perf_counter() - started
     mark = time.perf_counter()
     if teacher:
-        build.write_sites(prepared, out, out.with_name(out.name + "-teacher"))
+        from site_builder.engine.builder import Engine, Output
+        from site_builder.render.search_index import IndexJob
+
+        outputs = (Output(False, out, finish=lambda prepared: IndexJob(prepared, build.CACHE / "search").place),
+                   Output(True, out.with_name(out.name + "-teacher")))
+        Engine(project, outputs, workers=build.WORKERS).build(Evidence())
         times["render_write_both_with_search_s"] = time.perf_counter() - mark
     else:
         write_site(render_site(prepared, teacher=False, workers=build.WORKERS), out)
@@ -50,9 +57,9 @@ def full(project: Path, out: Path, teacher: bool) -> dict[str, float]:
 
 
 def incremental(project: Path, out: Path, edits: int) -> dict[str, object]:
-    from site_builder.incremental import IncrementalSite
+    from site_builder.engine.builder import Engine, Output
 
-    site = IncrementalSite(project, out, teacher=False)
+    site = Engine(project, (Output(False, out),), serving=True)
     first = site.build(Evidence())
     pages = sorted((project / "content" / "pages").glob("page-*.md"))
     page = pages[len(pages) // 2]
@@ -65,7 +72,7 @@ def incremental(project: Path, out: Path, edits: int) -> dict[str, object]:
         seconds.append(time.perf_counter() - mark)
         rendered.append(len(report.rendered))
     return {"first_build_s": first.seconds, "rebuild_s": seconds, "median_s": statistics.median(seconds),
-            "pages_rendered": rendered, "pages": first.pages}
+            "pages_rendered": rendered, "pages": len(first.prepared.pages)}
 
 
 def main() -> None:

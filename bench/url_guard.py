@@ -1,4 +1,4 @@
-"""What the URL allowlist guard (site_builder/urls.py) costs a full render, side by side.
+"""What the URL allowlist guard (site_builder/vocabulary/urls.py) costs a full render, side by side.
 
     .venv/bin/python bench/url_guard.py --n 300 --runs 5
 
@@ -22,7 +22,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from corpus import write_corpus  # noqa: E402
 
-from site_builder import Evidence, outputs, prepare_site, render_site  # noqa: E402
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import Evidence
+from site_builder.render import outputs
 
 
 def timed(prepared, guard: bool) -> float:

@@ -35,7 +35,7 @@ from typing import Any
 
 from figures.runner import drawn_figure
 from figures.spec import Figure
-from site_builder.i18n import _
+from site_builder.vocabulary.i18n import _
 
 BASELINE_DIR = Path(__file__).with_name("baseline")
 DPI = 96

@@ -20,8 +20,8 @@ from typing import Any
 from figures import baseline
 from figures.runner import figure_data
 from figures.spec import Figure
-from site_builder.i18n import _
-from site_builder.numbers import agrees
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.numbers import agrees
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.json")
 SIGNIFICANT_DIGITS = 12

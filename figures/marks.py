@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from site_builder.i18n import _
+from site_builder.vocabulary.i18n import _
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*$")
 _ROOT = Path(__file__).resolve().parent.parent

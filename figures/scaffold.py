@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
-from site_builder.i18n import _
+from site_builder.vocabulary.i18n import _
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SKELETONS = PACKAGE_DIR / "skeletons"

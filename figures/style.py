@@ -62,7 +62,7 @@ SIZE_SQUARE = (WIDTH_IN, 640 / 96)
 SIZE_TALL = (WIDTH_IN, 720 / 96)
 
 # What the corner tag says for each provenance: text, never colour alone. The site's badge says the
-# same words (site_builder.content.BADGE_TEXT; the build checks they agree).
+# same words (site_builder.load.content.BADGE_TEXT; the build checks they agree).
 TAG_TEXT = {"teaching": "教学示意", "computed": "公式计算", "measured": "模型实测", "record": "历史记录"}
 
 RC: dict[str, Any] = {

@@ -20,7 +20,7 @@ def _(msgid: str, /, **params: object) -> str:
     """A message for the teacher, in the course's language when the site builder's catalogs are at hand
     (``build.py new experiment``); lessonmodel itself stays free of the site builder."""
     try:
-        from site_builder.i18n import Text
+        from site_builder.vocabulary.i18n import Text
     except ImportError:
         return msgid.format(**params)
     return Text(msgid, **params)

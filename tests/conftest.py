@@ -31,7 +31,8 @@ def kept_like_build_py(tmp_path_factory):
     is tested uncached (test_mathrender), and builds in new processes (tests of the command line)
     start without this folder.
     """
-    from site_builder import mathfont, render
+    from site_builder.render import html as render
+    from site_builder.render import mathfont
 
     before = render.BYTECODE_DIR, mathfont.CACHE_DIR
     render.BYTECODE_DIR, mathfont.CACHE_DIR = tmp_path_factory.mktemp("jinja"), MATH_FONT_SUBSETS

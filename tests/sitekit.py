@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from site_builder import Evidence, FigureInfo, Value
+from site_builder.load.content import Evidence, FigureInfo, Value
 
 SITE_YML = "title: 测试课程\nlanguage: zh-CN\nbase_url: https://example.org/c/\npages: [{pages}]\n"
 SOURCES_YML = "- id: M34\n  title: 内部记录\n- id: Vaswani2017\n  title: Attention Is All You Need\n"

@@ -33,7 +33,8 @@ import sys
 from pathlib import Path
 sys.path[:0] = [{root!r}, {tests!r}]
 from sitekit import fake_evidence
-from site_builder import prepare_site, render_site, write_site
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.write.writer import write_site
 site = Path(sys.argv[1])
 prepared = prepare_site(site, fake_evidence(site / "figures-in"))
 for name, teacher in (("_site", False), ("_site-teacher", True)):

@@ -1,5 +1,5 @@
 """Every number in prose is bound: a hand-typed measured-looking number is a ``path:line`` error
-(site_builder/bound_numbers.py defines the rule); counts, names, section numbers and what {num},
+(site_builder/check/bound_numbers.py defines the rule); counts, names, section numbers and what {num},
 {example}, code and math hold are not."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import pytest
 from sitekit import fake_evidence, lesson, write_site
 
 import build
-from site_builder import ContentError, prepare_site
+from site_builder.engine.pipeline import prepare_site
+from site_builder.vocabulary.problems import ContentError
 
 P = "content/pages/x.md"
 STATE = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n正文。\n:::\n"

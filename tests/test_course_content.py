@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import build
-from site_builder import prepare_site
-from site_builder.parse import StateSource
+from site_builder.engine.pipeline import prepare_site
+from site_builder.parse.page import StateSource
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT.parent / "shared" / "seeds"
@@ -132,7 +132,7 @@ def test_timing_prose_claims_hold_in_the_record():
 
 def test_glossary_definitions_show_their_formulas_as_maths(prepared):
     """头维度's definition writes $d_h$: the glossary page draws it, the hover card reads d_h, no dollar shows."""
-    from site_builder import render_site
+    from site_builder.engine.pipeline import render_site
 
     files = render_site(prepared, teacher=False)
     glossary = files["glossary.html"].decode()

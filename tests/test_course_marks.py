@@ -15,10 +15,11 @@ import pytest
 from sitekit import write_site
 
 import build
-from site_builder import ContentError, prepare_site
-from site_builder.check import resolve_mark, state_figure
-from site_builder.parse import StateSource
-from site_builder.positions import position_words, word_holds
+from site_builder.check.site import resolve_mark, state_figure
+from site_builder.engine.pipeline import prepare_site
+from site_builder.parse.page import StateSource
+from site_builder.parse.positions import position_words, word_holds
+from site_builder.vocabulary.problems import ContentError
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = ("rc-v1", "r55", "kv-bytes")

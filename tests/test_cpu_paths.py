@@ -42,7 +42,7 @@ OPENBLAS_CORE = "Nehalem"
 SCRIPT = """
 import json
 import build, figures, lessonmodel
-from site_builder.load import load_content
+from site_builder.load.loader import load_content
 
 results = lessonmodel.run_all(None)
 zeros = {f"{exp}.{key}": v["value"] for exp, e in results["experiments"].items()

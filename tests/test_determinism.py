@@ -59,7 +59,8 @@ from pathlib import Path
 root = Path.cwd()
 sys.path[:0] = [str(root), {tests!r}]
 from sitekit import fake_evidence
-from site_builder import prepare_site, render_site, write_site
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.write.writer import write_site
 prepared = prepare_site(root, fake_evidence(root / "figures-in"))
 write_site(render_site(prepared, teacher=False), root / "_site")
 write_site(render_site(prepared, teacher=True), root / "_site-teacher")

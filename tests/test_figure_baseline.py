@@ -28,7 +28,7 @@ SOME = ("bidirectional", "r55-b2")
 def inputs() -> tuple[dict[str, Any], dict[str, Any]]:
     """The real lessonmodel results and content records."""
     import lessonmodel
-    from site_builder.load import load_content
+    from site_builder.load.loader import load_content
 
     content, problems = load_content(ROOT)
     assert content is not None, problems

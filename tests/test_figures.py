@@ -231,10 +231,10 @@ def test_corner_labels_say_what_the_site_badges_say() -> None:
     """A figure's corner label and its badge on the page both come from its provenance."""
     from figures.spec import PROVENANCES as FIGURE_PROVENANCES
     from figures.style import TAG_TEXT
-    from site_builder.content import BADGE_TEXT, PROVENANCES
+    from site_builder.load.content import BADGE_TEXT, PROVENANCES
 
     assert FIGURE_PROVENANCES == PROVENANCES
-    from site_builder.i18n import localize
+    from site_builder.vocabulary.i18n import localize
 
     assert {kind: localize(text, "zh-CN") for kind, text in BADGE_TEXT.items()} == TAG_TEXT  # figures draw Chinese
     assert all(TAG_TEXT[f.provenance] for f in figures.FIGURES)

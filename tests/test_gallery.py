@@ -10,9 +10,9 @@ import pytest
 
 import build
 import figures
-from site_builder import prepare_site, render_site
-from site_builder.i18n import localize
-from site_builder.numbers import display
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.vocabulary.i18n import localize
+from site_builder.vocabulary.numbers import display
 
 ROOT = Path(__file__).resolve().parent.parent
 

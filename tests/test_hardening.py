@@ -17,17 +17,19 @@ import threading
 from pathlib import Path
 
 import pytest
+from devclient import EventStream
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sitekit import fake_evidence, lesson, time_limit, write_site
 
 import build
-from site_builder import ContentError, prepare_site, render_site
-from site_builder import write_site as write_output
-from site_builder.incremental import IncrementalSite
+from site_builder.engine.builder import Engine, Output
+from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.markdown import make_markdown
-from site_builder.serve import DevServer, EventStream, EvidenceSource
-from site_builder.urls import UnsafeOutputError, allowed_url, check_html, url_problems
+from site_builder.serve.server import DevServer, EvidenceSource
+from site_builder.vocabulary.problems import ContentError
+from site_builder.vocabulary.urls import UnsafeOutputError, allowed_url, check_html, url_problems
+from site_builder.write.writer import write_site as write_output
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
@@ -221,7 +223,7 @@ def dev_server(tmp_path: Path):
     shutil.copytree(FIXTURE, tmp_path / "content")
     evidence = fake_evidence(tmp_path / "figs")
     said: list[str] = []
-    server = DevServer(IncrementalSite(tmp_path, tmp_path / "out", teacher=True), EvidenceSource(lambda: evidence),
+    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True), EvidenceSource(lambda: evidence),
                        watch=[tmp_path / "content"], port=0, log=said.append)
     yield tmp_path, server, said
     server.stop()
@@ -284,8 +286,8 @@ def test_dev_server_never_shows_a_refused_links_target(dev_server):
 
 
 def test_overlay_context_is_read_only_from_regular_files_inside_content(tmp_path):
-    from site_builder.problems import Problem
-    from site_builder.serve import problem_report
+    from site_builder.serve.server import problem_report
+    from site_builder.vocabulary.problems import Problem
 
     secret = secret_outside(tmp_path)
     (tmp_path / "content" / "pages").mkdir(parents=True)
@@ -447,7 +449,7 @@ RLO = "\u202e"
     ({"x": lesson(state(), front=f"title: 一课{RLO}txt.exe\n")}, None,
      f"{P}:2: front matter 'title' contains invisible control characters (U+202E RIGHT-TO-LEFT OVERRIDE): "
      "delete them"),
-    ({"x": lesson(state(), front=f"title: 一课\nlabel: R\u200b55\n")}, None,
+    ({"x": lesson(state(), front="title: 一课\nlabel: R\u200b55\n")}, None,
      f"{P}:3: front matter 'label' contains invisible control characters (U+200B ZERO WIDTH SPACE): delete them"),
     ({"x": lesson(state(title=f"状态{RLO}一"))}, None,
      f"{P}:5: state b0 title contains invisible control characters (U+202E RIGHT-TO-LEFT OVERRIDE): delete them"),
@@ -456,7 +458,7 @@ RLO = "\u202e"
     ({"x": lesson("## 小节 {#sec\u2066}\n\n" + state())}, None,
      f"{P}:4: heading contains invisible control characters (U+2066 LEFT-TO-RIGHT ISOLATE): delete them"),
     ({"x": lesson(state())}, f"title: 课{RLO}\nlanguage: zh-CN\nbase_url: https://example.org/\npages: [x]\n",
-     f"content/site.yml:1: site.yml 'title' contains invisible control characters (U+202E RIGHT-TO-LEFT "
+     "content/site.yml:1: site.yml 'title' contains invisible control characters (U+202E RIGHT-TO-LEFT "
      "OVERRIDE): delete them"),
 ])
 def test_invisible_controls_in_titles_headings_and_ids_are_errors(tmp_path, pages, site, expected):
@@ -465,7 +467,7 @@ def test_invisible_controls_in_titles_headings_and_ids_are_errors(tmp_path, page
 
 
 def test_new_lesson_neither_blocks_on_a_fifo_nor_writes_through_a_dangling_link(tmp_path):
-    from site_builder.scaffold import new_lesson
+    from site_builder.serve.scaffold import new_lesson
 
     shutil.copytree(FIXTURE, tmp_path / "content")
     (tmp_path / "content" / "pages" / "r9.md").symlink_to(tmp_path / "elsewhere.md")

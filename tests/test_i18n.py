@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 from sitekit import SITE_YML, fake_evidence, lesson, write_site
-from test_errors import CASES, P, STATE
+from test_errors import CASES, STATE, P
 
-from site_builder import ContentError, prepare_site, render_site
-from site_builder.i18n import LOCALES, Text, _, localize
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.vocabulary.i18n import LOCALES, Text, _, localize
+from site_builder.vocabulary.problems import ContentError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -128,10 +129,10 @@ def test_site_ui_strings_follow_the_language(tmp_path):
 # ------------------------------------------------- no Chinese outside the catalogs --
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 READ_IN_PROSE = {  # Chinese the checks look for in the course's own text: vocabulary, not messages
-    "site_builder/positions.py": None,  # position words (左侧, 右下角 …) and their grammar
-    "site_builder/bound_numbers.py": None,  # Chinese numerals and units (三成, 百分之, 字节, 毫秒 …)
-    "site_builder/check.py": {"在", "位于", "处于", "就在", "指图"},
-    "site_builder/parse.py": {"指图"},
+    "site_builder/parse/positions.py": None,  # position words (左侧, 右下角 …) and their grammar
+    "site_builder/check/bound_numbers.py": None,  # Chinese numerals and units (三成, 百分之, 字节, 毫秒 …)
+    "site_builder/check/site.py": {"在", "位于", "处于", "就在", "指图"},
+    "site_builder/parse/page.py": {"指图"},
     "figures/style.py": {"教学示意", "公式计算", "模型实测", "历史记录"},  # corner labels drawn into the figures
 }
 
@@ -217,14 +218,14 @@ def test_mark_and_record_problems_read_in_the_course_language(tmp_path):
 
 
 def test_search_link_figure_and_scaffold_messages_read_in_the_course_language(monkeypatch, tmp_path):
-    from site_builder import search, verify
-    from site_builder.scaffold import new_lesson
-
     import figures.manifest
+    from site_builder.render import search, search_index
+    from site_builder.serve.scaffold import new_lesson
+    from site_builder.write import verify
 
     monkeypatch.setitem(sys.modules, "pagefind.service", None)  # as on a machine without pagefind
     with pytest.raises(search.SearchIndexError) as missing:
-        search._executable()
+        search_index._executable()
     said = missing.value.args[0]
     assert localize(said, "zh-CN") == "没有安装 pagefind 包：pip install 'pagefind[extended]==1.5.2'"
     assert localize(said, "en") == "the pagefind package is not installed: pip install 'pagefind[extended]==1.5.2'"
@@ -241,7 +242,7 @@ def test_search_link_figure_and_scaffold_messages_read_in_the_course_language(mo
 
 
 def test_the_dev_server_page_before_any_build_follows_the_language():
-    from site_builder.serve import missing_site
+    from site_builder.serve.devhttp import missing_site
 
     assert "<h1>构建失败</h1>" in missing_site("zh-CN").decode()
     english = missing_site("en").decode()

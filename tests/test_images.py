@@ -9,8 +9,9 @@ import pytest
 from PIL import Image
 from sitekit import fake_evidence, lesson, write_site
 
-from site_builder import ContentError, prepare_site, render_site
-from site_builder import images as images_module
+from site_builder.check import images as images_module
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.vocabulary.problems import ContentError
 
 P = "content/pages/x.md"
 STATE = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n正文。\n\n%s\n:::\n"  # the picture is on line 10

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from sitekit import fake_evidence, lesson, write_site
 
-from site_builder import ContentError, prepare_site
+from site_builder.engine.pipeline import prepare_site
+from site_builder.vocabulary.problems import ContentError
 
 P = "content/pages/x.md"
 S0 = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n正文。\n"

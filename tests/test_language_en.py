@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import prepare_site, render_site, search
-from site_builder.content import Evidence
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import Evidence
+from site_builder.render import search
 
 # The module's sites: the real course rendered in two languages, both flavours.
 pytestmark = pytest.mark.slow

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.i18n import localize
 from site_builder.markdown import make_markdown
+from site_builder.vocabulary.i18n import localize
 
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 

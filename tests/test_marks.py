@@ -16,8 +16,11 @@ import figures
 from figures.marks import MarkError, data_box, mark
 from figures.runner import render
 from figures.spec import Figure
-from site_builder import ContentError, FigureMark, prepare_site, render_site
-from site_builder.positions import PositionWord, position_words, word_holds
+from site_builder.engine.builder import Engine
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import FigureMark
+from site_builder.parse.positions import PositionWord, position_words, word_holds
+from site_builder.vocabulary.problems import ContentError
 
 P = "content/pages/x.md"
 # A figure with a block across the top, a box in the bottom left and one at the far right.
@@ -198,7 +201,7 @@ def test_build_reports_a_figure_mark_error_as_a_problem_before_writing(monkeypat
 
     monkeypatch.setattr(figures, "render_all", broken)
     written = []
-    monkeypatch.setattr(build, "write_sites", lambda *a, **k: written.append(a))
+    monkeypatch.setattr(Engine, "_write", lambda *a, **k: written.append(a))
     with pytest.raises(ContentError) as caught:
         build.build(quiet=True)
     assert [str(p) for p in caught.value.problems] == [
@@ -210,7 +213,7 @@ def test_build_reports_a_figure_mark_error_as_a_problem_before_writing(monkeypat
 def test_marks_survive_the_dev_servers_fresh_process_round_trip(tmp_path):
     import json
 
-    from site_builder.serve import evidence_from_json, evidence_to_json
+    from site_builder.load.evidence import evidence_from_json, evidence_to_json
 
     original = evidence(tmp_path)
     again = evidence_from_json(json.loads(json.dumps(evidence_to_json(original))))
@@ -230,7 +233,7 @@ def test_build_with_a_bad_mark_writes_nothing_and_exits_1(tmp_path, monkeypatch,
     monkeypatch.setattr(build, "measure_all", lambda clean=False, progress=None: build.Measured(evidence(tmp_path),
                                                                                                {}, {}, {}))
     written = []
-    monkeypatch.setattr(build, "write_sites", lambda *a, **k: written.append(a))
+    monkeypatch.setattr(Engine, "_write", lambda *a, **k: written.append(a))
     assert build.main([]) == 1
     err = capsys.readouterr().err
     assert f"{P}:" in err and message in err and "站点没有改动" in err  # the course is Chinese

@@ -11,7 +11,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 import build
-from site_builder import prepare_site, render_site
+from site_builder.engine.pipeline import prepare_site, render_site
 
 # Every test executes notebooks in a Jupyter kernel.
 pytestmark = pytest.mark.slow

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from sitekit import fake_evidence, lesson, write_site
 
-from site_builder import prepare_site, render_site
-from site_builder.pipeline import PARALLEL_MIN_PAGES
+from site_builder.engine.pipeline import PARALLEL_MIN_PAGES, prepare_site, render_site
 
 STATE = ":::{state} b0\n:title: 第{n}课\n:provenance: teaching\n\n正文 $x_{n}$，见 {ref}`p0`。\n:::\n"
 

@@ -15,9 +15,10 @@ import os
 import pytest
 from sitekit import fake_evidence, lesson, write_site
 
-from site_builder import ContentError, prepare_site, render_site
-from site_builder import write_site as write_output
-from site_builder.urls import UnsafeOutputError
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.vocabulary.problems import ContentError
+from site_builder.vocabulary.urls import UnsafeOutputError
+from site_builder.write.writer import write_site as write_output
 
 P = "content/pages/x.md"
 

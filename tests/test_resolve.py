@@ -10,10 +10,12 @@ import pytest
 from PIL import Image
 from sitekit import fake_evidence, lesson, write_site
 
-from site_builder import Value, prepare_site, render_site, search
-from site_builder.markdown_out import page_markdown
-from site_builder.notebook import lesson_notebook
-from site_builder.resolve import ResolvedPage, SiteView, Stepper, resolve_page, without_teacher
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.load.content import Value
+from site_builder.render import search
+from site_builder.render.markdown_out import page_markdown
+from site_builder.render.notebook import lesson_notebook
+from site_builder.resolve.resolved import ResolvedPage, SiteView, Stepper, resolve_page, without_teacher
 
 SECRET = "只给教师看的提示"
 PAGE = lesson(f"""公开的开场白 {{num}}`exp.bytes`。

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from sitekit import fake_evidence
 
-from site_builder import prepare_site, render_site, search, write_site
-from site_builder.verify import verify_output
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.render import search, search_index
+from site_builder.write.verify import verify_output
+from site_builder.write.writer import write_site
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic"
 TEACHER_PHRASE = "先指左边的方框再指右边的箭头然后翻页"  # in alpha.md's teacher note
@@ -56,22 +58,22 @@ def test_check_finds_a_teacher_note_in_the_search_text(tmp_path, monkeypatch):
 def test_an_edit_reindexes_only_its_shard(tmp_path, monkeypatch):
     """Pagefind cannot add a page to an index: the index comes in shards cached by their documents,
     so changing one page runs Pagefind on its shard alone, and the site gets every shard."""
-    monkeypatch.setattr(search, "SHARD_PAGES", 2)
+    monkeypatch.setattr(search_index, "SHARD_PAGES", 2)
     runs: list[list[str]] = []
-    real_run = search._run_pagefind
-    monkeypatch.setattr(search, "_run_pagefind", lambda docs, out: (runs.append(list(docs)), real_run(docs, out)))
+    real_run = search_index._run_pagefind
+    monkeypatch.setattr(search_index, "_run_pagefind", lambda docs, out: (runs.append(list(docs)), real_run(docs, out)))
     docs = {f"p{n}.html": search._document([f"<h1>第{n}页</h1><p>{search.search_terms(f'缓存第{n}段')}</p>"])
             for n in range(5)}
     cache = tmp_path / "cache"
-    first = search.index_documents(docs, cache)
+    first = search_index.index_documents(docs, cache)
     assert len(first) == 3 and sorted(map(sorted, runs)) == [["p0.html", "p1.html"], ["p2.html", "p3.html"], ["p4.html"]]
     runs.clear()
-    second = search.index_documents({**docs, "p2.html": docs["p2.html"].replace("段", "节")}, cache)
+    second = search_index.index_documents({**docs, "p2.html": docs["p2.html"].replace("段", "节")}, cache)
     assert runs == [["p2.html", "p3.html"]]
     assert second[0] == first[0] and second[2] == first[2] and second[1] != first[1]
     site = tmp_path / "site"
-    search.place_bundle(second, site)
-    assert json.loads((site / "pagefind" / search.SHARDS_FILE).read_text()) == ["shard-1/", "shard-2/"]
+    search_index.place_bundle(second, site)
+    assert json.loads((site / "pagefind" / search_index.SHARDS_FILE).read_text()) == ["shard-1/", "shard-2/"]
     assert all((site / "pagefind" / folder / "pagefind-entry.json").is_file() for folder in ("", "shard-1", "shard-2"))
 
 

@@ -8,12 +8,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from devclient import EventStream
 from sitekit import fake_evidence
 
-from site_builder import prepare_site, render_site
-from site_builder.incremental import IncrementalSite
-from site_builder.scaffold import add_page_id, new_lesson
-from site_builder.serve import DevServer, EventStream, EvidenceSource, resolve_request
+from site_builder.engine.builder import Engine, Output
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.serve.devhttp import resolve_request
+from site_builder.serve.scaffold import add_page_id, new_lesson
+from site_builder.serve.server import DevServer, EvidenceSource
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 
@@ -31,7 +33,7 @@ def get(port: int, path: str, host: str | None = None) -> tuple[int, bytes]:
 def served(tmp_path: Path):
     shutil.copytree(FIXTURE, tmp_path / "content")
     evidence = fake_evidence(tmp_path / "figs")
-    server = DevServer(IncrementalSite(tmp_path, tmp_path / "out", teacher=True), EvidenceSource(lambda: evidence),
+    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True), EvidenceSource(lambda: evidence),
                        watch=[tmp_path / "content"], port=0, log=lambda text: None)
     server.start()
     stream = EventStream(server.port)
@@ -97,7 +99,7 @@ def test_a_crash_is_shown_with_its_traceback_and_the_server_keeps_serving(tmp_pa
             raise RuntimeError("the model blew up")
         return evidence
 
-    server = DevServer(IncrementalSite(tmp_path, tmp_path / "out", teacher=False),
+    server = DevServer(Engine(tmp_path, (Output(False, tmp_path / "out"),), serving=True),
                        EvidenceSource(load, inputs=(tmp_path / "model",)), watch=[], port=0, log=lambda text: None)
     server.start()
     try:

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from sitekit import fake_evidence
 
-from site_builder import ContentError, prepare_site, render_site, write_site
-from site_builder.verify import verify_output
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.vocabulary.problems import ContentError
+from site_builder.write.verify import verify_output
+from site_builder.write.writer import write_site
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic"
 TEACHER_PHRASE = "先指左边的方框再指右边的箭头然后翻页"
@@ -84,7 +86,7 @@ def test_raw_markdown_llms_txt_and_bundle(sites):
     markdown = read(public, "alpha.md")
     assert markdown.startswith("# 第一课：缓存\n")
     assert "今天测得的最大差是 1.1×10⁻¹⁵，早先的记录是 2.22×10⁻¹⁵。" in markdown
-    assert "{num}" not in markdown and "[M34]" in markdown
+    assert "{num}" not in markdown and "\\[M34\\]" in markdown  # a role's text reads as text, never a link
     assert "- [第一课：缓存](https://example.org/course/alpha.md): 缓存为什么可以复用" in read(public, "llms.txt")
     bundle = zipfile.ZipFile(io.BytesIO((public / "downloads" / "alpha.zip").read_bytes()))
     assert bundle.namelist() == ["alpha.md"]
@@ -168,6 +170,7 @@ def test_glossary_terms_link_to_their_definition_with_a_hover_card(sites):
     _, public, _ = sites
     html = read(public, "alpha.html")
     link = re.search(r'<a class="term" href="glossary.html#term-kv-cache" data-definition="([^"]*)"[^>]*>KV 缓存</a>', html)
+    # a tag in backticks is text, in the card as on the glossary page
     assert link and link.group(1) == "每层为已处理位置保存的 K 和 V &lt;em&gt;不是标签&lt;/em&gt;。"
     glossary = read(public, "glossary.html")
     assert '<section class="term-entry" id="term-kv-cache"' in glossary

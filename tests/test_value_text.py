@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from site_builder.content import SourceFile
-from site_builder.value_text import check_value_text, parse_value_text
+from site_builder.load.content import SourceFile
+from site_builder.load.value_text import check_value_text, parse_value_text
 
 TEXT = """groups:
   timing: 计时记录

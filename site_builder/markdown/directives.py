@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
 
-from ..i18n import _
+from site_builder.vocabulary.i18n import _
 
 _OPEN = re.compile(r"^(:{3,})\{([A-Za-z][\w-]*)\}[ \t]*(.*?)\s*$")
 _CLOSE = re.compile(r"^(:{3,})\s*$")

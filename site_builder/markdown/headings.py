@@ -13,7 +13,7 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from ..i18n import _
+from site_builder.vocabulary.i18n import _
 
 _EXPLICIT = re.compile(r"\s*\{#([A-Za-z0-9][\w-]*)\}\s*$")
 

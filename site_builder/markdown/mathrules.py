@@ -18,7 +18,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath.index import math_block_dollar
 
-from ..mathrender import MathError, render_math
+from site_builder.markdown.mathrender import MathError, render_math
 
 
 def dollar_math_plugin(md: MarkdownIt) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from markdown_it.token import Token
 
-from . import make_markdown
+from site_builder.markdown import make_markdown
 
 _ROLE = re.compile(r"\{([A-Za-z][\w-]*)\}`([^`]*)`")
 _IMAGE_ADDRESS = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*(<[^>\n]*>|[^\s)]+)")

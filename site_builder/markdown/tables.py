@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 
-from ..i18n import _
+from site_builder.vocabulary.i18n import _
 
 _ALIGN = re.compile(r"text-align:(left|center|right)")
 

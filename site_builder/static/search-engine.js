@@ -1,5 +1,5 @@
 /* The search engine behind static/search.js, loaded the first time the box is used (so pages
- * stay light): Pagefind with the site's index, and the text rules of site_builder/search.py.
+ * stay light): Pagefind with the site's index, and the text rules of site_builder/render/search.py.
  *
  * The index holds Chinese as overlapping character pairs (键值缓存 → 键值 值缓 缓存);
  * terms() cuts a query by the same rule as search_terms() in search.py, and joined() puts

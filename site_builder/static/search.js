@@ -1,5 +1,5 @@
 /* Site search (public build only): the search box in the header queries the
- * Pagefind index built at build time (site_builder/search.py). The engine
+ * Pagefind index built at build time (site_builder/render/search.py). The engine
  * (static/search-engine.js: Pagefind, the index's text rules) and the index are
  * fetched from this site only when the box is first used, so pages stay light.
  * Results are built as DOM nodes; Pagefind's excerpt is parsed in an inert

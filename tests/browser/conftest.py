@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import re
 import shutil
 import subprocess
@@ -27,6 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "basic"
 from chromium import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402,F401  (tests/chromium.py)
+
 AXE_VERSION = "4.14.1"
 AXE_JS = ROOT / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -63,8 +63,10 @@ class SiteUnderTest:
 # ------------------------------------------------------------------ building --
 def build_fixture_sites(out: Path, fixture: Path = FIXTURE) -> tuple[Path, Path]:
     """The fixture content with fake evidence (as in the site tests), public site indexed for search."""
-    from site_builder import Evidence, FigureInfo, Value, prepare_site, render_site, write_site
-    from site_builder.search import index_site
+    from site_builder.engine.pipeline import prepare_site, render_site
+    from site_builder.load.content import Evidence, FigureInfo, Value
+    from site_builder.render.search_index import index_site
+    from site_builder.write.writer import write_site
 
     figure_dir = out / "figures"
     figure_dir.mkdir(parents=True)
@@ -90,11 +92,9 @@ def build_real_sites(out: Path) -> tuple[Path, Path]:
     """What ``python build.py`` does (measure, draw, prepare, write both sites), but writing into
     ``out``: the repository's _site/ may be rebuilt by someone else (``build.py serve``) meanwhile."""
     import build
-    from site_builder import prepare_site
 
     public, teacher = out / "_site", out / "_site-teacher"
-    evidence, _ = build.measure_and_draw(False)
-    build.write_sites(prepare_site(build.ROOT, evidence), public, teacher)
+    build.build(quiet=True, public=public, teacher=teacher)
     return public, teacher
 
 
@@ -138,7 +138,7 @@ def site(request, tmp_path_factory) -> SiteUnderTest:
         public, teacher = build_fixture_sites(tmp_path_factory.mktemp("sites"))
         probes = _FIXTURE_PROBES
     else:
-        from site_builder import ContentError
+        from site_builder.vocabulary.problems import ContentError
 
         try:
             public, teacher = build_real_sites(tmp_path_factory.mktemp("real"))

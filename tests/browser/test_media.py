@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import expect
 from chromium import wait_until  # tests/chromium.py
+from playwright.sync_api import expect
 
 
 def lesson_url(site, teacher=False, suffix=""):

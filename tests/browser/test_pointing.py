@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
 from chromium import wait_until  # tests/chromium.py
+from playwright.sync_api import expect
 
 SIZES = [(1280, 800), (1366, 768), (1920, 1080)]
 LESSONS = ("rc-v1", "r55", "kv-bytes")

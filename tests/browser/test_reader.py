@@ -319,7 +319,7 @@ def test_math_font_is_cut_to_the_formulas_and_loaded_only_with_them(site, open_t
     pages with maths link it, and it swaps in rather than blocking text."""
     from fontTools.ttLib import TTFont
 
-    from site_builder.mathfont import FONT_PATH, math_characters
+    from site_builder.render.mathfont import FONT_PATH, math_characters
 
     pages = {name: (site.public_dir / name).read_text(encoding="utf-8") for name in site.pages}
     needed = math_characters(list(pages.values()))

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from site_builder import search
+from site_builder.render import search
 
 NO_INDEX = "public site has no search index: build.py must write it with write_site(..., finish=IndexJob.place)"
 
@@ -25,7 +25,7 @@ def test_search_documents_hold_public_text_with_anchored_states_and_no_teacher_n
     docs = (site.public_dir / "pagefind").is_dir()
     assert docs, NO_INDEX
     import build
-    from site_builder import prepare_site
+    from site_builder.engine.pipeline import prepare_site
 
     evidence, _ = build.measure_and_draw(False)
     prepared = prepare_site(build.ROOT, evidence)
@@ -172,9 +172,9 @@ def test_the_status_counts_every_page_found_when_only_the_first_are_listed(tmp_p
     from conftest import serve
     from sitekit import fake_evidence, lesson, write_site
 
-    from site_builder import prepare_site, render_site
-    from site_builder import write_site as write_output
-    from site_builder.search import index_site
+    from site_builder.engine.pipeline import prepare_site, render_site
+    from site_builder.render.search_index import index_site
+    from site_builder.write.writer import write_site as write_output
 
     body = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n这一页讲缓存的第 %d 个例子。\n:::\n"
     root = write_site(tmp_path / "course", {f"p{n:02d}": lesson(body % n, front=f"title: 第 {n} 页\n")

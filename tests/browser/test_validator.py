@@ -14,8 +14,8 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import ROOT, npm_installed
 from chromium import IN_CI
+from conftest import ROOT, npm_installed
 
 VNU_VERSION = "26.9.27"
 VNU_JAR = ROOT / ".cache" / "npm" / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"

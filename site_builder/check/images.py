@@ -1,0 +1,113 @@
+"""Teacher-supplied pictures: checked, resized to the layout's widths and re-encoded with Pillow.
+
+Each picture a page shows becomes one file per width in ``WIDTHS`` (never
+wider than the original), named by a hash of its bytes, so a changed picture
+gets a new name and browsers never show a stale one. Re-encoding also drops
+metadata (camera, location) the original may carry. Results are cached by the
+hash of the original's bytes: the dev server does not resize a picture twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+from dataclasses import dataclass, field
+
+from site_builder.load.content import Content, ImageFile
+from site_builder.load.loader import MAX_IMAGE_BYTES
+from site_builder.parse.page import ParsedPage, image_path
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.problems import Problem
+
+WIDTHS = (640, 1280)
+"""CSS pixels of the text column (about 612) and twice that for dense screens."""
+MAX_PIXELS = 40_000_000
+"""Pictures with more pixels are refused before decoding (a huge image could exhaust memory)."""
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A picture ready for the site: its files and what the ``<img>`` needs."""
+
+    src: str
+    """Site-relative file for ``src`` (the narrowest width)."""
+    srcset: str
+    """``file width`` pairs for ``srcset``."""
+    width: int
+    """Pixel width of ``src``."""
+    height: int
+    """Pixel height of ``src``."""
+    files: dict[str, bytes] = field(repr=False, compare=False, hash=False)
+    """Site-relative path → bytes of every width."""
+
+
+_CACHE: dict[str, Picture] = {}
+
+
+def prepare_images(content: Content, pages: list[ParsedPage]) -> tuple[dict[str, Picture], list[Problem]]:
+    """Every picture the pages show, by project-relative path; problems for missing, huge or unreadable ones."""
+    files = {image.path: image for image in content.images}
+    pictures: dict[str, Picture] = {}
+    problems: list[Problem] = []
+    for page in pages:
+        for src, line in page.images:
+            path = image_path(page.meta.path, src)
+            if path in pictures:
+                continue
+            image = files.get(path)
+            if image is None:
+                problems.append(Problem(page.meta.path, line, _("image '{src}' not found: put the file at {path}", src=src, path=path)))
+                continue
+            try:
+                pictures[path] = picture(image)
+            except ValueError as error:
+                problems.append(Problem(page.meta.path, line, _("image '{src}' ", src=src) + error.args[0]))
+    return pictures, problems
+
+
+def picture(image: ImageFile) -> Picture:
+    """The resized files of one picture; ``ValueError`` (a message to the teacher) if it cannot be used."""
+    if image.data is None:
+        raise ValueError(_("is {size} MiB, over the limit of {limit} MiB: save it smaller (at most 1280 pixels "
+                           "wide is enough), e.g. as a JPEG", size=f"{image.size / 2**20:.1f}",
+                           limit=f"{MAX_IMAGE_BYTES / 2**20:.0f}"))
+    key = hashlib.sha256(image.data).hexdigest()
+    if key not in _CACHE:
+        stem = re.sub(r"[^A-Za-z0-9_-]+", "-", image.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]).strip("-")
+        _CACHE[key] = _resize(image.data, stem or "image")
+    return _CACHE[key]
+
+
+def _resize(data: bytes, stem: str) -> Picture:
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            if opened.width * opened.height > MAX_PIXELS:
+                raise ValueError(_("has {width}×{height} pixels, over the limit of {limit}: resize it (at most "
+                                   "1280 pixels wide is enough)", width=opened.width, height=opened.height,
+                                   limit=f"{MAX_PIXELS:,}"))
+            lossless = opened.mode in ("RGBA", "LA", "P", "PA", "1", "L", "I;16") or opened.format in ("PNG", "GIF")
+            original = ImageOps.exif_transpose(opened)  # phone photos store their rotation in EXIF
+            original.load()
+    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as error:
+        raise ValueError(_("cannot be read as a picture ({error}): save it again as PNG or JPEG",
+                           error=str(error))) from None
+    mode, kind = ("RGBA", "png") if lossless else ("RGB", "jpg")
+    original = original.convert(mode)
+    files: dict[str, bytes] = {}
+    sizes: list[tuple[str, int, int]] = []
+    for width in sorted({min(w, original.width) for w in WIDTHS}):
+        height = max(1, round(original.height * width / original.width))
+        resized = original if width == original.width else original.resize((width, height), Image.Resampling.LANCZOS)
+        out = io.BytesIO()
+        if lossless:
+            resized.save(out, "PNG", optimize=True)
+        else:
+            resized.save(out, "JPEG", quality=85, optimize=True, progressive=True)
+        name = f"images/{stem}-{hashlib.sha256(out.getvalue()).hexdigest()[:12]}.{kind}"
+        files[name] = out.getvalue()
+        sizes.append((name, width, height))
+    src, width, height = sizes[0]
+    return Picture(src, ", ".join(f"{n} {w}w" for n, w, _height in sizes), width, height, files)

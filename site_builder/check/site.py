@@ -1,0 +1,309 @@
+"""The checking stage: everything that can be wrong across pages, collected at once."""
+
+from __future__ import annotations
+
+import functools
+import operator
+import re
+from collections.abc import Callable, Hashable, Iterable
+
+from site_builder.check.bound_numbers import unbound_numbers
+from site_builder.load.content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, FigureMark, Value
+from site_builder.load.glossary import find_term, forbidden_uses
+from site_builder.load.value_text import check_value_text
+from site_builder.markdown.mathrender import MathError, render_math
+from site_builder.parse.page import ParsedPage, RoleUse, StateSource
+from site_builder.parse.positions import describe, position_words, word_holds
+from site_builder.vocabulary.i18n import _, localize
+from site_builder.vocabulary.numbers import agrees, format_number
+from site_builder.vocabulary.problems import Problem, suggest
+
+LANGUAGES = ("zh-CN", "en")
+"""The languages of the catalogs (site_builder/locales)."""
+
+ROLES = ("num", "fig", "src", "ref", "example", "term", "mark")
+_RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
+
+def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
+               memo: Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None
+               ) -> list[Problem]:
+    """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
+
+    ``memo(page, around, check)`` gives one page's problems: a caller keeping them between builds (the
+    dev server's engine) looks them up by the page's source, the evidence and ``around`` (what they
+    depend on of the other pages, the sources and the glossary) and calls ``check`` only on a miss.
+    """
+    pages = tuple(pages)
+    problems = _duplicate_ids(pages)
+    anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
+    sources = {s.id for s in content.sources}
+    around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
+                   frozenset(sources), content.glossary)) if memo else None
+    for page in pages:
+        check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
+        problems += memo(page, around, check) if memo else check()
+    problems += check_records(content, evidence.values)
+    problems += check_value_text(content.value_text, set(evidence.values),
+                                 {v.producer for v in evidence.values.values()})
+    return problems
+
+
+def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[str]], sources: set[str],
+                   evidence: Evidence) -> list[Problem]:
+    problems = _duplicate_anchors(page)
+    problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
+    problems += _term_problems(page, content)
+    problems += [p for block in page.blocks if isinstance(block, StateSource)
+                 for p in _check_state(block, page, evidence)]
+    if page.meta.kind in ("lesson", "article"):
+        problems += _unbound_numbers(page)
+    problems += _math_errors(page)
+    return problems
+
+
+def _duplicate_ids(pages: tuple[ParsedPage, ...]) -> list[Problem]:
+    seen: dict[str, str] = {}
+    problems = []
+    for page in pages:
+        if page.meta.id in seen:
+            problems.append(Problem(page.meta.path, 1, _("duplicate page id '{id}' (also used by {other})",
+                                                         id=page.meta.id, other=seen[page.meta.id])))
+        seen.setdefault(page.meta.id, page.meta.path)
+    return problems
+
+
+def _duplicate_anchors(page: ParsedPage) -> list[Problem]:
+    seen: set[str] = set()
+    problems = []
+    for anchor, line, _title in page.anchors:
+        if anchor in seen:
+            problems.append(Problem(page.meta.path, line, _("duplicate anchor '#{anchor}' on this page", anchor=anchor)))
+        seen.add(anchor)
+    return problems
+
+
+def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], sources: set[str],
+                evidence: Evidence) -> list[Problem]:
+    path = page.meta.path
+    if use.name not in ROLES:
+        return [Problem(path, use.line, _("unknown role '{{{name}}}'", name=use.name)
+                        + (suggest(use.name, ROLES) or _(" (known: {names})", names=", ".join(ROLES))))]
+    if use.name == "num" and use.target not in evidence.values:
+        return [Problem(path, use.line, _("unknown value '{name}'", name=use.target) + suggest(use.target, evidence.values))]
+    if use.name == "fig" and use.target not in evidence.figures:
+        return [Problem(path, use.line, _("unknown figure '{id}'", id=use.target) + suggest(use.target, evidence.figures))]
+    if use.name == "src" and use.target not in sources:
+        return [Problem(path, use.line, _("unknown source '{id}'", id=use.target) + suggest(use.target, sources)
+                        + _(" (sources are listed in content/sources.yml)"))]
+    if use.name == "ref":
+        return _check_ref(use, page, anchors)
+    if use.name == "mark":
+        return _check_mark(use, page, evidence)
+    return []
+
+
+def _term_problems(page: ParsedPage, content: Content) -> list[Problem]:
+    """``{term}`` must name a glossary wording; prose must not use a forbidden one."""
+    terms, path, problems = content.glossary, page.meta.path, []
+    wordings = [w for t in terms for w in t.words]
+    for use in page.roles:
+        if use.name == "term" and find_term(terms, use.target) is None:
+            problems.append(Problem(path, use.line, _("unknown term '{term}'", term=use.target)
+                                    + suggest(use.target, wordings) + _(" (terms are listed in content/glossary.yml)")))
+    for text, line, _where in page.texts:
+        for word, term in forbidden_uses(terms, text):
+            problems.append(Problem(path, line, _("'{word}' is a forbidden variant in the glossary: write '{term}'",
+                                                  word=word, term=term.term)))
+    return problems
+
+
+def state_figure(page: ParsedPage, state_id: str) -> str:
+    """The ``:figure:`` of a state on ``page`` (``''`` when it has none or there is no such state)."""
+    return next((b.figure for b in page.blocks if isinstance(b, StateSource) and b.id == state_id), "")
+
+
+def resolve_mark(target: str, figure_id: str) -> tuple[str, str]:
+    """``fig:name`` → (fig, name); ``name`` → (the state's figure, name)."""
+    figure, sep, name = target.rpartition(":")
+    return (figure, name) if sep else (figure_id, target)
+
+
+def _check_mark(use: RoleUse, page: ParsedPage, evidence: Evidence) -> list[Problem]:
+    path = page.meta.path
+    figure_id, name = resolve_mark(use.target, state_figure(page, use.state))
+    if not figure_id:
+        where = _("state {state} has no ':figure:'", state=use.state) if use.state else _("it stands outside any state")
+        return [Problem(path, use.line, _("{{mark}}`{target}` points at no figure: {where}; name the figure as "
+                                          "{{mark}}`figure-id:{name}`", target=use.target, where=where, name=name))]
+    figure = evidence.figures.get(figure_id)
+    if figure is None:
+        return [Problem(path, use.line, _("{{mark}}`{target}`: unknown figure '{figure}'", target=use.target,
+                                          figure=figure_id) + suggest(figure_id, evidence.figures))]
+    mark = figure.mark(name)
+    if mark is None:
+        names = [m.name for m in figure.marks]
+        known = _(" (its marks: {names})", names=", ".join(names)) if names else \
+            _(" (it declares no marks: its draw returns none)")
+        return [Problem(path, use.line, _("figure {figure} has no mark '{name}'", figure=figure_id, name=name)
+                                        + suggest(name, names) + known)]
+    return _check_position(use, page, figure, mark)
+
+
+def _check_position(use: RoleUse, page: ParsedPage, figure: FigureInfo, mark: FigureMark) -> list[Problem]:
+    """Position words in the clause before a mark must be true of where it is drawn."""
+    after = figure.mark(resolve_mark(use.after_mark, figure.id)[1]) if use.after_mark else None
+    problems = []
+    # Before the mark (左侧的{mark}`a`), or after it when it is the subject ({mark}`a`在左侧).
+    stated = _STATED.match(use.following)
+    words = [(w, after if after is not None and use.clause.strip().startswith(w.text) else None)
+             for w in position_words(use.clause)]
+    words += [(w, None) for w in position_words(stated.group(1) if stated else "")]
+    for word, relative in words:
+        if word_holds(word, mark, figure.marks, relative):
+            continue
+        if relative is not None:
+            why = _("it is not {word} of '{other}' in figure {figure}", word=word.text, other=relative.name,
+                    figure=figure.id)
+        else:
+            why = _("in figure {figure} it sits {where}", figure=figure.id, where=describe(mark))
+        problems.append(Problem(page.meta.path, use.line, _("'{word}' does not describe mark '{name}' ({label}): "
+                                                            "{why}", word=word.text, name=mark.name, label=mark.label,
+                                                            why=why)))
+    return problems
+
+
+_STATED = re.compile(r"^\s*(?:在|位于|处于|就在)(.*)")
+"""``{mark}`a`在右下角``: a position stated of the mark after it."""
+
+
+def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
+    """A 指图 list in a teacher note that names no mark: the presentation has nothing to outline."""
+    return [Problem(page.meta.path, line, _("warning: ") + (_("state {state}: ", state=state) if state else "")
+                    + _("the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` so the "
+                        "presentation can outline it"))
+            for page in pages for line, marks, state in page.pointing if marks == 0]
+
+
+def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
+    """``r55#b2`` → (``r55``, ``r55-b2``); ``#notes`` → (this page, ``notes``); ``r55`` → (``r55``, ``''``)."""
+    page, _hash, anchor = target.partition("#")
+    page = page or page_id
+    if re.fullmatch(r"b\d+", anchor):
+        anchor = f"{page}-{anchor}"
+    return page, anchor
+
+
+def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]]) -> list[Problem]:
+    target_page, anchor = resolve_ref(use.target, page.meta.id)
+    if target_page not in anchors:
+        return [Problem(page.meta.path, use.line, _("{{ref}} to unknown page '{page}'", page=target_page)
+                        + suggest(target_page, anchors))]
+    if anchor and anchor not in anchors[target_page]:
+        return [Problem(page.meta.path, use.line, _("{{ref}} to unknown anchor '#{anchor}' on page '{page}'",
+                                                    anchor=anchor, page=target_page)
+                        + suggest(anchor, anchors[target_page]))]
+    return []
+
+
+def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence) -> tuple[str, str]:
+    """The provenance a state earns from what it shows, and the thing that earned it."""
+    used: list[tuple[str, str]] = []
+    if state.figure in evidence.figures:
+        used.append((evidence.figures[state.figure].provenance, _("figure {id}", id=state.figure)))
+    for use in page.roles:
+        if use.state == state.id and not use.teacher:
+            if use.name == "num" and use.target in evidence.values:
+                value = evidence.values[use.target]
+                used.append((value.provenance, _("{provenance} value {name}", provenance=value.provenance,
+                                                           name=use.target)))
+            elif use.name == "fig" and use.target in evidence.figures:
+                used.append((evidence.figures[use.target].provenance, _("figure {id}", id=use.target)))
+    for provenance in ("measured", "record", "computed"):  # the strongest claim the state makes wins
+        for kind, what in used:
+            if kind == provenance:
+                return provenance, what
+    return "teaching", ""
+
+
+def figure_label_problem(figure: FigureInfo) -> str:
+    """A figure's corner label must say what its badge says (both come from its provenance)."""
+    badge = BADGE_TEXT.get(figure.provenance, "")
+    # Figures are drawn with one label whatever the site's language; it must be the badge in one of them.
+    if figure.label and figure.label not in {localize(badge, language) for language in LANGUAGES}:
+        return _("figure {id}: its corner label '{label}' disagrees with its badge '{badge}'",
+                 id=figure.id, label=figure.label, badge=badge)
+    return ""
+
+
+def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> list[Problem]:
+    path, problems = page.meta.path, []
+    if state.figure and state.figure not in evidence.figures:
+        problems.append(Problem(path, state.figure_line, _("unknown figure '{id}'", id=state.figure)
+                                + suggest(state.figure, evidence.figures)))
+    elif state.figure and figure_label_problem(evidence.figures[state.figure]):
+        problems.append(Problem(path, state.figure_line, figure_label_problem(evidence.figures[state.figure])))
+    if state.provenance in PROVENANCES:
+        derived, what = derived_provenance(state, page, evidence)
+        if derived != state.provenance:
+            reason = (_("uses {what}", what=what) if what
+                      else _("uses no computed or measured value or figure, and no record"))
+            problems.append(Problem(path, state.provenance_line, _("state {id} declares {declared} but {reason}: declare {derived}",
+                                                                   id=state.id, declared=state.provenance,
+                                                                   reason=reason, derived=derived)))
+    return problems
+
+
+def _unbound_numbers(page: ParsedPage) -> list[Problem]:
+    problems = []
+    for number, line, state in unbound_numbers(page.texts, {line for _id, line, _title in page.anchors}):
+        where = _("state {id}: ", id=state) if state else ""
+        problems.append(Problem(page.meta.path, line, where + _("number '{number}' is written "
+                                          "by hand: cite a value with {{num}}`name`, or mark an illustration "
+                                          "with {{example}}`…`", number=number)))
+    return problems
+
+
+def _math_errors(page: ParsedPage) -> list[Problem]:
+    problems = []
+    for tex, line, display in page.math:
+        try:
+            render_math(tex, display)
+        except MathError as error:
+            shown = " ".join(tex.split())  # one line per problem, even for a multi-line $$ block
+            problems.append(Problem(page.meta.path, line, _("cannot render math '{tex}': {error}", tex=shown, error=error.args[0])))
+    return problems
+
+
+def check_records(content: Content, values: dict[str, Value]) -> list[Problem]:
+    """Each record's declared comparison with today's measurement must hold."""
+    problems = []
+    for record in content.records:
+        for entry in record.data.get("compare") or ():
+            problems += _check_comparison(record.path, entry, values)
+    return problems
+
+
+def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[Problem]:
+    name, rule, bound = entry.get("with", ""), entry.get("rule", ""), entry.get("bound")
+    if name not in values:
+        return [Problem(path, 0, _("comparison with unknown value '{name}'", name=name) + suggest(name, values))]
+    if rule not in _RULES or not isinstance(bound, (int, float)):
+        return [Problem(path, 0, _("comparison with '{name}' needs 'rule' (one of {rules}) "
+                                   "and a numeric 'bound'", name=name, rules=" ".join(_RULES)))]
+    today = values[name]
+    if today.value_class == "timing":
+        return [Problem(path, 0, _("comparison with '{name}': a timing value depends on the machine and its "
+                                   "load; it is recorded, never compared", name=name))]
+    if rule == "==" and today.value_class == "rounding":
+        if not agrees(today.value, bound, "rounding", today.rtol, today.atol):
+            return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison == {bound} "
+                                       "(a rounding value: within rtol {rtol}, atol {atol})", name=name,
+                                       today=format_number(today.value, today.unit),
+                                       bound=format_number(bound, today.unit), rtol=f"{today.rtol:g}",
+                                       atol=f"{today.atol:g}"))]
+        return []
+    if not _RULES[rule](today.value, bound):
+        return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison {rule} {bound}",
+                                   name=name, today=format_number(today.value, today.unit), rule=rule,
+                                   bound=format_number(bound, today.unit)))]
+    return []

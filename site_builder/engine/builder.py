@@ -1,0 +1,382 @@
+"""The build engine: ``python build.py``, ``check`` and ``serve`` all build through ``Engine.build``.
+
+One keyed store (keys.py says what each key is made of):
+
+- source digest → the parsed page and its problems;
+- per site, render key → that page's files (the generated pages are one more entry);
+- per output folder → what the last build wrote there: each file's sha256 and formula characters,
+  and the digest of every input of that build.
+
+The dev server keeps the store in memory and writes its private folder in place. ``python build.py``
+persists it in ``store`` between processes (parsed pages pickled in one file, the rest as JSON per
+output folder) and swaps each site in whole, linking what did not change. ``check`` gives no store.
+
+A file of an earlier build is used only while its folder is the very one that build swapped in
+(``folder_identity``) and the file still has the digest that build recorded; otherwise its page is
+rendered and the file written again, so the result is always the bytes a clean build writes
+(tests/test_incremental.py and test_persistent.py check this).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import time
+from collections.abc import Callable, Hashable, Iterable
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment
+
+from site_builder.engine.pipeline import (
+    GENERATED,
+    STATIC,
+    Parsed,
+    PreparedSite,
+    SiteFiles,
+    check_parsed,
+    collector_paused,
+    parse_source,
+    render_sites,
+)
+from site_builder.load.content import Content, Evidence, SourceFile
+from site_builder.load.loader import load_content
+from site_builder.markdown import make_markdown
+from site_builder.parse.page import ParsedPage, StateSource
+from site_builder.render.html import TEMPLATES, SiteView, make_environment
+from site_builder.render.keys import (
+    PageFacts,
+    code_digest,
+    digest,
+    evidence_digest,
+    file_digest,
+    folder_identity,
+    page_facts,
+    render_keys,
+    tree_digest,
+)
+from site_builder.render.mathfont import formula_characters, math_font_for
+from site_builder.vocabulary.problems import ContentError, Problem
+from site_builder.write.writer import update_in_place, write_site
+
+
+@dataclass(frozen=True)
+class Output:
+    """One site the engine writes."""
+
+    teacher: bool
+    """The teacher site (with teacher notes), or the public one."""
+    folder: Path
+    """Where it goes."""
+    finish: Callable[[PreparedSite], Callable[[Path], None]] | None = None
+    """Given the prepared site, what to run on the complete staging folder before the swap (the search
+    index); called only when the site is written, before its pages are rendered."""
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What one build did."""
+
+    prepared: PreparedSite | None
+    """The site as built; ``None`` when every input was the one the folders were built from."""
+    changed_urls: tuple[str, ...]
+    """Site-relative paths (``alpha.html``) of the HTML pages an open browser tab should reload."""
+    changed_files: tuple[str, ...]
+    """Every output file that was written anew (added, changed) or removed."""
+    rendered: tuple[str, ...]
+    """Ids of the pages rendered this time (the others came from the store)."""
+    seconds: float
+    """Wall-clock time of the build, writing included."""
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """Likely mistakes that did not stop the build."""
+        return self.prepared.warnings if self.prepared else ()
+
+
+class Engine:
+    """Builds the sites of ``outputs`` from ``root``'s content, keeping what it made in its store.
+
+    Mutable on purpose: it exists to remember. Not thread-safe; builds run one at a time.
+    """
+
+    def __init__(self, root: Path, outputs: tuple[Output, ...], content_dir: str = "content", store: Path | None = None,
+                 assets: Path | None = None, workers: int = 1, serving: bool = False) -> None:
+        """``store``: where the store persists between processes (none: this process only); ``assets``:
+        the writer's content-addressed store; ``workers``: rendering processes; ``serving``: a dev
+        server, which writes its private folder in place and keeps the garbage collector running."""
+        self.root, self.outputs, self.content_dir = root, outputs, content_dir
+        self.store, self.assets, self.workers, self.serving = store, assets, workers, serving
+        self._parsed: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
+        self._pickled: dict[str, bytes] | None = None
+        self._keys: dict[str, str] = {}
+        """Page path → its source digest, this build."""
+        self._facts: dict[str, PageFacts] = {}
+        self._checked: dict[tuple, list[Problem]] = {}
+        self._stale = False
+        """The parse file holds other pages than this build's."""
+        self._evidence: tuple[Evidence, str] | None = None
+        self._pages: dict[bool, dict[str, tuple[str, SiteFiles]]] = {o.teacher: {} for o in outputs}
+        self._written: dict[Path, dict] = {o.folder: self._load_state(o.folder) for o in outputs}
+        self._jinja: tuple[str, Environment] | None = None
+        self.prepared: PreparedSite | None = None
+        """The site of the build being written (for an output's ``finish``), then of the last one."""
+
+    # ------------------------------------------------------------------ the build --
+    def build(self, evidence: Evidence, loaded: tuple[Content, list[Problem]] | tuple = ()) -> BuildReport:
+        """Load (or take ``loaded``), parse, check, render and write what changed; raise ``ContentError``
+        with every problem found. On any error the folders and the store of the last good build stay."""
+        started = time.perf_counter()
+        content, problems = loaded or load_content(self.root, self.content_dir)
+        if content is None:
+            raise ContentError(problems)
+        inputs = digest(code_digest(), tree_digest(self.root / self.content_dir), evidence_digest(evidence)) \
+            if self.store else ""
+        if inputs and all(self._written[o.folder].get("inputs") == inputs and self._trusted(o.folder)
+                          and self._intact(o.folder, self._written[o.folder].get("files", {})) for o in self.outputs):
+            return BuildReport(None, (), (), (), time.perf_counter() - started)
+        prepared = check_parsed(content, self._parse(content.pages), problems, evidence, self._memo(evidence))
+        self.prepared = prepared
+        looks = digest(code_digest(), tree_digest(TEMPLATES, STATIC))
+        keys = {o.teacher: self._render_keys(prepared, o.teacher, looks, evidence) for o in self.outputs}
+        kept = {o.teacher: self._kept(o, keys[o.teacher]) for o in self.outputs}
+        # Started before rendering (the search index is made meanwhile) when the site will be written.
+        finishers = {o.teacher: o.finish(prepared) for o in self.outputs
+                     if o.finish and (kept[o.teacher] != set(keys[o.teacher]) or not self._trusted(o.folder))}
+        files = render_sites(prepared, tuple(o.teacher for o in self.outputs), self.workers, kept,
+                             self._environment(looks))
+        changed = {output: self._write(output, files[output.teacher], keys[output.teacher], kept[output.teacher],
+                                       finishers.get(output.teacher), inputs) for output in self.outputs}
+        for output in self.outputs:  # once every site is written: linking a shared file changes its stamp
+            self._save_state(output, keys[output.teacher], changed[output])
+        self._save_parsed()
+        rendered = tuple(dict.fromkeys(p for o in self.outputs for p in keys[o.teacher]
+                                       if p not in kept[o.teacher] and p != GENERATED))
+        changed_files = set().union(*changed.values())
+        return BuildReport(prepared, _urls_to_reload(changed_files, prepared), tuple(sorted(changed_files)), rendered,
+                           time.perf_counter() - started)
+
+    def _render_keys(self, prepared: PreparedSite, teacher: bool, looks: str, evidence: Evidence) -> dict[str, str]:
+        site = SiteView(prepared.content, prepared.pages, evidence, teacher, prepared.images)
+        keys, generated = render_keys(site, looks, self._evidence_digest(evidence),
+                                      lambda page: self._keys[page.meta.path], self._page_facts)
+        return keys | {GENERATED: generated}  # the generated pages are kept, or not, like one more page
+
+    def _kept(self, output: Output, keys: dict[str, str]) -> set[str]:
+        """Pages (and ``GENERATED``) whose files the store holds under this build's key; files of an
+        earlier build are taken from its folder only while they still have the digest it recorded."""
+        held, folder = self._pages[output.teacher], output.folder
+        return {page_id for page_id, key in keys.items() if page_id in held and held[page_id][0] == key
+                and (all(isinstance(payload, bytes) for payload in held[page_id][1].values())
+                     or self._trusted(folder) and self._intact(folder, held[page_id][1]))}
+
+    def _write(self, output: Output, files: SiteFiles, keys: dict[str, str], kept: set[str],
+               finish: Callable[[Path], None] | None, inputs: str) -> set[str]:
+        """Write one site: nothing when no file changed, only the changed files into the dev server's own
+        folder, otherwise a whole new site swapped in, linking the unchanged files. Returns the changed paths."""
+        state, folder = self._written[output.folder], output.folder
+        trusted = self._trusted(folder)
+        # A kept page's files are those of the last build, so their formula characters are as recorded.
+        old_sums, old_formulas = state.get("files", {}) if trusted else {}, state.get("formulas", {})
+        held = self._pages[output.teacher]
+        pages = {page_id: held[page_id] for page_id in kept}
+        kept_files = {rel for _key, made in pages.values() for rel in made}
+        owned = _owned(files, keys)  # of the pages rendered now
+        files = {**files, **{rel: payload for _key, made in pages.values() for rel, payload in made.items()}}
+        # The math font holds the characters of every page's formulas, kept pages' included.
+        formulas = formula_characters(files, {rel: old_formulas.get(rel, "") for rel in kept_files})
+        files.update(math_font_for(formulas))
+        sums = {rel: old_sums[rel] if rel in kept_files and rel in old_sums else _sum(payload)
+                for rel, payload in files.items()}
+        # A file made now is left (or linked) as it is only while the folder's copy still has the recorded
+        # digest; a kept page's files were checked when it was kept (or are the dev server's, in memory).
+        unchanged = {rel for rel, value in sums.items() if old_sums.get(rel) == value
+                     and (rel in kept_files or self._intact(folder, (rel,)))}
+        changed = (set(sums) - unchanged) | (set(old_sums) - set(sums))
+        if self.serving and trusted:
+            update_in_place(files, changed, folder)
+        elif changed or not trusted or len(kept) < len(keys):
+            if finish is None and output.finish and self.prepared:
+                finish = output.finish(self.prepared)
+            write_site(files, folder, finish=finish, reuse=unchanged, delete_later=self.serving, store=self.assets)
+        for page_id, made in owned.items():
+            if page_id not in pages:
+                pages[page_id] = (keys[page_id], {rel: folder / rel if self.store else files[rel] for rel in made})
+        self._pages[output.teacher] = pages
+        self._written[folder] = {"inputs": inputs, "identity": list(folder_identity(folder) or ()), "files": sums,
+                                 "formulas": {rel: chars for rel, chars in formulas.items() if chars},
+                                 "stamps": state.get("stamps", {}) if self.serving and trusted else {}}
+        return changed
+
+    def _trusted(self, folder: Path) -> bool:
+        identity = self._written[folder].get("identity")
+        return bool(identity) and identity == list(folder_identity(folder) or ())
+
+    def _intact(self, folder: Path, files: Iterable[str]) -> bool:
+        """Whether each of ``files`` in ``folder`` still has the digest the last build recorded. A file whose
+        size and change time (which no write can keep, unlike the modification time) are those recorded
+        after the build is that build's file; any other is read and its digest compared."""
+        written = self._written[folder]
+        sums, stamps = written.get("files", {}), written.get("stamps", {})
+        try:
+            return all(rel in sums and (_stamp(folder / rel) == stamps.get(rel)
+                                        or file_digest(folder / rel) == sums[rel]) for rel in files)
+        except OSError:  # gone, or no longer a file
+            return False
+
+    # ------------------------------------------------------------ parse and check --
+    def _parse(self, sources: tuple[SourceFile, ...]) -> Parsed:
+        """Each source's parse, from the store when it holds one for the source's digest."""
+        kept: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
+        md = None
+        with nullcontext() if self.serving else collector_paused():
+            for source in sources:
+                key = self._keys[source.path] = digest(code_digest(), source.path, source.text)
+                parsed = self._parsed.get(key) or self._unpickled(key)
+                if parsed is None:
+                    md = md or make_markdown()
+                    parsed = parse_source(source, md)
+                kept[key] = parsed
+        # Only this build's sources stay, so a long editing session does not pile up parses.
+        self._stale = set(kept) != set(self._pickled or {})
+        self._parsed = kept
+        self._facts = {k: v for k, v in self._facts.items() if k in kept}
+        return [kept[self._keys[source.path]] for source in sources]
+
+    def _page_facts(self, page: ParsedPage) -> PageFacts:
+        key = self._keys[page.meta.path]
+        if key not in self._facts:
+            self._facts[key] = page_facts(page)
+        return self._facts[key]
+
+    def _memo(self, evidence: Evidence) -> Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]]:
+        """Each page's problems kept under its source, the evidence and what they depend on around it
+        (``check_site``); only this build's entries stay."""
+        evidence_key = self._evidence_digest(evidence)
+        held, self._checked = self._checked, {}
+
+        def memo(page: ParsedPage, around: Hashable, check: Callable[[], list[Problem]]) -> list[Problem]:
+            key = (self._keys[page.meta.path], evidence_key, around)
+            self._checked[key] = held[key] if key in held else check()
+            return self._checked[key]
+
+        return memo
+
+    def _evidence_digest(self, evidence: Evidence) -> str:
+        if self._evidence is None or self._evidence[0] is not evidence:
+            self._evidence = (evidence, evidence_digest(evidence))
+        return self._evidence[1]
+
+    def _environment(self, looks: str) -> Environment:
+        # A fresh environment when any template changed: Jinja's own reload check uses mtimes.
+        if self._jinja is None or self._jinja[0] != looks:
+            self._jinja = (looks, make_environment())
+        return self._jinja[1]
+
+    # ------------------------------------------------------ persisted between processes --
+    def _unpickled(self, key: str) -> tuple[ParsedPage | None, list[Problem]] | None:
+        if self.store is None:
+            return None
+        if self._pickled is None:
+            try:
+                held = pickle.loads((self.store / "parsed.pickle").read_bytes())
+            except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+                held = {}
+            self._pickled = held if isinstance(held, dict) else {}
+        try:
+            return pickle.loads(self._pickled[key])
+        except (KeyError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError):
+            return None  # not there, or unreadable: parsed again (and stored again)
+
+    def _save_parsed(self) -> None:
+        """Rewrite the parse file when this build parsed a page anew or dropped one; one file, not one
+        per page: creating a thousand files cost more on ext4 than writing the same bytes once."""
+        if self.store is None or not self._stale:
+            return
+        held = self._pickled or {}
+        pages = {key: held[key] if key in held else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
+                 for key, parsed in self._parsed.items()}
+        _replace(self.store / "parsed.pickle", pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
+        self._pickled = pages
+
+    def _state_file(self, folder: Path) -> Path | None:
+        """A state file per output folder (tests and benchmarks write elsewhere than _site/)."""
+        name = folder.name + "-" + digest(str(folder.resolve()))[:12]
+        return self.store / f"{name}.json" if self.store else None
+
+    def _load_state(self, folder: Path) -> dict:
+        """What the last build recorded of ``folder``; its pages' files are those in the folder."""
+        file = self._state_file(folder)
+        try:
+            state = json.loads(file.read_text(encoding="utf-8")) if file else {}
+        except (OSError, ValueError):
+            return {}
+        teacher = next(o.teacher for o in self.outputs if o.folder == folder)
+        self._pages[teacher] = {page_id: (key, {rel: folder / rel for rel in made})
+                                for page_id, (key, made) in state.pop("pages", {}).items()}
+        return state
+
+    def _save_state(self, output: Output, keys: dict[str, str], changed: set[str]) -> None:
+        """Record each file's stamp (see ``_intact``: the dev server, which writes only what changed into
+        its own folder, stamps only those) and, with a persisted store, the folder's state."""
+        state, file = self._written[output.folder], self._state_file(output.folder)
+        stamps = {rel: stamp for rel, stamp in state["stamps"].items() if rel not in changed}
+        state["stamps"] = {rel: stamps.get(rel) or _stamp(output.folder / rel) for rel in state["files"]}
+        if file is not None:
+            pages = {p: [keys[p], sorted(made)] for p, (_key, made) in self._pages[output.teacher].items()}
+            _replace(file, json.dumps({**state, "pages": pages}).encode())
+
+
+def _replace(file: Path, data: bytes) -> None:
+    file.parent.mkdir(parents=True, exist_ok=True)
+    scratch = file.with_name(f"{file.name}.{os.getpid()}")
+    scratch.write_bytes(data)
+    os.replace(scratch, file)
+
+
+def _stamp(path: Path) -> list[int]:
+    st = os.stat(path)
+    return [st.st_size, st.st_ctime_ns, st.st_ino]
+
+
+def _sum(payload: bytes | Path) -> str:
+    return file_digest(payload) if isinstance(payload, Path) else hashlib.sha256(payload).hexdigest()
+
+
+def _owned(files: SiteFiles, keys: dict[str, str]) -> dict[str, list[str]]:
+    """Page id (or ``GENERATED``) → the files it made: ``x.html``, ``x.md``, ``x.source.html``,
+    ``downloads/x.zip``, ``downloads/x.ipynb``; numbers.html, llms.txt … are the generated pages'."""
+    owned: dict[str, list[str]] = {page_id: [] for page_id in keys}
+    for rel in files:
+        name = rel.removeprefix("downloads/") if rel.startswith("downloads/") and rel.count("/") == 1 else rel
+        owner = next((name[:-len(s)] for s in (".source.html", ".html", ".md", ".zip", ".ipynb")
+                      if "/" not in name and name.endswith(s)), "")
+        if owner not in keys and "/" not in rel:
+            owner = GENERATED
+        if owner in owned:
+            owned[owner].append(rel)
+    return owned
+
+
+def _urls_to_reload(changed: set[str], prepared: PreparedSite) -> tuple[str, ...]:
+    """Changed HTML pages, pages showing a redrawn figure, and every page when CSS or JS changed."""
+    html = {rel for rel in changed if rel.endswith(".html")}
+    if any(rel.startswith("static/") for rel in changed):
+        html |= {f"{page_id}.html" for page_id in prepared.pages} | {"numbers.html", "sources.html", "glossary.html",
+                                                                     "figures.html"}
+    files = {name: f.id for f in prepared.evidence.figures.values() for name in (f.file, f.dark_file) if name}
+    redrawn = {files[rel.removeprefix("figures/")] for rel in changed
+               if rel.startswith("figures/") and rel.removeprefix("figures/") in files}
+    if redrawn:
+        html |= {f"{page_id}.html" for page_id, page in prepared.pages.items() if _figures_shown(page) & redrawn}
+        html.add("figures.html")
+    return tuple(sorted(html))
+
+
+def _figures_shown(page: ParsedPage) -> set[str]:
+    """Figure ids a page shows (state figures and ``{fig}``), for reloading it when one is redrawn."""
+    states = {b.figure for b in page.blocks if isinstance(b, StateSource) and b.figure}
+    return states | {use.target for use in page.roles if use.name == "fig"}

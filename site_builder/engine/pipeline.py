@@ -1,0 +1,238 @@
+"""The build as a pipeline: load → parse → check → resolve → render → write.
+
+``prepare_site`` runs the stages both sites share; ``render_site`` makes one
+site's files in memory (each page resolved, then its outputs made: outputs.py);
+``write_site`` (writer.py) puts them on disk atomically.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import re
+from collections.abc import Callable, Collection, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from jinja2 import Environment
+from markdown_it import MarkdownIt
+
+from site_builder.check.images import prepare_images
+from site_builder.check.prepared import PreparedSite
+from site_builder.check.site import check_site, pointing_warnings
+from site_builder.load.content import Content, Evidence, SourceFile
+from site_builder.load.frontmatter import split_page
+from site_builder.load.loader import load_content
+from site_builder.markdown import make_markdown
+from site_builder.parse.page import ParsedPage, parse_page
+from site_builder.render.html import make_environment
+from site_builder.render.mathfont import formula_characters, math_font_for
+from site_builder.render.outputs import SiteFiles, make_kit, render_generated, render_page_files
+from site_builder.resolve.resolved import SiteView
+from site_builder.vocabulary.problems import ContentError, Problem
+
+STATIC = Path(__file__).parents[1] / "static"
+TEACHER_ONLY = frozenset({"present.js"})
+"""Static files only the teacher site loads (presenting, the speaker window)."""
+
+
+Parsed = list[tuple["ParsedPage | None", list[Problem]]]
+"""``parse_source``'s result for each page source, in order."""
+
+
+def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -> PreparedSite:
+    """Load, parse and check, keeping nothing; raise ``ContentError`` with every problem found."""
+    content, problems = load_content(root, content_dir)
+    if content is None:
+        raise ContentError(problems)
+    return check_parsed(content, parse_sources(list(content.pages)), problems, evidence)
+
+
+def parse_sources(sources: list[SourceFile]) -> Parsed:
+    md = make_markdown()
+    with collector_paused():
+        return [parse_source(source, md) for source in sources]
+
+
+@contextmanager
+def collector_paused():
+    """Parse without the cyclic garbage collector, then freeze what was made.
+
+    Parsing allocates millions of small objects that all stay alive (the token trees), so every
+    collection the allocations trigger finds nothing to free: with the collector off parsing a
+    1000-page course took 2.3 s instead of 4.1 s. ``gc.freeze`` then keeps those objects out of
+    later collections (and out of the pages forked workers would otherwise copy by touching them).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def parse_source(source: SourceFile, md: MarkdownIt) -> tuple[ParsedPage | None, list[Problem]]:
+    """Split and parse one page source; a page that cannot be split comes back as ``None``.
+
+    Depends on nothing but the source, so the build engine keeps it under the source's digest.
+    """
+    split, problems = split_page(source)
+    if split is None:
+        return None, problems
+    page, errors = parse_page(split, md)
+    return page, problems + errors
+
+
+def check_parsed(content: Content, parsed: Parsed, problems: list[Problem], evidence: Evidence,
+                 memo: Callable | None = None) -> PreparedSite:
+    """Check the parsed pages across the site; raise ``ContentError`` with every problem found.
+    (``memo``: see ``check_site``.)"""
+    problems = problems + [p for _, errors in parsed for p in errors]
+    pages = [page for page, _ in parsed if page is not None]
+    problems += check_site(content, pages, evidence, memo)
+    images, image_problems = prepare_images(content, pages)
+    problems += image_problems
+    if problems:
+        raise ContentError(problems)
+    warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings)
+    return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, warnings, images)
+
+
+PARALLEL_MIN_PAGES = 64
+"""Below this, forking workers costs more than rendering the pages."""
+
+
+def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> SiteFiles:
+    """Every file of one site (public or teacher), in memory, math font included; pages over ``workers`` processes."""
+    files = render_sites(prepared, (teacher,), workers)[teacher]
+    return files | math_font_for(formula_characters(files))
+
+
+def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True), workers: int = 1,
+                 skip: Mapping[bool, Collection[str]] | None = None,
+                 jinja: Environment | None = None) -> dict[bool, SiteFiles]:
+    """The files of several sites (``False`` public, ``True`` teacher) in one pass, all but the math font
+    (``math_font_for``, once every page's files are known).
+
+    Each page is rendered for every site by the same process, one site after the other, so what
+    the sites share is made once: highlighted code and the lesson notebook (both sites publish
+    the same one). ``skip`` names, per site, pages to leave out (the engine still has their files);
+    ``jinja`` is a template environment a long-running process keeps (one is made otherwise).
+    """
+    skip = skip or {}
+    views = {teacher: SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
+             for teacher in sites}
+    wanted = {teacher: [p for p in views[teacher].pages if p not in skip.get(teacher, ())] for teacher in sites}
+    pages = list(dict.fromkeys(page_id for teacher in sites for page_id in wanted[teacher]))
+    jinja = jinja or make_environment()  # one for every site and worker: each template is compiled once
+    if workers > 1 and len(pages) >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods():
+        files = _render_forked(views, wanted, pages, workers, jinja)
+    else:
+        files = _render_pages(views, wanted, pages, jinja)
+    for teacher, site in views.items():
+        if GENERATED not in skip.get(teacher, ()):
+            files[teacher].update(render_generated(site, make_kit(site, jinja)))
+        files[teacher].update(copied_files(site))
+    return files
+
+
+GENERATED = "(generated)"
+"""In ``skip``: the generated pages (numbers, sources, figures … ``render_generated``); never a page id."""
+
+
+def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str],
+                  jinja: Environment) -> dict[bool, SiteFiles]:
+    shared: dict[str, bytes] = {}
+    kits = {teacher: make_kit(site, jinja, shared) for teacher, site in views.items()}
+    wanted_sets = {teacher: set(ids) for teacher, ids in wanted.items()}
+    files: dict[bool, SiteFiles] = {teacher: {} for teacher in views}
+    for page_id in pages:
+        for teacher, site in views.items():
+            if page_id in wanted_sets[teacher]:
+                files[teacher].update(render_page_files(site, site.pages[page_id], kits[teacher]))
+    return files
+
+
+_FORKED: tuple | None = None
+"""What a forked worker renders (sites, pages wanted per site, the template environment): inherited through
+fork, so the parsed tokens are never pickled (unpickling them costs more than parsing); only the rendered
+bytes travel back."""
+
+
+def _render_share(page_ids: list[str]) -> dict[bool, SiteFiles]:
+    assert _FORKED is not None
+    views, wanted, jinja = _FORKED
+    return _render_pages(views, wanted, page_ids, jinja)
+
+
+def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str],
+                   workers: int, jinja: Environment) -> dict[bool, SiteFiles]:
+    global _FORKED
+    _FORKED = (views, wanted, jinja)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            shares = pool.map(_render_share, [pages[i::workers] for i in range(workers)])
+    finally:
+        _FORKED = None
+    return {teacher: dict(sorted(item for share in shares for item in share[teacher].items())) for teacher in views}
+
+
+def copied_files(site: SiteView) -> SiteFiles:
+    """Files copied as they are: static assets (scripts and the stylesheet without their comments), figures,
+    the published experiment sources and pictures."""
+    files: SiteFiles = {}
+    for path in sorted(STATIC.rglob("*")):
+        if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY):
+            rel = f"static/{path.relative_to(STATIC).as_posix()}"
+            compact = _COMPACTORS.get(path.suffix)
+            files[rel] = compact(path.read_text(encoding="utf-8")).encode() if compact else path
+    if site.evidence.figure_dir:
+        for figure in site.evidence.figures.values():
+            for name in filter(None, (figure.file, figure.dark_file)):
+                files[f"figures/{name}"] = Path(site.evidence.figure_dir) / name
+    for repo_path, absolute in site.evidence.experiment_files.items():
+        files[f"code/{repo_path}"] = Path(absolute)
+    for picture in site.pictures:
+        files.update(picture.files)
+    return files
+
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def compact_css(source: str) -> str:
+    """A style sheet as published: comments, blank lines and indentation dropped (the per-page CSS
+    budget; the comments stay in the repository). Our sheets hold no ``/*`` inside a string."""
+    lines = (line.strip() for line in _CSS_COMMENT.sub("", source).split("\n"))
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+_TRAILING_COMMENT = re.compile(r"\s{2,}// .*$")
+"""A comment after code, by the house convention: two spaces, then ``// ``."""
+
+
+def compact_js(source: str) -> str:
+    """A script as published: comment lines, blank lines and indentation dropped (the comments stay in
+    the repository, readers' browsers download the code only — the per-page script budget).
+
+    Line-based on purpose: statements keep their own lines, so nothing can change meaning except a
+    string holding a line that starts with ``//`` or ``/*``, which our scripts never have.
+    """
+    lines, in_block = [], False
+    for line in source.split("\n"):
+        text = line.strip()
+        if in_block:
+            in_block = "*/" not in text
+            continue
+        if text.startswith("/*"):
+            in_block = "*/" not in text
+            continue
+        if text and not text.startswith("//"):
+            lines.append(_TRAILING_COMMENT.sub("", text))
+    return "\n".join(lines) + "\n"
+
+
+_COMPACTORS = {".js": compact_js, ".css": compact_css}
+"""What each kind of static file loses on its way to readers: comments and indentation."""

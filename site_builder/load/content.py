@@ -1,0 +1,220 @@
+"""The content model: what the loader reads and what later stages pass along.
+
+Everything is a frozen dataclass; a stage that changes something returns a new
+value. Values and figures arrive from ``build.py`` as plain data, so this
+package never needs to know how they were produced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from site_builder.load.value_text import ValueText
+from site_builder.vocabulary.i18n import _
+
+if TYPE_CHECKING:
+    from site_builder.load.glossary import Term
+
+PROVENANCES = ("teaching", "computed", "measured", "record")
+"""Where something a reader sees comes from, weakest claim first: a sketch; a formula applied to
+declared inputs (published configs); this build's model run; a result recorded earlier."""
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
+"""Picture files a page may show with ``![alt](path)``."""
+
+BADGE_TEXT = {
+    "teaching": _("teaching sketch, not measured"),
+    "computed": _("computed by formula, not measured"),
+    "measured": _("measured by the model"),
+    "record": _("historical record"),
+}
+"""The text of the provenance badge; provenance is text, never colour alone. A figure's corner
+label is drawn from the same provenance, and the build checks that the two texts agree."""
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """``content/site.yml``."""
+
+    title: str
+    """The site title, shown in every page header."""
+    language: str
+    """BCP 47 language tag of the content, e.g. ``zh-CN``."""
+    base_url: str
+    """Absolute URL the public site is published at (ends with ``/``)."""
+    pages: tuple[str, ...]
+    """Page ids in reading order; lessons are linked prev/next in this order."""
+    path: str = "content/site.yml"
+    """Where the config was read from, for messages."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A text file as the loader read it."""
+
+    path: str
+    """Path relative to the project root, used in messages."""
+    text: str
+    """The file's text (UTF-8)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One entry of the source registry ``content/sources.yml``."""
+
+    id: str
+    """Stable id, used by ``{src}`` and as the anchor on the sources page."""
+    title: str
+    """Title of the work."""
+    line: int
+    """Line of the entry in sources.yml, for messages."""
+    authors: str = ""
+    """Authors, as they should be printed."""
+    year: str = ""
+    """Year of publication."""
+    url: str = ""
+    """Public URL; empty for internal records."""
+    checked: str = ""
+    """What was checked in this source."""
+    where: str = ""
+    """Where it was checked: section, physical PDF page."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """A named number the prose may cite with ``{num}``."""
+
+    name: str
+    """Dotted name, e.g. ``equivalence.max_abs_diff``."""
+    value: Any
+    """The number (int, float or bool) as produced."""
+    unit: str
+    """Unit: ``''``, ``B`` (bytes), ``ms``, ``x`` (a ratio) …"""
+    provenance: str
+    """``measured`` (this build's model run), ``computed`` (a formula on declared inputs, evaluated
+    by this build) or ``record`` (recorded earlier)."""
+    producer: str
+    """Experiment name (measured) or record id (record)."""
+    description: str = ""
+    """One line saying what the number is."""
+    command: str = ""
+    """The command that reproduces it."""
+    source_file: str = ""
+    """Repository path of the code that produced it (measured values)."""
+    conditions: str = ""
+    """Configuration or recording conditions, in one line."""
+    date: str = ""
+    """Date of the record (record values)."""
+    tolerance: str = ""
+    """Comparison this value must satisfy, if any, e.g. ``≤ 1×10⁻¹²``."""
+    value_class: str = ""
+    """How it may be compared: ``exact`` (bit for bit), ``rounding`` (within rtol/atol: last bits
+    differ between CPUs) or ``timing`` (recorded, never compared). Empty: not declared."""
+    rtol: float = 0.0
+    """Relative tolerance of a ``rounding`` value."""
+    atol: float = 0.0
+    """Absolute tolerance of a ``rounding`` value."""
+
+
+@dataclass(frozen=True)
+class FigureMark:
+    """A named region of a figure that notes and prose may point at with ``{mark}``."""
+
+    name: str
+    """Name used in ``{mark}`name``` (e.g. ``params``)."""
+    label: str
+    """Short Chinese label, shown where the mark is referenced."""
+    box: tuple[float, float, float, float]
+    """(left, top, right, bottom) as fractions of the figure's width and height, origin top left."""
+
+
+@dataclass(frozen=True)
+class FigureInfo:
+    """A figure file the build drew, as the site sees it."""
+
+    id: str
+    """Figure id, cited by ``:figure:`` and ``{fig}``."""
+    file: str
+    """File name inside the site's ``figures/`` folder."""
+    alt: str
+    """Short alternative text."""
+    description: str
+    """Longer text description of what the figure shows."""
+    provenance: str
+    """One of ``PROVENANCES``."""
+    width: int = 640
+    """Intrinsic width in CSS pixels."""
+    height: int = 480
+    """Intrinsic height in CSS pixels."""
+    inputs: tuple[str, ...] = ()
+    """Experiments or records the figure was drawn from."""
+    label: str = ""
+    """The provenance label drawn in the figure's corner (must equal its badge text)."""
+    marks: tuple[FigureMark, ...] = ()
+    """Regions a teacher may point at, by name."""
+    dark_file: str = ""
+    """The dark-mode variant's file name in ``figures/`` (empty: the light figure serves both)."""
+
+    def mark(self, name: str) -> FigureMark | None:
+        return next((m for m in self.marks if m.name == name), None)
+
+
+@dataclass(frozen=True)
+class Record:
+    """A historical record from ``content/records/``: shown, never re-measured."""
+
+    id: str
+    """Record id (the file's stem)."""
+    path: str
+    """Where it was read from."""
+    data: dict[str, Any] = field(hash=False, compare=False)
+    """The record document as loaded (see README, "Records")."""
+
+
+@dataclass(frozen=True)
+class ImageFile:
+    """A picture file under ``content/pages/`` that a page may show with ``![alt](path)``."""
+
+    path: str
+    """Path relative to the project root, e.g. ``content/pages/images/gpu.jpg``."""
+    size: int
+    """Size in bytes."""
+    data: bytes | None = field(repr=False, compare=False)
+    """The file's bytes; ``None`` when it is over the size limit (then it was not read)."""
+
+
+@dataclass(frozen=True)
+class Content:
+    """Everything under ``content/``, read but not yet interpreted."""
+
+    config: SiteConfig
+    """The site config."""
+    pages: tuple[SourceFile, ...]
+    """Page sources in site order."""
+    sources: tuple[Source, ...]
+    """The source registry."""
+    records: tuple[Record, ...]
+    """Historical records."""
+    glossary: tuple[Term, ...] = ()
+    """``content/glossary.yml``: preferred terms, variants and definitions (optional file)."""
+    images: tuple[ImageFile, ...] = ()
+    """Picture files under ``content/pages/`` (read only when under the size limit)."""
+    value_text: ValueText = ValueText()
+    """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the build measured and drew, handed to the site as plain data."""
+
+    values: dict[str, Value] = field(default_factory=dict, hash=False)
+    """Named values the prose may cite, by name."""
+    figures: dict[str, FigureInfo] = field(default_factory=dict, hash=False)
+    """Figures the build drew, by id."""
+    figure_dir: str = ""
+    """Folder holding the figure files named in ``figures`` (absolute path)."""
+    experiment_files: dict[str, str] = field(default_factory=dict, hash=False)
+    """Experiment or module name → absolute path of its ``.py`` source, published with the site."""
+    notebook_setup: str = ""
+    """Python that defines ``measure(producer) -> {key: value}``, rerunning the experiment that produced a
+    measured value; the first code cell of each lesson's notebook. Empty: no notebooks are published."""

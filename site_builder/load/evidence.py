@@ -1,0 +1,194 @@
+"""Evidence from plain data: what lessonmodel measured, the records, the drawn figures → ``Evidence``.
+
+``build.py`` runs the model and draws the figures and hands their results here as the dicts those
+packages return; this module never imports them. The dev server measures in a fresh process (after a
+teacher edits the model's code only a new interpreter runs it): ``answer`` is that process's side of
+the exchange, ``in_fresh_process`` the server's; the evidence crosses as JSON.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from site_builder.load.content import Evidence, FigureInfo, FigureMark, Value
+from site_builder.vocabulary.i18n import _, localize
+from site_builder.vocabulary.numbers import format_number
+from site_builder.vocabulary.problems import ContentError, Problem
+from site_builder.vocabulary.urls import check_html
+
+NOTEBOOK_SETUP = """\
+# Run from the course repository: find the folder holding lessonmodel/ and import it from there.
+import pathlib
+import sys
+
+root = next(p for p in (pathlib.Path.cwd(), *pathlib.Path.cwd().parents) if (p / "lessonmodel").is_dir())
+sys.path.insert(0, str(root))
+from lessonmodel.runner import compute_experiment
+
+
+def measure(experiment):
+    \"\"\"Run one experiment of lessonmodel now; its values by key.\"\"\"
+    return {key: entry["value"] for key, entry in compute_experiment(experiment)["values"].items()}"""
+"""The first code cell of each lesson's notebook: how to rerun the experiment behind a measured value."""
+
+
+def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, figure_dir: Path, root: Path,
+                  language: str) -> Evidence:
+    """Model results, records (id → JSON) and drawn figures (id → file and metadata) as the site builder's
+    ``Evidence``; texts made here are in ``language``, experiment sources are found under ``root``.
+    The figures go into the site as they are, so they pass the pages' URL allowlist first."""
+    for info in figure_info.values():
+        check_html(f"figures/{info['file']}", (Path(figure_dir) / info["file"]).read_bytes(), images=True)
+    values: dict[str, Value] = {}
+    for name, experiment in results["experiments"].items():
+        for key, entry in experiment["values"].items():
+            values[f"{name}.{key}"] = Value(
+                name=f"{name}.{key}", value=entry["value"], unit=entry.get("unit", ""),
+                provenance=experiment.get("provenance", "measured"),
+                producer=name, description=entry.get("description", ""), command=experiment["command"],
+                source_file=experiment["source"], conditions=_config_line(experiment["config"]),
+                value_class=entry.get("class", ""), rtol=entry.get("rtol", 0.0), atol=entry.get("atol", 0.0))
+    # A record's rounding value is compared with the model's stated rounding tolerance unless it states its own.
+    rounding = results.get("value_classes", {}).get("rounding", {})
+    for record_id, record in records.items():
+        conditions = localize(_("; "), language).join(str(record[k]) for k in ("machine", "conditions")
+                                                      if record.get(k))
+        for key, entry in record["values"].items():
+            values[f"{record_id}.{key}"] = Value(
+                name=f"{record_id}.{key}", value=entry["value"], unit=entry.get("unit", ""), provenance="record",
+                producer=record_id, description=entry.get("description", ""), command=record.get("command") or "",
+                conditions=conditions, date=str(record.get("date", "")), value_class=entry.get("class", ""),
+                **({"rtol": entry.get("rtol", rounding.get("rtol", 0.0)),
+                    "atol": entry.get("atol", rounding.get("atol", 0.0))} if entry.get("class") == "rounding" else {}))
+    values = _with_tolerances(values, records, language)
+    figures = {fid: FigureInfo(id=fid, file=info["file"], dark_file=info.get("dark_file", ""), alt=info["alt"],
+                               description=info["description"],
+                               provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
+                               inputs=tuple(info.get("inputs", ())), label=info.get("label", ""), marks=_marks(info))
+               for fid, info in figure_info.items()}
+    sources = {e["source"] for e in results["experiments"].values()}
+    return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
+                    experiment_files={s: str(root / s) for s in sorted(sources) if (root / s).is_file()},
+                    notebook_setup=NOTEBOOK_SETUP)
+
+
+def _marks(info: dict) -> tuple[FigureMark, ...]:
+    """A figure's marks as fractions of its size (the SVG's user units are pt; its CSS size is in px)."""
+    width, height = info["width"] * 0.75, info["height"] * 0.75
+    return tuple(FigureMark(name, mark["label"], (mark["box"][0] / width, mark["box"][1] / height,
+                                                  mark["box"][2] / width, mark["box"][3] / height))
+                 for name, mark in info.get("marks", {}).items())
+
+
+def _config_line(config: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in config.items() if isinstance(v, (str, int, float, bool)))
+
+
+def _with_tolerances(values: dict[str, Value], records: dict[str, dict], language: str) -> dict[str, Value]:
+    """Mark today's values that a record compares against, so the numbers page shows the rule."""
+    for record_id, record in records.items():
+        for rule in record.get("compare") or ():
+            name = rule.get("with", "")
+            if name in values and isinstance(rule.get("bound"), (int, float)):
+                text = localize(_("{rule} {bound} (the comparison of record {record})", rule=rule.get("rule", ""),
+                                  bound=format_number(rule["bound"], values[name].unit), record=record_id), language)
+                values[name] = replace(values[name], tolerance=text)
+    return values
+
+
+# ------------------------------------------------- measuring in a fresh process --
+def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
+    """Evidence as plain JSON, so a fresh process can measure and draw for the server."""
+    return {"values": {k: vars(v) for k, v in evidence.values.items()},
+            "figures": {k: {**vars(f), "inputs": list(f.inputs), "marks": [vars(m) for m in f.marks]}
+                        for k, f in evidence.figures.items()},
+            "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files,
+            "notebook_setup": evidence.notebook_setup}
+
+
+def evidence_from_json(data: dict[str, Any]) -> Evidence:
+    return Evidence(values={k: Value(**v) for k, v in data["values"].items()},
+                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"]),
+                                              "marks": tuple(FigureMark(m["name"], m["label"], tuple(m["box"]))
+                                                             for m in f["marks"])})
+                             for k, f in data["figures"].items()},
+                    figure_dir=data["figure_dir"], experiment_files=data["experiment_files"],
+                    notebook_setup=data.get("notebook_setup", ""))
+
+
+@contextmanager
+def progress(label: str, after: float = 0.5, say: Callable[[str], str] = str) -> Iterator[None]:
+    """Say on stderr that a step is running, but only once it has taken ``after`` seconds: quiet when fast.
+
+    ``say`` puts the words in the course's language."""
+    started = time.perf_counter()
+    timer = threading.Timer(after, lambda: print(f"{say(label)} …", file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()  # if it is printing right now, let it finish first
+        if timer.finished.is_set() and time.perf_counter() - started >= after:
+            print(say(_("{label}: done in {seconds} s", label=label, seconds=f"{time.perf_counter() - started:.1f}")),
+                  file=sys.stderr, flush=True)
+
+
+def answer(measure: Callable[[Callable], Evidence], language: str) -> None:
+    """The fresh process's side: print the evidence ``measure(progress)`` returns as one JSON document, or
+    the teacher's problems (said in ``language``: only a plain string crosses) or a crash; exit 1 on failure.
+    ``progress`` says a slow step on stderr, in ``language``."""
+    try:
+        evidence = measure(functools.partial(progress, say=lambda text: localize(text, language)))
+    except ContentError as error:
+        print(json.dumps({"problems": [[p.path, p.line, localize(p.message, language)] for p in error.problems]},
+                         ensure_ascii=False))
+        sys.exit(1)
+    except Exception:  # on stdout, not stderr: the server shows it once, in the terminal and the overlay
+        print(json.dumps({"crash": traceback.format_exc()}, ensure_ascii=False))
+        sys.exit(1)
+    print(json.dumps(evidence_to_json(evidence), ensure_ascii=False))
+
+
+def in_fresh_process(function: str, figure_dir: Path, cwd: Path) -> Evidence:
+    """The evidence a new Python process measures and draws, calling ``function`` (``module.name``, run
+    in ``cwd``; it calls ``answer``) with the folder to draw the figures in.
+
+    Its progress lines go to the terminal as they come; the teacher's problems are raised as
+    ``ContentError``, a crash as ``RuntimeError`` with its traceback.
+    """
+    import subprocess
+
+    module = function.rpartition(".")[0]
+    command = [sys.executable, "-c", f"import {module}; {function}({str(figure_dir)!r})"]
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               encoding="utf-8")
+    said: list[str] = []
+
+    def echo() -> None:
+        for line in process.stderr:
+            said.append(line)
+            sys.stderr.write(line)
+
+    echoing = threading.Thread(target=echo, daemon=True)
+    echoing.start()
+    out = process.stdout.read()
+    process.wait()
+    echoing.join()
+    if process.returncode == 0:
+        return evidence_from_json(json.loads(out))
+    failure = json.loads(out) if out.strip().startswith("{") else {"crash": "".join(said[-60:])}
+    if "problems" in failure:
+        raise ContentError(Problem(path, line, message) for path, line, message in failure["problems"])
+    raise RuntimeError("measuring and drawing failed in a fresh process:\n" + failure["crash"])

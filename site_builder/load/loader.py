@@ -1,0 +1,312 @@
+"""The loading stage: the only place that reads ``content/``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections import Counter
+from pathlib import Path
+
+from site_builder.load.content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
+from site_builder.load.glossary import load_glossary
+from site_builder.load.value_text import parse_value_text
+from site_builder.load.yamlnodes import Located, load_located
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.numbers import VALUE_CLASSES
+from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
+
+SITE_KEYS = ("title", "language", "base_url", "pages")
+SOURCE_KEYS = ("id", "title", "authors", "year", "url", "checked", "where")
+RECORD_KEYS = ("id", "title", "date", "machine", "conditions", "command", "source", "values", "compare", "data")
+_SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
+_RECORD_ID = re.compile(r"^[a-z0-9_]+$")
+_WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
+
+
+def load_content(root: Path, content_dir: str = "content") -> tuple[Content | None, list[Problem]]:
+    """Read everything under ``content_dir`` (relative to ``root``); check its shape.
+
+    A file that may not be read (a link out of the folder, a FIFO, a device) is
+    reported once and then left out, so nothing else complains about it.
+    """
+    base = root / content_dir
+    problems: list[Problem] = []
+    read = {p.stem: _read(root, base, p, problems) for p in sorted((base / "pages").glob("*.md"), key=str)}
+    files = {stem: file for stem, file in read.items() if file is not None}
+    config_path = base / "site.yml"
+    config_file = _read_or_none(root, base, config_path, problems)
+    if config_file is None and (config_path.exists() or config_path.is_symlink()):
+        return None, problems  # refused: already reported
+    config = _load_config(config_file, files, set(read) - set(files), problems, content_dir)
+    sources = _load_sources(_read_or_none(root, base, base / "sources.yml", problems), problems)
+    records = tuple(_load_record(source, problems) for p in sorted((base / "records").glob("*.json"))
+                    if (source := _read(root, base, p, problems)) is not None)
+    glossary_file = _read_or_none(root, base, base / "glossary.yml", problems)
+    glossary, glossary_problems = load_glossary(glossary_file.text, glossary_file.path) if glossary_file else ((), [])
+    problems += glossary_problems
+    value_text, errors = parse_value_text(_read_or_none(root, base, base / "values.yml", problems))
+    problems += errors
+    if config is None:
+        return None, problems
+    pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
+    images = _load_images(root, base / "pages")
+    return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text), problems
+
+
+MAX_IMAGE_BYTES = 8 * 1024 * 1024
+"""Larger picture files are not read; a page that shows one gets a problem saying how large it is."""
+
+
+def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
+    """Picture files in the pages' folder and below; links that leave the folder are not followed."""
+    images = []
+    top = folder.resolve()
+    for path in sorted((p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES), key=str):
+        if not path.is_file() or not path.resolve().is_relative_to(top):
+            continue
+        size = path.stat().st_size
+        try:  # read the way page sources are: never a FIFO or device, never through a link out of the folder
+            data = read_content_file(folder, path) if size <= MAX_IMAGE_BYTES else None
+        except ValueError:
+            continue  # a page showing it is told the picture is not there
+        images.append(ImageFile(path.relative_to(root).as_posix(), size, data))
+    return tuple(images)
+
+
+def read_content_file(base: Path, path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file inside the folder ``base``; ``ValueError`` saying why not.
+
+    Checked before opening and again on the open file: a link is followed only
+    within ``base``, and a FIFO or device is never opened for reading (that
+    could block forever or have side effects).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = _open_beneath(base, path, flags)
+    if fd is None:  # a link on the way, or not plainly beneath: resolved and checked as a whole
+        fd = _open_resolved(base, path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else after the check
+            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _open_beneath(base: Path, path: Path, flags: int) -> int | None:
+    """``path`` opened if it and every folder between it and ``base`` is a plain file or folder, no link
+    (so it is inside ``base`` without resolving anything: a save reads every page; only the file itself
+    is opened, as a dev server watching the folder sees every open); ``None`` where that is not so."""
+    prefix = os.path.join(base, "")  # strings, not pathlib: pathlib's parsing cost more than the reading
+    if not str(path).startswith(prefix) or not hasattr(os, "O_NOFOLLOW"):
+        return None
+    *folders, name = str(path)[len(prefix):].split(os.sep)
+    if {"", ".", ".."} & {*folders, name}:
+        return None
+    inner = str(base)
+    try:
+        for part in folders:
+            inner = os.path.join(inner, part)
+            if not stat.S_ISDIR(os.lstat(inner).st_mode):
+                return None
+        target = os.path.join(inner, name)
+        if not stat.S_ISREG(os.lstat(target).st_mode):
+            return None  # a link, FIFO or device is never opened here
+        return os.open(target, flags)
+    except OSError:
+        return None
+
+
+def _open_resolved(base: Path, path: Path, flags: int) -> int:
+    try:
+        target = path.resolve(strict=True)
+    except (FileNotFoundError, RuntimeError):  # a dangling link, or a loop of links
+        raise ValueError(_("is a link to nothing: remove it or copy the file here")) from None
+    except OSError as error:
+        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
+    if not target.is_relative_to(base.resolve()):
+        # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
+        raise ValueError(_("is a link to a file outside {folder}/: copy the file here instead", folder=base.name))
+    try:
+        if not stat.S_ISREG(target.stat().st_mode):
+            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
+        return os.open(target, flags)
+    except OSError as error:
+        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
+
+
+def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
+    """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too."""
+    prefix = os.path.join(root, "")  # strings where they can be: a save reads every page
+    relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
+        path.relative_to(root).as_posix()
+    try:
+        data = read_content_file(base, path)
+    except ValueError as refused:
+        problems.append(Problem(relative, 0, refused.args[0]))
+        return None
+    try:
+        return SourceFile(relative, _normalized(data.decode("utf-8")))
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        problems.append(Problem(relative, line, _("is not UTF-8 text: save the file as UTF-8")))
+        return SourceFile(relative, data.decode("utf-8", errors="replace"))
+
+
+def _normalized(text: str) -> str:
+    """Text as the parsers expect it: without the byte-order mark some editors write (it would hide the
+    front matter's first '---') and with '\n' line ends (Windows editors save '\r\n')."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _read_or_none(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
+    return _read(root, base, path, problems) if path.exists() or path.is_symlink() else None
+
+
+def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: str) -> list[Problem]:
+    return [Problem(path, item.line, _("unknown {what} key '{key}'", what=what, key=key) + (suggest(str(key), allowed)
+                                                                       or _(" (allowed: {names})", names=", ".join(allowed))))
+            for key, item in located.children.items() if key not in allowed]
+
+
+def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refused: set[str],
+                 problems: list[Problem], content_dir: str) -> SiteConfig | None:
+    if source is None:
+        problems.append(Problem(f"{content_dir}/site.yml", 0, _("missing: create it with title, language, "
+                                                               "base_url and pages")))
+        return None
+    located, errors = load_located(source.text, source.path)
+    problems += errors
+    if located is None or not isinstance(located.value, dict):
+        problems += [] if located is None else [Problem(source.path, 1, _("site.yml must be a mapping"))]
+        return None
+    problems += _unknown_keys(located, SITE_KEYS, source.path, "site.yml")
+    missing = [k for k in SITE_KEYS if k not in located.value]
+    problems += [Problem(source.path, 1, _("site.yml has no '{key}'", key=k)) for k in missing]
+    if missing:
+        return None
+    pages = located.children["pages"]
+    if not isinstance(pages.value, list) or not pages.value:
+        problems.append(Problem(source.path, pages.line, _("'pages' must be a list of page ids")))
+        return None
+    for item in pages.children:
+        if not isinstance(item.value, str):
+            problems.append(Problem(source.path, item.line, _("a page id must be text, e.g. 'r55'")))
+            return None
+    for item in pages.children:
+        if item.value not in files and item.value not in refused:
+            problems.append(Problem(source.path, item.line, _("no page '{page}' in {folder}/pages/", page=item.value, folder=content_dir)
+                                    + suggest(str(item.value), files)))
+    listed = set(pages.value)
+    for stem, file in files.items():
+        if stem not in listed:
+            problems.append(Problem(file.path, 1, _("page '{page}' is not listed in site.yml 'pages'", page=stem)))
+    duplicates = sorted(p for p, count in Counter(pages.value).items() if count > 1)
+    problems += [Problem(source.path, pages.line, _("page '{page}' is listed twice", page=p)) for p in duplicates]
+    scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set))]
+    problems += [Problem(source.path, located.children[k].line, _("site.yml '{key}' must be text", key=k)) for k in scalars]
+    if scalars:
+        return None
+    title = located.children["title"]
+    if hidden := invisible_characters(str(title.value), _("site.yml 'title'")):
+        problems.append(Problem(source.path, title.line, hidden))
+    base_url = str(located.value["base_url"])
+    if not _WEB_URL.match(base_url):  # llms.txt links every page under it: no javascript: or data: there either
+        problems.append(Problem(source.path, located.children["base_url"].line,
+                                _("site.yml 'base_url' must start with https:// or http://")))
+        return None
+    return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
+                      base_url=base_url if base_url.endswith("/") else base_url + "/",
+                      pages=tuple(str(p) for p in pages.value), path=source.path)
+
+
+def _load_sources(source: SourceFile | None, problems: list[Problem]) -> tuple[Source, ...]:
+    if source is None:
+        return ()
+    located, errors = load_located(source.text, source.path)
+    problems += errors
+    if located is None:
+        return ()
+    if not isinstance(located.value, list):
+        problems.append(Problem(source.path, located.line, _("sources.yml must be a list of sources")))
+        return ()
+    sources: list[Source] = []
+    for item in located.children:
+        entry = _load_source(item, source.path, problems)
+        if entry and any(s.id == entry.id for s in sources):
+            problems.append(Problem(source.path, item.line, _("duplicate source id '{id}'", id=entry.id)))
+        elif entry:
+            sources.append(entry)
+    return tuple(sources)
+
+
+def _load_source(item: Located, path: str, problems: list[Problem]) -> Source | None:
+    if not isinstance(item.value, dict):
+        problems.append(Problem(path, item.line, _("each source must be a mapping with at least id and title")))
+        return None
+    problems += _unknown_keys(item, SOURCE_KEYS, path, "source")
+    source_id, title = str(item.value.get("id", "")), str(item.value.get("title", ""))
+    if not _SOURCE_ID.match(source_id):
+        problems.append(Problem(path, item.line, _("source id '{id}' must be letters, digits and '-'", id=source_id)))
+        return None
+    if not title:
+        problems.append(Problem(path, item.line, _("source '{id}' has no title", id=source_id)))
+    if any(isinstance(item.value.get(k), (list, dict, set)) for k in SOURCE_KEYS):
+        problems.append(Problem(path, item.line, _("source '{id}': every field must be text", id=source_id)))
+        return None
+    fields = {k: str(item.value[k]) for k in SOURCE_KEYS[2:] if k in item.value}
+    url = fields.get("url", "")
+    if url and not _WEB_URL.match(url):
+        # The URL becomes a link on the sources page: a javascript: or data: URL would run in the reader's browser.
+        problems.append(Problem(path, item.children["url"].line, _("source '{id}': url must start with "
+                                                                   "https:// or http://", id=source_id)))
+        return None
+    return Source(id=source_id, title=title, line=item.line, **fields)
+
+
+def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
+    try:
+        data = json.loads(source.text)
+    except json.JSONDecodeError as error:
+        problems.append(Problem(source.path, error.lineno, _("invalid JSON: {reason}", reason=error.msg)))
+        return None
+    stem = source.path.rsplit("/", 1)[-1].removesuffix(".json")
+    before = len(problems)
+    if not isinstance(data, dict):
+        problems.append(Problem(source.path, 1, _("a record must be a JSON object")))
+        return None
+    for key in sorted(set(data) - set(RECORD_KEYS)):
+        problems.append(Problem(source.path, _json_line(source.text, key),
+                                _("unknown record key '{key}'", key=key) + suggest(key, RECORD_KEYS)))
+    if not _RECORD_ID.match(stem) or data.get("id", stem) != stem:
+        problems.append(Problem(source.path, _json_line(source.text, "id"),
+                                _("record id must equal the file name '{stem}' and use [a-z0-9_]", stem=stem)))
+    for key in ("title", "date", "values"):
+        if key not in data:
+            problems.append(Problem(source.path, 1, _("record has no '{key}'", key=key)))
+    if not isinstance(data.get("values", {}), dict):
+        problems.append(Problem(source.path, _json_line(source.text, "values"), _("record 'values' must be an object")))
+        return None
+    compare = data.get("compare") or []
+    if not isinstance(compare, list) or not all(isinstance(entry, dict) for entry in compare):
+        problems.append(Problem(source.path, _json_line(source.text, "compare"),
+                                _("record 'compare' must be a list of objects")))
+    for name, entry in (data.get("values") or {}).items():
+        if not isinstance(entry, dict) or "value" not in entry:
+            problems.append(Problem(source.path, _json_line(source.text, name),
+                                    _("record value '{name}' must be an object with 'value' and 'unit'", name=name)))
+        elif entry.get("class", "exact") not in VALUE_CLASSES:
+            problems.append(Problem(source.path, _json_line(source.text, name),
+                                    _("record value '{name}': unknown class '{value_class}' (one of {names})", name=name,
+                                      value_class=entry["class"], names=", ".join(VALUE_CLASSES)) + suggest(str(entry["class"]), VALUE_CLASSES)))
+    return Record(stem, source.path, data) if len(problems) == before else None
+
+
+def _json_line(text: str, key: str) -> int:
+    """Line of the first ``"key":`` in a JSON text (JSON parsers keep no positions)."""
+    match = re.search(r'"' + re.escape(key) + r'"\s*:', text)
+    return text.count("\n", 0, match.start()) + 1 if match else 1

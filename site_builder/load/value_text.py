@@ -1,0 +1,96 @@
+"""Reader-language text for the numbers page: ``content/values.yml``.
+
+lessonmodel and the records describe their values in English (they are also read as JSON by
+programs); the course's readers read Chinese. This optional file gives each group (experiment
+or record) a title and each value a description in the course's language::
+
+    groups:
+      equivalence: 缓存路径与完整重算是否一致
+    values:
+      equivalence.max_abs_diff: 所有前缀、偏移和 KV 头数下，两条路径的 logit 最大绝对差
+      decode_timing.cached_ms_p{prompt}: 缓存路径，提示 {prompt} 个 token：每生成一个 token 的耗时中位数
+
+A ``{name}`` in a key matches digits and may be repeated in the text. A value with no entry
+keeps its English description; an entry that matches no value is reported with ``path:line``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from site_builder.load.yamlnodes import load_located
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.problems import Problem
+
+if TYPE_CHECKING:  # content.py imports this module
+    from site_builder.load.content import SourceFile
+
+KEYS = ("groups", "values")
+_PLACEHOLDER = re.compile(r"\\\{([a-z_]+)\\\}")
+
+
+@dataclass(frozen=True)
+class ValueText:
+    """Titles and descriptions in the reader's language; empty when the file is absent."""
+
+    groups: tuple[tuple[str, str, int], ...] = ()
+    """(group name, title, line) for every group entry."""
+    patterns: tuple[tuple[str, str, int], ...] = ()
+    """(key as written, description template, line) for every value entry."""
+    path: str = ""
+    """Where they were read from."""
+
+    def group_title(self, group: str) -> str:
+        return next((title for name, title, _line in self.groups if name == group), "")
+
+    def describe(self, name: str) -> str:
+        """The description of value ``name``, or "" when the file has none."""
+        for key, text, _line in self.patterns:
+            match = _key_regex(key).fullmatch(name)
+            if match:
+                return text.format(**match.groupdict())
+        return ""
+
+
+def _key_regex(key: str) -> re.Pattern[str]:
+    return re.compile(_PLACEHOLDER.sub(r"(?P<\1>\\d+)", re.escape(key)))
+
+
+def parse_value_text(source: SourceFile | None) -> tuple[ValueText, list[Problem]]:
+    """Read ``content/values.yml`` (None: the file does not exist)."""
+    if source is None:
+        return ValueText(), []
+    located, problems = load_located(source.text, source.path)
+    if located is None or not isinstance(located.value, dict):
+        return ValueText(), problems + ([] if located is None else [Problem(source.path, 1, _("must be a mapping"))])
+    problems += [Problem(source.path, item.line, _("unknown key '{key}'", key=key)
+                         + _(" (allowed: {names})", names="groups, values"))
+                 for key, item in located.children.items() if key not in KEYS]
+    parts: dict[str, list[tuple[str, str, int]]] = {"groups": [], "values": []}
+    for part in KEYS:
+        node = located.children.get(part)
+        if node is None:
+            continue
+        if not isinstance(node.value, dict):
+            problems.append(Problem(source.path, node.line, _("'{part}' must map names to text", part=part)))
+            continue
+        for key, item in node.children.items():
+            if not isinstance(item.value, str) or not item.value.strip():
+                problems.append(Problem(source.path, item.line, _("'{key}' needs a line of text", key=key)))
+            else:
+                parts[part].append((str(key), item.value.strip(), item.line))
+    return ValueText(tuple(parts["groups"]), tuple(parts["values"]), source.path), problems
+
+
+def check_value_text(text: ValueText, value_names: set[str], groups: set[str]) -> list[Problem]:
+    """Entries that describe nothing: a renamed value would otherwise lose its text silently."""
+    problems = []
+    for key, _text, line in text.patterns:
+        if not any(_key_regex(key).fullmatch(name) for name in value_names):
+            problems.append(Problem(text.path, line, _("no value matches '{key}'", key=key)))
+    for group, _title, line in text.groups:
+        if group not in groups:
+            problems.append(Problem(text.path, line, _("no experiment or record named '{group}'", group=group)))
+    return problems

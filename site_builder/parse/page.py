@@ -1,0 +1,396 @@
+"""The parsing stage: a page's Markdown becomes tokens grouped into blocks and states.
+
+Parsing never produces HTML. The result keeps every token's line so the check
+stage can say ``path:line``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from site_builder.load.content import IMAGE_SUFFIXES, PROVENANCES
+from site_builder.load.frontmatter import PageMeta, SplitPage
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
+from site_builder.vocabulary.urls import allowed_url, link_problem
+
+DIRECTIVES = ("state", "more", "teacher")
+STATE_OPTIONS = ("title", "figure", "caption", "provenance")
+_STATE_ID = re.compile(r"^b(\d+)$")
+
+
+@dataclass(frozen=True)
+class RoleUse:
+    """One ``{name}`target``` in the text."""
+
+    name: str
+    """Role name: num, fig, src, ref, example."""
+    target: str
+    """What the role points at."""
+    line: int
+    """Source line."""
+    state: str = ""
+    """Id of the state it stands in (``b2``), or ``''``."""
+    teacher: bool = False
+    """True inside a teacher note (not published in the public site)."""
+    clause: str = ""
+    """Text of the clause just before the role (back to the last punctuation or role): where
+    position words such as 左侧 that describe a ``{mark}`` stand."""
+    after_mark: str = ""
+    """Target of the ``{mark}`` this clause directly follows (``{mark}`a`上方的{mark}`b```), or ``''``."""
+    following: str = ""
+    """Text right after the role, to the next punctuation or role (``{mark}`a`在底部``)."""
+
+
+@dataclass(frozen=True)
+class StateSource:
+    """A ``state`` directive, parsed."""
+
+    id: str
+    """``b0``, ``b1`` …"""
+    line: int
+    """Line of the ``:::{state}`` opener."""
+    title: str
+    """``:title:``"""
+    figure: str
+    """``:figure:`` id, or ``''``."""
+    figure_line: int
+    """Line of ``:figure:``."""
+    caption: tuple[Token, ...]
+    """``:caption:`` parsed as inline Markdown (empty when there is none)."""
+    provenance: str
+    """Declared ``:provenance:``."""
+    provenance_line: int
+    """Line of ``:provenance:``."""
+    body: tuple[Token, ...]
+    """Tokens of the body, without ``more`` and ``teacher``."""
+    more: tuple[Token, ...]
+    """Tokens inside ``::::{more}``."""
+    teacher: tuple[Token, ...]
+    """Tokens inside ``::::{teacher}``."""
+    end_line: int
+    """Last line of the directive."""
+
+
+@dataclass(frozen=True)
+class ParsedPage:
+    """A page after parsing: front matter, blocks in order, and what it cites."""
+
+    meta: PageMeta
+    """Validated front matter."""
+    source: str
+    """The Markdown source text (for the raw ``.md`` and the readable view)."""
+    blocks: tuple[tuple[Token, ...] | StateSource, ...]
+    """Top-level content in order: token runs between states, and the states."""
+    teacher_spans: tuple[tuple[int, int], ...]
+    """0-based [start, end) line spans of teacher notes, removed from public Markdown."""
+    anchors: tuple[tuple[str, int, str], ...]
+    """Every anchor the page defines (heading ids and ``<page>-<state>``): (id, line, title)."""
+    roles: tuple[RoleUse, ...]
+    """Every role used, in order."""
+    texts: tuple[tuple[str, int, str], ...]
+    """Prose text runs (content, line, state id) for the unbound-number check."""
+    math: tuple[tuple[str, int, bool], ...]
+    """Math (tex, line, display) for the render check."""
+    pointing: tuple[tuple[int, int, str], ...] = ()
+    """Each 指图 list in a teacher note: (line, how many ``{mark}`` it names, state id)."""
+    warnings: tuple[Problem, ...] = ()
+    """Likely mistakes that still build (a tab-indented list that became a code block)."""
+    images: tuple[tuple[str, int], ...] = ()
+    """Pictures the page shows: (``src`` as written, line)."""
+    directive_lines: tuple[tuple[int, str, str, str], ...] = ()
+    """Each line of directive syntax, in order: (0-based line, directive name, ``open``, ``close`` or the
+    option's key, the argument or the option's value)."""
+
+
+def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
+    """Parse one page body and check its structure (directives, options, raw HTML)."""
+    meta, problems = page.meta, []
+    env: dict = {}
+    tokens = md.parse(page.body, env)
+    if "nesting_limit" in env:
+        problems.append(Problem(meta.path, env["nesting_limit"], _TOO_DEEP))
+    _check_tokens(tokens, meta.path, problems)
+    blocks, run, state_ids = [], [], []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type == "directive_open" and token.meta["name"] == "state":
+            end = _matching_close(tokens, i)
+            state = _parse_state(tokens[i:end + 1], meta, len(state_ids), md, problems)
+            state_ids.append(state.id)
+            if run:
+                blocks.append(tuple(run))
+                run = []
+            blocks.append(state)
+            i = end + 1
+            continue
+        run.append(token)
+        i += 1
+    if run:
+        blocks.append(tuple(run))
+    if meta.kind == "lesson" and not state_ids and "nesting_limit" not in env:  # else the states were lost
+        problems.append(Problem(meta.path, 1, _("a lesson needs at least one ':::{{state}} b0' block")))
+    walker = _Walker(meta.id)
+    for block in blocks:
+        walker.visit(block)
+    teacher_spans = tuple((t.map[0], t.map[1]) for t in tokens
+                          if t.type == "directive_open" and t.meta["name"] == "teacher" and t.map)
+    return ParsedPage(meta, page.body, tuple(blocks), teacher_spans, tuple(walker.anchors),
+                      tuple(walker.roles), tuple(walker.texts), tuple(walker.math), tuple(walker.pointing),
+                      _tab_lists(tokens, page.body, meta.path),
+                      tuple((t.meta["src"], t.meta["line"]) for t in tokens
+                            if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
+                      _directive_lines(tokens)), problems
+
+
+def _directive_lines(tokens: list[Token]) -> tuple[tuple[int, str, str, str], ...]:
+    found = []
+    for token in tokens:
+        if token.type == "directive_open" and token.map:
+            name = token.meta["name"]
+            found.append((token.map[0], name, "open", token.meta["arg"].strip()))
+            found += [(line - 1, name, key, value) for key, (value, line) in token.meta["options"].items()]
+            if token.meta["closed"]:
+                found.append((token.map[1] - 1, name, "close", ""))
+    return tuple(sorted(found))
+
+
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _tab_lists(tokens: list[Token], body: str, path: str) -> tuple[Problem, ...]:
+    """Indented code blocks that look like a list indented with a tab: CommonMark reads a tab as 4 columns,
+    so an editor's tab-indented list silently becomes code."""
+    lines = body.split("\n")
+    found = []
+    for token in tokens:
+        if token.type == "code_block" and token.map and lines[token.map[0]].startswith("\t") \
+                and _LIST_ITEM.match(token.content):
+            found.append(Problem(path, token.map[0] + 1, _("warning: this list is indented with a tab, so it is "
+                                   "shown as a code block; start the list at the margin, or indent with spaces")))
+    return tuple(found)
+
+
+def _matching_close(tokens: list[Token], start: int) -> int:
+    depth = 0
+    for i in range(start, len(tokens)):
+        depth += tokens[i].nesting if tokens[i].type.startswith("directive_") else 0
+        if depth == 0:
+            return i
+    raise AssertionError("directive_open without directive_close")  # the plugin always pushes both
+
+
+def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> None:
+    depth_states = 0
+    for i, token in enumerate(tokens):
+        line = token.map[0] + 1 if token.map else 0
+        if token.type == "heading_open" and (hidden := invisible_characters(tokens[i + 1].content, _("heading"))):
+            problems.append(Problem(path, line, hidden))  # its text is also the anchor's title and id
+        if token.type == "directive_open":
+            name = token.meta["name"]
+            if name not in DIRECTIVES:
+                problems.append(Problem(path, line, _("unknown directive '{{{name}}}'", name=name)
+                                        + (suggest(name, DIRECTIVES)
+                                           or _(" (known: {names})", names=", ".join(DIRECTIVES)))))
+            if not token.meta["closed"]:
+                problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
+                                                      "add a line '{closer}' after its content",
+                                                      name=name, closer=token.markup)))
+            if name == "state" and (token.level > 0 or depth_states):
+                problems.append(Problem(path, line, _("a state must stand at the top level of the page, "
+                                                      "not inside another block")))
+            depth_states += name == "state"
+        elif token.type == "directive_close":
+            depth_states -= token.meta["name"] == "state"
+        elif token.type == "image_figure":
+            problems += image_problems(token.meta, path)
+        elif token.type == "html_block":
+            problems.append(Problem(path, line, _RAW_HTML))
+        elif token.type == "inline":
+            for child in token.children or ():
+                if child.type == "html_inline":
+                    problems.append(Problem(path, child.meta["line"], _RAW_HTML))
+                elif child.type == "math_stray":
+                    problems.append(Problem(path, child.meta["line"], _STRAY_DISPLAY))
+                elif child.type == "image":
+                    problems.append(Problem(path, child.meta["line"], _IMAGE_INLINE))
+                elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
+                    problems.append(Problem(path, child.meta["line"], link_problem(str(child.attrGet("href")))))
+
+
+_CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
+"""Where the clause before a role starts: the last punctuation."""
+
+_TOO_DEEP = _("nesting too deep here (lists, quotes and directives more than 20 levels inside each other): "
+              "everything from this line to the end of the enclosing block would be lost; flatten the structure")
+_STRAY_DISPLAY = _("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
+                   "of its own; for a dollar sign write \\$")
+_RAW_HTML = _("raw HTML is not allowed in lessons; write Markdown, or a directive "
+               "(state, more, teacher); to show a tag as text, put it in `backticks`")
+_IMAGE_INLINE = _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
+                  "on a line of its own, with blank lines around it")
+
+
+def image_problems(image: dict, path: str) -> list[Problem]:
+    """A picture must say what it shows (alt text) and come from the page's own folder (no URL, no '..')."""
+    src, line, found = image["src"], image["line"], []
+    if not image["alt"]:
+        found.append(Problem(path, line, _("image '{src}' has no alt text: write what it shows for readers who "
+                                           "cannot see it, as in '![a photo of a GPU board](images/gpu.jpg)'", src=src)))
+    if (wrong := _image_src_problem(src)):
+        found.append(Problem(path, line, _("image '{src}' ", src=src) + wrong))
+    return found
+
+
+def _image_src_problem(src: str) -> str:
+    """What is wrong with an image's path ('' if nothing)."""
+    parts = src.split("/")
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src) or src.startswith("/") or "\\" in src or ".." in parts \
+            or "" in parts or "." in parts:
+        return _("must be a file in this page's folder or below, e.g. 'images/gpu.jpg' "
+                 "(no URL, no absolute path, no '..')")
+    if not src.lower().endswith(IMAGE_SUFFIXES):
+        return _("is not a picture file: use {names}", names=", ".join(IMAGE_SUFFIXES))
+    return ""
+
+
+def image_path(page_path: str, src: str) -> str:
+    """The project-relative path of a page's image (``content/pages`` + ``images/x.png``)."""
+    return f"{page_path.rsplit('/', 1)[0]}/{src}"
+
+
+def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt,
+                 problems: list[Problem]) -> StateSource:
+    opener = tokens[0]
+    line, path = opener.map[0] + 1, meta.path
+    state_id = opener.meta["arg"].strip()
+    expected = f"b{index}"
+    if state_id != expected:
+        problems.append(Problem(path, line, _("state id '{id}' should be '{expected}': states are "
+                                              "numbered b0, b1, … in order", id=state_id, expected=expected)))
+    options = opener.meta["options"]
+    for key, (_value, option_line) in options.items():
+        if key not in STATE_OPTIONS:
+            problems.append(Problem(path, option_line, _("unknown state option ':{key}:'", key=key)
+                                    + (suggest(key, STATE_OPTIONS)
+                                       or _(" (known: {names})", names=", ".join(STATE_OPTIONS)))))
+    title, title_line = options.get("title", ("", line))
+    if not title:
+        problems.append(Problem(path, title_line, _("state {id} needs ':title: …'", id=state_id)))
+    elif hidden := invisible_characters(title, _("state {id} title", id=state_id)):
+        problems.append(Problem(path, title_line, hidden))
+    provenance, provenance_line = options.get("provenance", ("", line))
+    if provenance not in PROVENANCES:
+        problems.append(Problem(path, provenance_line, _("state {id} needs ':provenance:' set to one of {names}",
+                                  id=state_id, names=", ".join(PROVENANCES))
+                                + (_(", not '{value}'", value=provenance) + suggest(provenance, PROVENANCES)
+                                   if provenance else "")))
+    figure, figure_line = options.get("figure", ("", line))
+    body, more, teacher = _split_state_body(tokens[1:-1])
+    caption, caption_line = options.get("caption", ("", line))
+    caption_tokens = tuple(md.parseInline(caption, {})) if caption else ()
+    for token in caption_tokens:
+        token.map = [caption_line - 1, caption_line]
+        for child in token.children or ():
+            child.meta = {**(child.meta or {}), "line": caption_line}
+    _check_tokens(list(caption_tokens), path, problems)  # a caption is rendered too: no raw HTML in it either
+    return StateSource(state_id, line, title, figure, figure_line, caption_tokens,
+                       provenance, provenance_line, body, more, teacher, opener.map[1])
+
+
+def _split_state_body(tokens: list[Token]) -> tuple[tuple[Token, ...], tuple[Token, ...], tuple[Token, ...]]:
+    """Separate top-level ``more`` and ``teacher`` directives from the body."""
+    parts: dict[str, list[Token]] = {"body": [], "more": [], "teacher": []}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.type == "directive_open" and token.meta["name"] in ("more", "teacher"):
+            end = _matching_close(tokens, i)
+            parts[token.meta["name"]].extend(tokens[i + 1:end])
+            i = end + 1
+        else:
+            parts["body"].append(token)
+            i += 1
+    return tuple(parts["body"]), tuple(parts["more"]), tuple(parts["teacher"])
+
+
+class _Walker:
+    """Collects anchors, roles, prose text and math from a page's blocks."""
+
+    def __init__(self, page_id: str) -> None:
+        self.page_id = page_id
+        self.anchors: list[tuple[str, int, str]] = []
+        self.roles: list[RoleUse] = []
+        self.texts: list[tuple[str, int, str]] = []
+        self.math: list[tuple[str, int, bool]] = []
+        self.pointing: list[tuple[int, int, str]] = []
+
+    def visit(self, block: tuple[Token, ...] | StateSource) -> None:
+        if isinstance(block, StateSource):
+            self.anchors.append((f"{self.page_id}-{block.id}", block.line, block.title))
+            self.texts.append((block.title, block.line, block.id))
+            self.tokens(block.caption + block.body + block.more, block.id, teacher=False)
+            self.tokens(block.teacher, block.id, teacher=True)
+        else:
+            self.tokens(block, "", teacher=False)
+
+    def tokens(self, tokens: tuple[Token, ...], state: str, teacher: bool) -> None:
+        in_teacher = 0
+        self.pointing_lists(tokens, state, teacher)
+        for i, token in enumerate(tokens):
+            if token.type == "directive_open" and token.meta["name"] == "teacher":
+                in_teacher += 1
+            elif token.type == "directive_close" and token.meta["name"] == "teacher":
+                in_teacher -= 1
+            line = token.map[0] + 1 if token.map else 0
+            if token.type == "heading_open":
+                self.anchors.append((token.attrGet("id"), line, tokens[i + 1].content))
+            elif token.type == "math_block":
+                self.math.append((token.content.strip(), line, True))
+            elif token.type == "inline":
+                self.inline(token, state, teacher or in_teacher > 0)
+
+    def pointing_lists(self, tokens: tuple[Token, ...], state: str, teacher: bool) -> None:
+        """The list after a paragraph that says 指图 (in a teacher note): how many marks it names."""
+        in_teacher, announced = 0, False
+        for i, token in enumerate(tokens):
+            if token.type.startswith("directive_") and token.meta["name"] == "teacher":
+                in_teacher += token.nesting
+            elif token.type == "inline" and (teacher or in_teacher) and "指图" in token.content:
+                announced = True
+            elif token.type in ("bullet_list_open", "ordered_list_open") and announced:
+                announced = False
+                end = next(j for j in range(i + 1, len(tokens)) if tokens[j].type == token.type.replace("open", "close")
+                           and tokens[j].level == token.level)
+                marks = sum(c.type == "myst_role" and c.meta["name"] == "mark" for t in tokens[i:end]
+                            if t.type == "inline" for c in t.children or ())
+                self.pointing.append((token.map[0] + 1 if token.map else 0, marks, state))
+
+    def inline(self, token: Token, state: str, teacher: bool) -> None:
+        clause, after_mark = "", ""
+        last: RoleUse | None = None  # a {mark} whose following words ("…在底部") are still being read
+        for child in token.children or ():
+            line = child.meta.get("line", 0)
+            if child.type in ("text", "code_inline"):
+                parts = _CLAUSE_END.split(child.content)
+                head, tail = parts[0], parts[-1]
+                if last is not None:
+                    self.roles[-1] = last = replace(last, following=last.following + head)
+                    last = last if head == child.content else None
+                if tail != child.content:
+                    clause, after_mark = "", ""
+                clause += tail
+            if child.type == "myst_role":
+                name = child.meta["name"]
+                self.roles.append(RoleUse(name, child.content.strip(), line, state, teacher, clause, after_mark))
+                clause, after_mark = "", child.content.strip() if name == "mark" else ""
+                last = self.roles[-1] if name == "mark" else None
+            elif child.type == "math_inline":
+                self.math.append((child.content, line, False))
+            elif child.type == "text" and not teacher:
+                self.texts.append((child.content, line, state))

@@ -1,0 +1,191 @@
+"""HTML of a resolved page's body: its prose runs, its steppers and its roles.
+
+Rendering never parses Markdown (the tokens come from the parse stage, teacher material
+already removed from a public page by the resolve stage) and never reads files except
+templates through Jinja's loader.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markupsafe import Markup
+
+from site_builder.check.site import resolve_mark, resolve_ref
+from site_builder.load.content import BADGE_TEXT, FigureInfo
+from site_builder.load.glossary import find_term
+from site_builder.parse.page import ParsedPage, image_path
+from site_builder.resolve.resolved import ResolvedPage, ResolvedState, SiteView, Stepper
+from site_builder.vocabulary.i18n import _, install
+from site_builder.vocabulary.numbers import display
+
+TEMPLATES = Path(__file__).parents[1] / "templates"
+
+
+BYTECODE_DIR: Path | None = None
+"""Where compiled templates are kept between processes (a build sets it; Jinja checks each
+template's source against the kept code, so a changed template is compiled again)."""
+
+
+def make_environment() -> Environment:
+    """Strict, autoescaping Jinja: a missing field fails the build instead of rendering blank."""
+    kept = None
+    if BYTECODE_DIR is not None:
+        BYTECODE_DIR.mkdir(parents=True, exist_ok=True)
+        kept = FileSystemBytecodeCache(str(BYTECODE_DIR))
+    env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, autoescape=True,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, extensions=["jinja2.ext.i18n"],
+                      bytecode_cache=kept)
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}
+    install(env, "en")  # until a site's language is installed (see ``use_language``)
+    env.globals["badge_text"] = BADGE_TEXT
+    return env
+
+
+def use_language(env: Environment, site: SiteView) -> Environment:
+    """Give the templates the catalog of the site's language (and the badges in it)."""
+    install(env, site.content.config.language)
+    env.globals["badge_text"] = {kind: site.badge(kind) for kind in BADGE_TEXT}
+    return env
+
+
+def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
+                  state_figure: str = "") -> Callable[[str, str, bool], str]:
+    """How ``{num}``, ``{fig}``, ``{src}``, ``{ref}``, ``{example}`` and ``{mark}`` read on ``page``
+    (inside a state whose figure is ``state_figure``)."""
+    figure_macro = jinja.get_template("_figure.html.j2").module.figure
+    page_id = page.page.meta.id
+
+    def role_html(name: str, target: str, block: bool) -> str:
+        if name == "num" and target in site.evidence.values:
+            value = site.evidence.values[target]
+            return (f'<a class="num" href="numbers.html#{escapeHtml(target)}" data-provenance="{value.provenance}"'
+                    f' title="{escapeHtml(site.badge(value.provenance) + " · " + target)}">'
+                    f"{escapeHtml(site.say(display(value)))}</a>")
+        if name == "fig" and target in site.evidence.figures:
+            figure = site.evidence.figures[target]
+            if block:
+                return str(figure_macro(figure_context(figure, site), f"{page_id}-fig-{target}"))
+            text = site.say(_("Figure: {alt}", alt=figure.alt))
+            return f'<a class="fig-ref" href="{escapeHtml(_figure_href(page, target))}">{escapeHtml(text)}</a>'
+        if name == "src":
+            return f'<a class="src" href="sources.html#{escapeHtml(target)}">[{escapeHtml(target)}]</a>'
+        if name == "ref":
+            href, text = ref_link(site, target, page_id)
+            return f'<a class="ref" href="{escapeHtml(href)}">{escapeHtml(text)}</a>'
+        if name == "term" and find_term(site.content.glossary, target):
+            term = find_term(site.content.glossary, target)
+            label = site.say(_("{term}: {definition}", term=target, definition=term.plain_definition))
+            # The definition rides in an attribute: a CSS hover/focus card shows it, the link works without
+            # CSS or JS, and the page's text (search, copy, Markdown) keeps only the word itself.
+            return (f'<a class="term" href="glossary.html#{term.anchor}"'
+                    f' data-definition="{escapeHtml(term.plain_definition)}" aria-label="{escapeHtml(label)}">'
+                    f'{escapeHtml(target)}</a>')
+        if name == "example":
+            note = site.say(_("an illustrative number, not a measurement"))
+            return f'<span class="example" title="{escapeHtml(note)}">{escapeHtml(target)}</span>'
+        if name == "mark":
+            return mark_html(site, page, *resolve_mark(target, state_figure))
+        return f"<code>{escapeHtml(target)}</code>"
+
+    return role_html
+
+
+def image_resolver(site: SiteView, page: ParsedPage, jinja: Environment) -> Callable[[dict[str, Any]], str]:
+    """How a picture (an ``image_figure`` token's meta) reads on ``page``: a figure with the 插图 badge."""
+    macro = jinja.get_template("_image.html.j2").module.image
+
+    def image_html(image: dict[str, Any]) -> str:
+        picture = site.images[image_path(page.meta.path, image["src"])]
+        return str(macro(picture, image["alt"], image["caption"]))
+
+    return image_html
+
+
+def mark_html(site: SiteView, page: ResolvedPage, figure_id: str, name: str) -> str:
+    """A ``{mark}``: the mark's label, linked to its figure; site.js outlines the region on hover and focus."""
+    mark = site.evidence.figures[figure_id].mark(name)
+    assert mark is not None  # the check stage reported unknown marks
+    return (f'<a class="mark-ref" href="{escapeHtml(_figure_href(page, figure_id))}" '
+            f'data-figure="{escapeHtml(figure_id)}" data-mark="{escapeHtml(name)}">{escapeHtml(mark.label)}</a>')
+
+
+def _figure_href(page: ResolvedPage, figure_id: str) -> str:
+    """Where an inline ``{fig}`` points: the figure as this page shows it, else its home on the figures
+    page (caption, badge, description) — never an anchor the page lacks, never the bare SVG file."""
+    return page.shown.get(figure_id) or f"figures.html#{figure_anchor(figure_id)}"
+
+
+def figure_anchor(figure_id: str) -> str:
+    """The figure's anchor on figures.html, the page that shows every figure."""
+    return f"fig-{figure_id}"
+
+
+def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
+    """The URL and link text of a ``{ref}`` target."""
+    target_page, anchor = resolve_ref(target, page_id)
+    page = site.pages[target_page]
+    if not anchor:
+        # A work's title: 《…》 in Chinese.
+        return f"{target_page}.html", site.say(_("“{title}”", title=page.meta.title))
+    title = next((text for a, _, text in page.anchors if a == anchor), anchor)
+    href = f"#{anchor}" if target_page == page_id else f"{target_page}.html#{anchor}"
+    return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"
+
+
+def figure_context(figure: FigureInfo, site: SiteView) -> dict[str, Any]:
+    """A figure as its template macro sees it."""
+    return {"id": figure.id, "src": f"figures/{figure.file}",
+            "dark_src": f"figures/{figure.dark_file}" if figure.dark_file else "", "alt": figure.alt,
+            "description": figure.description, "provenance": figure.provenance,
+            "badge": site.badge(figure.provenance), "width": figure.width, "height": figure.height,
+            "marks": marks_json(figure)}
+
+
+def marks_json(figure: FigureInfo) -> str:
+    """The figure's marks for site.js: {name: [left, top, right, bottom, label]} in fractions of the image."""
+    return json.dumps({m.name: [*(round(v, 4) for v in m.box), m.label] for m in figure.marks},
+                      ensure_ascii=False, separators=(",", ":")) if figure.marks else ""
+
+
+def render_tokens(md: MarkdownIt, tokens, env: dict[str, Any]) -> Markup:
+    """HTML of a token run (the resolved page's: teacher material is already gone from a public one)."""
+    return Markup(md.renderer.render(list(tokens), md.options, env))
+
+
+def render_sections(site: SiteView, page: ResolvedPage, md: MarkdownIt, jinja: Environment) -> list[dict]:
+    """The page body as template data: prose runs as HTML, and steppers."""
+    env = {"role_html": role_resolver(site, page, jinja), "image_html": image_resolver(site, page.page, jinja),
+           "say": site.say}
+    count = len(page.states)
+    return [{"kind": "stepper", "id": section.anchor,
+             "states": [_state_context(site, page, state, count, md, jinja, env) for state in section.states]}
+            if isinstance(section, Stepper) else {"kind": "html", "html": render_tokens(md, section, env)}
+            for section in page.sections]
+
+
+def _state_context(site: SiteView, page: ResolvedPage, state: ResolvedState, count: int, md: MarkdownIt,
+                   jinja: Environment, env: dict[str, Any]) -> dict[str, Any]:
+    source = state.source
+    if source.figure:
+        env = {**env, "role_html": role_resolver(site, page, jinja, source.figure)}
+    return {
+        "id": source.id,
+        "anchor": state.anchor,
+        "number": int(source.id[1:]) + 1,
+        "count": count,
+        "title": source.title,
+        "provenance": state.provenance,
+        "badge": site.badge(state.provenance),
+        "figure": figure_context(state.figure, site) if state.figure else None,
+        "caption": render_tokens(md, source.caption, env) if source.caption else "",
+        "body": render_tokens(md, source.body, env),
+        "more": render_tokens(md, source.more, env) if source.more else "",
+        "teacher": render_tokens(md, source.teacher, env) if source.teacher else "",
+    }

@@ -1,0 +1,121 @@
+"""What the build engine's store is keyed by: content digests, never modification times.
+
+A page's parse is found under the digest of its source and of the code that parses it; a page's
+files under its render key, the digest of everything they are made from. Equal keys, identical
+bytes: a cache can only miss, never serve something stale.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from site_builder.load.content import Evidence
+from site_builder.parse.page import ParsedPage, StateSource
+from site_builder.render.html import SiteView
+
+
+def digest(*parts: str | bytes) -> str:
+    """sha256 of the parts, each length-prefixed so that ('ab', 'c') and ('a', 'bc') differ."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def tree_digest(*folders: Path) -> str:
+    """Hash of the names and bytes of every file under ``folders``."""
+    parts: list[str] = []
+    for folder in folders:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            parts += [path.relative_to(folder.parent).as_posix(), file_digest(path)]
+    return digest(*parts)
+
+
+@functools.cache
+def code_digest() -> str:
+    """What parses and renders, across processes: the whole package (templates, static, and the Python
+    that highlights code, cuts the TOC, renders maths …), the libraries it works with and Python itself."""
+    import importlib.metadata
+
+    versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pygments", "latex2mathml",
+                                                           "pagefind", "ziamath", "fonttools")]
+    return digest(tree_digest(Path(__file__).parents[1]), sys.version, *versions)
+
+
+def evidence_digest(evidence: Evidence) -> str:
+    """Hash of the values, figure metadata and published experiment sources (their bytes too)."""
+    return digest(repr(sorted(evidence.values.items())), repr(sorted(evidence.figures.items())),
+                  evidence.figure_dir, evidence.notebook_setup,
+                  *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.experiment_files.items())))
+
+
+def source_key(page: ParsedPage) -> str:
+    """What a page's own outputs depend on of its source: front matter and body."""
+    return digest(page.meta.path, repr(page.meta), page.source)
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """What the render keys need from one parsed page; computed once per source."""
+
+    outline: str
+    """Hash of what other pages may show of this one: title, label, kind, summary, anchors."""
+    roles: str
+    """Hash of every role the page uses (the generated pages list them as backlinks)."""
+    links: tuple[str, ...]
+    """Pages whose titles or anchors this page's ``{ref}`` links show (``#x`` is the page itself)."""
+    shown: str
+    """Hash of the states that show a figure (figures.html lists them under each figure)."""
+
+
+def page_facts(page: ParsedPage) -> PageFacts:
+    meta = page.meta
+    shown = [(b.id, b.title, b.figure) for b in page.blocks if isinstance(b, StateSource) and b.figure]
+    links = {use.target.partition("#")[0] or meta.id for use in page.roles if use.name == "ref"}
+    return PageFacts(digest(meta.id, meta.title, meta.label, meta.kind, meta.summary, repr(page.anchors)),
+                     digest(repr(page.roles)), tuple(sorted(links)), digest(repr(shown)))
+
+
+def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Callable[[ParsedPage], str],
+                facts_of: Callable[[ParsedPage], PageFacts]) -> tuple[dict[str, str], str]:
+    """Each page's render key and the generated pages' key: equal keys, identical files.
+
+    A page's files depend on its source, the navigation (every page's id, title, label and kind,
+    which also fixes prev/next), the outlines of the pages its ``{ref}`` links show, the code,
+    templates and static files (``looks``), the evidence, the site config, the glossary (its terms'
+    hover cards), the teacher flag and the teacher-supplied pictures.
+    """
+    base = digest(looks, evidence_key, repr(site.content.config), repr(site.content.glossary), str(site.teacher),
+                  repr(sorted(site.images.items())))
+    facts = {page_id: facts_of(page) for page_id, page in site.pages.items()}
+    nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
+    keys = {page_id: digest(base, nav, source_key_of(page), *(facts[t].outline for t in facts[page_id].links
+                                                               if t in facts))
+            for page_id, page in site.pages.items()}
+    generated = digest(base, nav, repr(site.content.sources), repr(site.content.value_text),
+                       *(f.outline + f.roles + f.shown for f in facts.values()))
+    return keys, generated
+
+
+def folder_identity(folder: Path) -> tuple[int, int, int] | None:
+    """Which directory ``folder`` is now: another build swapping in a site changes it.
+
+    The inode alone is not enough (a deleted folder's inode is soon reused); the
+    change time moves whenever entries are added, removed or the folder is renamed.
+    """
+    try:
+        st = folder.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino, st.st_ctime_ns
+

@@ -1,0 +1,252 @@
+"""The output stage: each page's files and the pages made from the whole site, all from resolved pages.
+
+A page's HTML, its Markdown, its source view, its zip and its notebook are each a function of
+its ``ResolvedPage`` (resolve.py); the generated pages (numbers, sources, figures, glossary,
+gallery, 404, ``llms.txt``) read the site's backlinks, made by one builder.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from site_builder.load.content import BADGE_TEXT, Evidence
+from site_builder.load.glossary import find_term
+from site_builder.markdown import make_markdown
+from site_builder.parse.page import ParsedPage, StateSource
+from site_builder.render.gallery import gallery_context
+from site_builder.render.html import figure_anchor, figure_context, make_environment, render_sections, use_language
+from site_builder.render.markdown_out import llms_txt, page_markdown, published_pictures, zip_bundle
+from site_builder.render.notebook import lesson_notebook
+from site_builder.resolve.resolved import ResolvedPage, SiteView, backlinks, resolve_page
+from site_builder.resolve.toc import has_evidence_heading, page_toc
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.numbers import class_text, display
+from site_builder.vocabulary.urls import check_html
+
+SiteFiles = dict[str, "bytes | Path"]
+"""Output path (relative, POSIX) → bytes to write, or a file to copy."""
+HEAD_SCRIPT = (Path(__file__).parents[1] / "templates" / "head.js").read_text(encoding="utf-8").strip()
+"""Inlined in every <head> so theme and notes state apply before first paint; the only inline script."""
+HEAD_SCRIPT_HASH = "sha256-" + base64.b64encode(hashlib.sha256(HEAD_SCRIPT.encode()).digest()).decode()
+"""Lets the Content-Security-Policy allow exactly that script."""
+
+
+@dataclass(frozen=True)
+class RenderKit:
+    """What rendering any page of one site needs besides the page: made once per site render."""
+
+    md: MarkdownIt
+    """The Markdown renderer (its render rules turn tokens into HTML)."""
+    jinja: Environment
+    """The template environment."""
+    common: dict[str, Any]
+    """The site context every template sees (title, nav …)."""
+    lessons: tuple[ParsedPage, ...]
+    """Lessons in site order, for prev/next links."""
+    public: SiteView
+    """The public flavour of the site: the notebook (the same in both sites) is made from it."""
+    shared: dict[str, bytes] = field(default_factory=dict)
+    """Files the kits of one rendering pass share, by page id: a lesson's notebook is the same in both sites."""
+
+
+def make_kit(site: SiteView, jinja: Environment | None = None, shared: dict[str, bytes] | None = None) -> RenderKit:
+    """``jinja`` may be passed in so a long-running process keeps its compiled templates; ``shared``
+    so kits of the two sites share the notebooks."""
+    return RenderKit(make_markdown(), use_language(jinja or make_environment(), site), _site_context(site),
+                     tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
+                     replace(site, teacher=False) if site.teacher else site, {} if shared is None else shared)
+
+
+def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteFiles:
+    """The files of one page: its HTML, its Markdown and, for lessons, the source view and download."""
+    jinja, common = kit.jinja, kit.common
+    resolved = resolve_page(site, page)
+    context = _page_context(site, resolved, list(kit.lessons), kit.md, jinja)
+    template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
+    html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
+    files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
+    markdown = page_markdown(resolved)
+    files[f"{page.meta.id}.md"] = markdown.encode()
+    if page.meta.kind == "lesson":
+        files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
+            site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
+        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(resolved, markdown, site.evidence)
+                                                                | published_pictures(resolved))
+        if site.evidence.notebook_setup:
+            notebook = kit.shared.get(page.meta.id)
+            if notebook is None:
+                public = resolved if not site.teacher else resolve_page(kit.public, page)
+                notebook = kit.shared[page.meta.id] = lesson_notebook(public, site.evidence, site.say,
+                                                                      site.content.config.base_url)
+            files[f"downloads/{page.meta.id}.ipynb"] = notebook
+    return guarded(files)
+
+
+def _eager_first_figure(html: str) -> str:
+    """The page's first figure is usually in the first screen (the largest thing painted there):
+    load it at once; every later one stays ``loading="lazy"``."""
+    return html.replace('loading="lazy"', 'loading="eager" fetchpriority="high"', 1)
+
+
+def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
+    """The pages made from the whole site: sources, numbers, figures, 404, ``llms.txt`` and, for teachers,
+    the gallery."""
+    jinja, common = kit.jinja, kit.common
+    gallery = {"gallery.html": jinja.get_template("gallery.html.j2").render(
+        site=common, page=_generated("gallery", site.say(_("All figures and values"))),
+        **gallery_context(site)).encode()} if site.teacher else {}
+    # GitHub Pages serves 404.html for a missing path at any depth: its links are absolute, from base_url.
+    not_found = {**_generated("404", site.say(_("Page not found"))), "root": common["base_url"]}
+    return guarded(gallery | {
+        "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
+            site=common, page=_generated("figures", site.say(_("All figures"))),
+            figures=_figures_context(site))).encode(),
+        "sources.html": jinja.get_template("sources.html.j2").render(
+            site=common, page=_generated("sources", site.say(_("Sources"))), sources=_sources_context(site)).encode(),
+        "numbers.html": jinja.get_template("numbers.html.j2").render(
+            site=common, page=_generated("numbers", site.say(_("Numbers and where they come from"))),
+            groups=_numbers_context(site)).encode(),
+        "glossary.html": jinja.get_template("glossary.html.j2").render(
+            site=common, page={**_generated("glossary", site.say(_("Glossary"))),
+                               "has_math": any(t.formulas for t in site.content.glossary)},
+            terms=_glossary_context(site, kit.md)).encode(),
+        "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
+        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say).encode(),
+    })
+
+
+def guarded(files: SiteFiles) -> SiteFiles:
+    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py)."""
+    for name, payload in files.items():
+        if name.endswith(".html") and isinstance(payload, bytes):
+            check_html(name, payload)
+    return files
+
+
+NAV_LIMIT = 24
+"""Above this many pages the header lists only the index pages: a nav of every page on every page
+would make each page's size and render time grow with the course (prev/next and the index still
+reach every page)."""
+
+
+def _site_context(site: SiteView) -> dict[str, Any]:
+    config = site.content.config
+    pages = list(site.pages.values())
+    if len(pages) > NAV_LIMIT:
+        pages = [p for p in pages if p.meta.kind == "index"]
+    return {"title": config.title, "lang": config.language, "base_url": config.base_url, "teacher": site.teacher,
+            "head_script": Markup(HEAD_SCRIPT), "head_script_hash": HEAD_SCRIPT_HASH,
+            "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,
+                     "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in pages]}
+
+
+def _generated(page_id: str, title: str) -> dict[str, Any]:
+    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": "", "toc": []}
+
+
+def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage], md: MarkdownIt,
+                  jinja) -> dict[str, Any]:
+    meta = page.page.meta
+    index = next((i for i, p in enumerate(lessons) if p is page.page), None)  # O(lessons); cheap next to rendering
+
+    def neighbour(i: int) -> dict[str, str] | None:
+        return {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title} \
+            if index is not None and 0 <= i < len(lessons) else None
+    return {"id": meta.id, "title": meta.title, "kind": meta.kind, "summary": meta.summary,
+            "label": meta.label or meta.id, "url": f"{meta.id}.html",
+            "md_url": f"{meta.id}.md", "source_url": f"{meta.id}.source.html",
+            "zip_url": f"downloads/{meta.id}.zip", "has_math": bool(page.page.math),
+            "notebook_url": f"downloads/{meta.id}.ipynb" if site.evidence.notebook_setup else "",
+            "sections": render_sections(site, page, md, jinja),
+            "prev": neighbour(index - 1) if index is not None else None,
+            "next": neighbour(index + 1) if index is not None else None,
+            "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
+            "toc": page_toc(page, site.say)}
+
+
+def _evidence_summary(site: SiteView, page: ResolvedPage) -> dict[str, Any]:
+    """The page footer: what this page shows is measured, recorded or a sketch, and under what conditions."""
+    figures = {s.source.figure for s in page.states if s.source.figure} | {u.target for u in page.uses
+                                                                          if u.name == "fig"}
+    values = [site.evidence.values[n] for n in page.values]
+    producers: dict[str, dict[str, str]] = {}
+    for value in values:
+        producers.setdefault(value.producer, {"name": value.producer, "provenance": value.provenance,
+                                              "badge": site.badge(value.provenance), "command": value.command,
+                                              "conditions": value.conditions, "date": value.date})
+    counts = {kind: 0 for kind in BADGE_TEXT}
+    for figure in figures:
+        if figure in site.evidence.figures:
+            counts[site.evidence.figures[figure].provenance] += 1
+    return {"figure_counts": [{"badge": site.badge(k), "count": n} for k, n in counts.items() if n],
+            "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values)}
+
+
+def _bundle(page: ResolvedPage, markdown: str, evidence: Evidence) -> dict[str, bytes]:
+    """A lesson's download: its Markdown and the code of the experiments behind the values it cites."""
+    files = {f"{page.page.meta.id}.md": markdown.encode()}
+    for value in (evidence.values[name] for name in page.values):
+        if value.source_file in evidence.experiment_files:
+            files[value.source_file] = Path(evidence.experiment_files[value.source_file]).read_bytes()
+    return files
+
+
+def _figures_context(site: SiteView) -> list[dict[str, Any]]:
+    """Every figure with its home anchor and the pages that show or cite it."""
+    shown: dict[str, list[dict[str, str]]] = {}
+    for page in site.pages.values():
+        label = page.meta.label or page.meta.title
+        for block in page.blocks:
+            if isinstance(block, StateSource) and block.figure:
+                shown.setdefault(block.figure, []).append(
+                    {"url": f"{page.meta.id}.html#{page.meta.id}-{block.id}-fig", "text": f"{label} · {block.title}"})
+    cited = backlinks(site, "fig")
+    return [{"figure": figure_context(f, site), "anchor": figure_anchor(f.id),
+             "uses": shown.get(f.id, []) + cited.get(f.id, [])}
+            for f in sorted(site.evidence.figures.values(), key=lambda f: f.id)]
+
+
+def _sources_context(site: SiteView) -> list[dict[str, Any]]:
+    uses = backlinks(site, "src")
+    return [{"id": s.id, "title": s.title, "authors": s.authors, "year": s.year, "url": s.url,
+             "checked": s.checked, "where": s.where, "uses": uses.get(s.id, [])}
+            for s in site.content.sources]
+
+
+def _glossary_context(site: SiteView, md: MarkdownIt) -> list[dict[str, Any]]:
+    terms = site.content.glossary
+    uses = backlinks(site, "term", key=lambda target: find_term(terms, target), states=False)
+    return [{"anchor": term.anchor, "term": term.term, "allowed": term.allowed, "forbidden": term.forbidden,
+             "definition": Markup(md.renderInline(term.definition)), "uses": uses.get(term, [])} for term in terms]
+
+
+def _numbers_context(site: SiteView) -> list[dict[str, Any]]:
+    """Values grouped by the experiment or record that produced them, described in the reader's
+    language where ``content/values.yml`` says how (else the producer's own English line)."""
+    text = site.content.value_text
+    uses = backlinks(site, "num")
+    groups: dict[str, dict[str, Any]] = {}
+    for v in sorted(site.evidence.values.values(), key=lambda v: v.name):
+        group = groups.setdefault(v.producer, {
+            "name": v.producer, "title": text.group_title(v.producer) or v.producer, "provenance": v.provenance,
+            "badge": site.badge(v.provenance), "conditions": "", "command": "", "date": "", "entries": []})
+        for key in ("conditions", "command", "date"):  # one producer, one run: said once for the group
+            group[key] = group[key] or getattr(v, key)
+        description = text.describe(v.name)
+        group["entries"].append({
+            "name": v.name, "display": site.say(display(v)), "provenance": v.provenance,
+            "badge": site.badge(v.provenance),
+            "producer": v.producer, "description": description or v.description,
+            "description_lang": "" if description else "en", "command": v.command, "source_file": v.source_file,
+            "published_source": v.source_file in site.evidence.experiment_files, "conditions": v.conditions,
+            "date": v.date, "tolerance": v.tolerance, "value_class": v.value_class,
+            "class_text": site.say(class_text(v.value_class, v.rtol, v.atol)), "uses": uses.get(v.name, [])})
+    return list(groups.values())

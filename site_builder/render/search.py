@@ -1,0 +1,194 @@
+"""The search stage: a Pagefind index of the public site, fed from the parsed pages.
+
+Chinese has no spaces between words, and Pagefind segments it one way when it
+indexes (a dictionary) and another in the browser (``Intl.Segmenter``, or one
+character at a time), so a word could be indexed whole and searched in pieces:
+缓存 then matched every page with 存, and 字节 matched "第 5 节". Here index
+and query are cut the same, simple way: every run of Chinese characters becomes
+its overlapping character pairs (键值缓存 → 键值 值缓 缓存), everything else stays
+as it is, and Pagefind is told the text is space-separated (``force_language``
+``en``: no segmentation of its own). ``static/search-engine.js`` cuts the query with the
+same rule, so a word matches exactly the pages that contain it, in order; a
+quoted phrase asks Pagefind for those pairs consecutively; a word that occurs
+nowhere has a pair that occurs nowhere and finds nothing. It joins the
+pairs back into text for titles and excerpts.
+
+The text comes from what the build already has — each page's public resolved page
+(resolve.py: teacher notes removed, roles as text), its headings and states as anchored
+headings (so a result can land on the right state), the values and sources for
+the two generated pages — never from reading the written HTML back. search_index.py runs
+Pagefind on them.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from site_builder.markdown.source import inline_text, role_pieces
+from site_builder.parse.page import ParsedPage
+from site_builder.resolve.resolved import SiteView, Stepper, resolve_page, role_text
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.numbers import display
+
+LANGUAGE = "en"
+"""What Pagefind is told: split on spaces, no segmenter of its own (the text arrives cut into pairs)."""
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u2018-\u201f\u2026\u2014"
+_PIECES = re.compile(f"([{_CJK}]+)|([{_CJK_PUNCT}])")
+
+
+class SearchIndexError(RuntimeError):
+    """Pagefind is missing or failed."""
+
+
+def search_terms(text: str) -> str:
+    """``text`` as Pagefind should index it: Chinese runs as overlapping pairs, punctuation apart.
+
+    static/search-engine.js ``terms()`` is the same rule for queries; the browser tests keep the two in step.
+    """
+    return " ".join(_PIECES.sub(_piece, text).split())
+
+
+def _piece(match: re.Match) -> str:
+    run = match.group(1)
+    if run is None:
+        return f" {match.group(2)} "
+    return f" {' '.join(map(str.__add__, run, run[1:])) if len(run) > 1 else run} "
+
+
+# ------------------------------------------------------------------ documents --
+_TITLE = ' data-pagefind-weight="10"'
+"""A word in a page's title outranks the same word in its text (Pagefind's highest weight)."""
+_TEXT_BLOCKS = frozenset({"fence", "code_block", "math_block"})
+"""Block tokens whose content is their text (code and display maths are searchable as written)."""
+
+
+def page_document(page: ParsedPage, site: SiteView) -> str:
+    """One page's search document, from its public resolved page: its title, its text, and an anchored
+    heading per heading or state (so a result lands on the right state)."""
+    parts = [(f"<h1{_TITLE}>", page.meta.title),
+             ("<p>", "".join(p if isinstance(p, str) else role_text(site, *p) for p in role_pieces(page.meta.summary)))]
+    for section in resolve_page(site, page).sections:
+        for state in section.states if isinstance(section, Stepper) else ():
+            source = state.source
+            parts += [(f'<h2 id="{html.escape(state.anchor)}">', source.title),
+                      *_token_texts(site, source.caption + source.body + source.more, source.figure)]
+        if not isinstance(section, Stepper):
+            parts += _token_texts(site, section, "")
+    # One pass of the pair cutter over the whole page (one call per piece cost twice as much).
+    cut = _PIECES.sub(_piece, "\x00".join(text for _tag, text in parts)).split("\x00")
+    return _document([f"{tag}{html.escape(' '.join(text.split()), quote=False)}</{tag[1:3].rstrip('>')}>"
+                      for (tag, _text), text in zip(parts, cut, strict=True) if text.strip()])
+
+
+def _token_texts(site: SiteView, tokens, figure: str) -> list[tuple[str, str]]:
+    """(tag, text) of each heading, paragraph, cell, picture and code or maths block, roles as text."""
+    parts, heading = [], None
+    for token in tokens:
+        if token.type == "heading_open":
+            heading = f'<h2 id="{html.escape(token.attrGet("id") or "")}">'
+        elif token.type == "inline":
+            text = inline_text(token, lambda name, target: role_text(site, name, target, figure))
+            parts.append((heading or "<p>", text))
+            heading = None
+        elif token.type in _TEXT_BLOCKS:
+            parts.append(("<p>", token.content))
+        elif token.type == "image_figure":
+            parts.append(("<p>", f"{token.meta['alt']} {token.meta['caption']}"))
+    return parts
+
+
+_REFERENCE = ' data-pagefind-weight="0.1"'
+_REFERENCE_HEADING = ' data-pagefind-weight="0.5"'
+"""The reference pages (numbers, sources) list names, configurations and paper titles verbatim:
+a word there ranks below the same word in a lesson's title or text."""
+
+
+def values_document(values: Iterable, say: Callable[[str], str] = str) -> str:
+    """numbers.html: each value's name, displayed value, description and conditions."""
+    out = ["<h1>" + _text(say(_("Numbers and where they come from"))) + "</h1>"]
+    for v in sorted(values, key=lambda v: v.name):
+        heading = f"{v.name} = {say(display(v))}"
+        text = " ".join(filter(None, (v.description, v.conditions, v.command)))
+        out += [f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(heading)}</h2>',
+                f"<p{_REFERENCE}>{_text(text)}</p>"]
+    return _document(out)
+
+
+def sources_document(sources: Iterable, say: Callable[[str], str] = str) -> str:
+    """sources.html: each source's id, title, authors and what was checked where."""
+    out = ["<h1>" + _text(say(_("Sources"))) + "</h1>"]
+    for s in sources:
+        text = " ".join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x)
+        out += [f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>{_text(f"{s.id} {s.title}")}</h2>',
+                f"<p{_REFERENCE}>{_text(text)}</p>"]
+    return _document(out)
+
+
+def site_documents(prepared, cache: Path | None = None) -> dict[str, str]:
+    """URL → search document for every indexed page of the public site, in site order.
+
+    With a ``cache`` folder, a page's document is kept there between builds (``_kept_documents``),
+    so an edit makes one page's document again, not every page's.
+    """
+    site = SiteView(prepared.content, prepared.pages, prepared.evidence, False, prepared.images)
+    if cache is None:
+        docs = {f"{page_id}.html": page_document(page, site) for page_id, page in prepared.pages.items()}
+    else:
+        docs = _kept_documents(prepared, site, Path(cache))
+    docs["numbers.html"] = values_document(prepared.evidence.values.values(), site.say)
+    docs["sources.html"] = sources_document(prepared.content.sources, site.say)
+    return docs
+
+
+def _kept_documents(prepared, site: SiteView, cache: Path) -> dict[str, str]:
+    """The pages' documents, each kept in ``cache`` under a hash of everything it is made from (its
+    source, the titles of every page, the evidence, the language, the code)."""
+    from site_builder.render.keys import code_digest, digest, evidence_digest, source_key
+
+    titles = {page_id: p.meta.title for page_id, p in prepared.pages.items()}
+    held = _held_documents(cache)
+    common = digest(code_digest(), evidence_digest(prepared.evidence), repr(sorted(titles.items())),
+                    prepared.content.config.language)
+    kept: dict[str, tuple[str, str]] = {}
+    for page_id, page in prepared.pages.items():
+        url, key = f"{page_id}.html", digest(common, source_key(page))
+        kept[url] = held[url] if url in held and held[url][0] == key else \
+            (key, page_document(page, site))
+    if kept != held:
+        _hold_documents(cache, kept)
+    return {url: document for url, (_key, document) in kept.items()}
+
+
+_DOCUMENTS = "documents.json"
+"""URL → [key, document]: plain data, read back only where an entry has exactly that shape."""
+
+
+def _held_documents(cache: Path) -> dict[str, tuple[str, str]]:
+    try:
+        held = json.loads((cache / _DOCUMENTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {url: (entry[0], entry[1]) for url, entry in held.items() if isinstance(entry, list) and len(entry) == 2
+            and all(isinstance(part, str) for part in entry)} if isinstance(held, dict) else {}
+
+
+def _hold_documents(cache: Path, documents: dict[str, tuple[str, str]]) -> None:
+    cache.mkdir(parents=True, exist_ok=True)
+    scratch = cache / f"{_DOCUMENTS}.{os.getpid()}"
+    scratch.write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
+    os.replace(scratch, cache / _DOCUMENTS)
+
+
+def _text(text: str) -> str:
+    return html.escape(search_terms(text), quote=False)
+
+
+def _document(parts: list[str]) -> str:
+    return ('<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body><main data-pagefind-body>'
+            + "".join(parts) + "</main></body></html>")

@@ -1,0 +1,105 @@
+"""The build engine's front doors: what ``python build.py``, ``check`` and ``serve`` ask of it.
+
+Everything kept between runs lives under one ``cache`` folder: the engine's store (``build/``),
+the shared assets both sites link (``assets/``), the search index shards (``search/``), math font
+subsets (``math-font/``), compiled templates (``jinja/``) and each dev server's own site
+(``serve/PORT/``). ``check`` passes no cache at all.
+"""
+
+from __future__ import annotations
+
+import functools
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+from site_builder.engine.builder import BuildReport, Engine, Output
+from site_builder.engine.pipeline import STATIC
+from site_builder.load.content import Content, Evidence
+from site_builder.load.evidence import in_fresh_process
+from site_builder.load.loader import load_content
+from site_builder.render import html as render
+from site_builder.render import mathfont
+from site_builder.render.search_index import IndexJob, carry_index
+from site_builder.serve.devhttp import listen
+from site_builder.serve.server import DevServer, EvidenceSource
+from site_builder.vocabulary.i18n import _, localize
+from site_builder.vocabulary.numbers import display
+from site_builder.vocabulary.problems import ContentError, Problem
+from site_builder.write.writer import prune_store
+
+
+def print_list(root: Path, what: str, rows: list[tuple[str, str, str]] | None = None,
+               evidence: Evidence | None = None) -> int:
+    """``python build.py list``: what a page may cite, one line each (``rows`` for the figures, which
+    only build.py knows); raises ``ContentError`` when the content cannot be loaded."""
+    content, problems = load_content(root)
+    if content is None:
+        raise ContentError(problems)
+    language = content.config.language
+    if rows is None:
+        rows = [(v.name, localize(display(v), language), f"[{v.provenance}] {v.description}")
+                for v in evidence.values.values()] if evidence else \
+            [(s.id, str(s.year or ""), s.title) for s in content.sources] if what == "sources" else \
+            [(t.id, t.term, t.definition) for t in content.glossary]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
+    for row in sorted(rows):
+        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip())
+    n = len(rows)
+    print(localize({"values": _("{n} values", n=n), "figures": _("{n} figures", n=n), "sources": _("{n} sources", n=n),
+                    "terms": _("{n} terms", n=n)}[what], language), file=sys.stderr)
+    return 0
+
+
+def keep_between_runs(cache: Path) -> None:
+    """Math font subsets (≈0.5 s each) are kept, keyed by the characters they hold; compiled
+    templates (≈0.2 s a process), keyed by their source."""
+    mathfont.CACHE_DIR = cache / "math-font"
+    render.BYTECODE_DIR = cache / "jinja"
+
+
+def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cache: Path | None, workers: int,
+                loaded: tuple[Content, list[Problem]] | tuple = ()) -> BuildReport:
+    """Both sites, the public one with its search index (made while the pages render); with no
+    ``cache`` every page is parsed, rendered and written anew and the index is made from scratch.
+    The warnings are printed, in the course's language."""
+    with tempfile.TemporaryDirectory(prefix="search-") as scratch:
+        search = cache / "search" if cache else Path(scratch)
+        outputs = (Output(False, public, finish=lambda prepared: IndexJob(prepared, search).place),
+                   Output(True, teacher))
+        if cache:
+            keep_between_runs(cache)
+        engine = Engine(root, outputs, store=cache / "build" if cache else None,
+                        assets=cache / "assets" if cache else None, workers=workers)
+        report = engine.build(evidence, loaded)
+    if cache:
+        prune_store(cache / "assets")
+    for warning in report.warnings:
+        said = warning.localized(report.prepared.content.config.language)
+        print(said if str(warning.message).startswith("warning:") else f"warning: {said}", file=sys.stderr)
+    return report
+
+
+def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, measure: str,
+               inputs: tuple[Path, ...]) -> None:
+    """Bind the port (``PortBusy`` before anything is built or written), then build one site into this
+    server's own folder and rebuild it on every save until Ctrl-C (or ``kill``, which stops it as cleanly).
+
+    The folder is keyed by the bound port (two live servers never share a port), so servers never
+    write into each other's site or figures; the content-hashed model and figure caches are shared.
+    The evidence is measured by ``measure`` (``module.function``, called with the figure folder; see
+    ``evidence.answer``) in a fresh process (after an edit of the model only a new interpreter runs the
+    new code), again whenever a file it is made from changes (``inputs``: the model, the figures, the records).
+    """
+    httpd = listen(host, port)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    keep_between_runs(cache)
+    own = cache / "serve" / str(httpd.server_address[1])
+    out_dir = own / ("teacher" if teacher else "public")
+    index = None if teacher else (lambda prepared: functools.partial(carry_index, previous=out_dir,
+                                                                      prepared=prepared, cache=cache / "search"))
+    engine = Engine(root, (Output(teacher, out_dir, finish=index),), serving=True)
+    evidence = EvidenceSource(load=lambda: in_fresh_process(measure, own / "figures-out", root), inputs=inputs)
+    watch = (root / "content", render.TEMPLATES, STATIC, *(p for p in inputs if not p.is_relative_to(root / "content")))
+    DevServer(engine, evidence, watch=watch, httpd=httpd).serve_forever()

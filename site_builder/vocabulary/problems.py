@@ -1,0 +1,80 @@
+"""Mistakes a teacher can make, reported as ``path:line: message``.
+
+Stages collect problems instead of raising on the first one, so a teacher sees
+every mistake of a build at once.
+"""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from site_builder.vocabulary.i18n import Text, _, localize
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One mistake in the content, located in a file."""
+
+    path: str
+    """Path of the file, relative to the project root (e.g. ``content/pages/r55.md``)."""
+    line: int
+    """1-based line number; 0 when the problem concerns the whole file."""
+    message: str
+    """What is wrong and, where possible, what to do about it."""
+
+    def __post_init__(self) -> None:
+        # Messages quote what the teacher wrote; a line break in it would break the one-line format.
+        one_line = (lambda text: text.replace("\r", "\\r").replace("\n", "\\n"))
+        message = self.message
+        object.__setattr__(self, "message", message.map(one_line) if isinstance(message, Text) else one_line(message))
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+    def localized(self, language: str) -> str:
+        """``path:line: message`` in the course's language (English where no translation exists)."""
+        message = localize(self.message, language)
+        return f"{self.path}:{self.line}: {message}" if self.line else f"{self.path}: {message}"
+
+
+class ContentError(Exception):
+    """Raised by the build when the content has problems; carries all of them."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems = tuple(sorted(set(problems), key=_reading_order))
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def _reading_order(problem: Problem) -> tuple[str, int, str]:
+    return (problem.path, problem.line, problem.message)
+
+
+def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:
+    """A ``(did you mean …?)`` suffix naming the closest known names, or ``''``."""
+    close = difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
+    if not close:
+        return ""
+    names: str = f"'{close[0]}'"
+    for other in close[1:]:
+        names = _("{first} or {second}", first=names, second=f"'{other}'")
+    return _(" (did you mean {names}?)", names=names)
+
+
+_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+"""Unicode categories of controls, format characters (bidi overrides, zero-width spaces) and line separators."""
+
+
+def invisible_characters(text: str, what: str) -> str:
+    """A message naming the invisible or bidi control characters in ``text`` (``what`` says where), or ``''``.
+
+    Such characters make a title or an id read differently from what it is (Trojan Source), so
+    the places readers navigate by refuse them, as source-code review tools flag them.
+    """
+    found = sorted({c for c in text if c != "\t" and unicodedata.category(c) in _INVISIBLE})
+    if not found:
+        return ""
+    names = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'control')}" for c in found)
+    return _("{what} contains invisible control characters ({names}): delete them", what=what, names=names)

@@ -1,0 +1,217 @@
+"""The writing stage: the only place that writes the site, and it does so atomically.
+
+The new site is written next to the old one and swapped in with one
+``renameat2(RENAME_EXCHANGE)`` call, so at every instant the output directory
+is either the previous complete site or the new complete one — even if the
+build is killed. Where the exchange is unavailable, two renames leave a gap of
+microseconds in which the directory is missing, never half-written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import itertools
+import os
+import shutil
+import threading
+from collections.abc import Callable, Collection
+from pathlib import Path
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_DOOMED = itertools.count()
+
+
+def write_site(files: dict[str, bytes | Path], out_dir: Path,
+               finish: Callable[[Path], None] | None = None, reuse: Collection[str] = (),
+               delete_later: bool = False, store: Path | None = None) -> None:
+    """Replace ``out_dir`` by exactly ``files`` (relative path → bytes or file to copy).
+
+    ``finish`` runs on the complete staging folder before the swap (e.g. to add
+    a search index); if it raises, the previous site stays in place.
+
+    ``reuse`` names files the caller knows are byte-identical in the current
+    ``out_dir`` (the dev server after a one-page edit): they are hard-linked
+    from there instead of written, so a save costs a link per page, not a copy.
+    The linked files are never written to again, so sharing their inodes with
+    the outgoing site is safe. Where linking fails, the file is written.
+
+    ``delete_later`` deletes the outgoing site in a background thread, so the
+    dev server can announce the new one without waiting for thousands of unlinks.
+
+    ``store`` is a content-addressed folder (file name = sha256 of the bytes) for files given as
+    paths outside ``out_dir`` (static assets, figures, experiment code) and for the in-memory files
+    both sites publish alike (scripts and style sheet without comments, notebooks): each is copied into the
+    store once and hard-linked from there into every site that publishes it, so the public and
+    teacher sites share one copy and an unchanged asset is never written again.
+    """
+    out_dir = out_dir.resolve()
+    _remove_leftovers(out_dir)
+    staging = out_dir.with_name(f"{out_dir.name}.tmp-{os.getpid()}")
+    staging.mkdir(parents=True)
+    made: set[Path] = {staging}
+    for relative, payload in sorted(files.items()):
+        target = staging / _inside(relative)
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        # Plain strings for the links: with thousands of pages, pathlib's overhead shows.
+        if relative in reuse and _linked(os.path.join(out_dir, relative), os.path.join(staging, relative)):
+            continue
+        if isinstance(payload, Path):
+            if (store is None or payload.is_relative_to(out_dir)
+                    or not _linked(_stored(payload.read_bytes(), store), str(target))):
+                shutil.copyfile(payload, target)
+        # A file made in memory that both sites publish alike (a script or style sheet without its
+        # comments, a lesson's notebook) is shared like a copied one.
+        elif not (store is not None and _shared(relative) and _linked(_stored(payload, store), str(target))):
+            target.write_bytes(payload)
+    try:
+        if finish is not None:
+            finish(staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _swap_in(staging, out_dir, delete_later)
+
+
+def update_in_place(files: dict[str, bytes | Path], changed: Collection[str], out_dir: Path) -> None:
+    """Bring ``out_dir`` (which holds the previous build) to ``files`` by writing only the ``changed``
+    paths, each atomically (written aside, then renamed over the old one); changed paths not in
+    ``files`` are deleted. For the dev server's private folder after a save: a browser may get one
+    page of the old build and the next of the new one, which a published site must never serve
+    (``write_site`` swaps whole sites), but a save then costs its own files, not a link per page."""
+    for relative in sorted(changed):
+        target = os.path.join(out_dir, _inside(relative))
+        payload = files.get(relative)
+        if payload is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(target)
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        scratch = f"{target}.tmp-{os.getpid()}"
+        if isinstance(payload, Path):
+            shutil.copyfile(payload, scratch)
+        else:
+            with open(scratch, "wb") as handle:
+                handle.write(payload)
+        os.replace(scratch, target)
+
+
+def _shared(relative: str) -> bool:
+    """In-memory files both sites publish with the same bytes: they go through the store too."""
+    return relative.startswith("static/") or relative.endswith(".ipynb")
+
+
+def _stored(data: bytes, store: Path) -> str:
+    """The store's copy of ``data``: made on first use, and made again when the copy there no longer has
+    the digest it is named by (a site file edited in place edits the store's copy it is linked to)."""
+    digest = hashlib.sha256(data).hexdigest()
+    blob = os.path.join(store, digest)
+    if not _holds(blob, digest):
+        os.makedirs(store, exist_ok=True)
+        scratch = f"{blob}.{os.getpid()}-{threading.get_ident()}"
+        with open(scratch, "wb") as handle:
+            handle.write(data)
+        os.chmod(scratch, 0o444)
+        os.replace(scratch, blob)
+    return blob
+
+
+def _holds(blob: str, digest: str) -> bool:
+    try:
+        with open(blob, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest() == digest
+    except OSError:
+        return False
+
+
+def prune_store(store: Path) -> None:
+    """Delete the blobs no site links any more (only the store holds them), so the store does not
+    grow with every edit. A build racing this one and losing a blob writes its file instead."""
+    try:
+        entries = list(os.scandir(store))
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink == 1:
+                os.unlink(entry.path)
+        except FileNotFoundError:
+            pass
+
+
+def _linked(existing: str, target: str) -> bool:
+    try:
+        os.link(existing, target)
+    except OSError:  # gone, or a file system without hard links: write it instead
+        return False
+    return True
+
+
+def _delete(previous: Path, out_dir: Path, later: bool) -> None:
+    if not later:
+        shutil.rmtree(previous)
+        return
+    # A name of its own first, so the next build's staging folder is free at once.
+    doomed = out_dir.with_name(f"{out_dir.name}.old-{os.getpid()}-{next(_DOOMED)}")
+    os.rename(previous, doomed)
+    threading.Thread(target=shutil.rmtree, args=(doomed, True), name="delete-old-site", daemon=True).start()
+
+
+def _remove_leftovers(out_dir: Path) -> None:
+    """Staging folders of builds that were killed before they swapped (or before deleting the old site)."""
+    for doomed in out_dir.parent.glob(f"{out_dir.name}.old-*"):
+        pid = doomed.name.rsplit(".old-", 1)[-1].split("-")[0]
+        if not pid.isdigit() or (int(pid) != os.getpid() and not _alive(int(pid))):
+            shutil.rmtree(doomed, ignore_errors=True)
+    for leftover in out_dir.parent.glob(f"{out_dir.name}.tmp-*"):
+        pid = leftover.name.rsplit("-", 1)[-1]
+        if not pid.isdigit() or not _alive(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _swap_in(staging: Path, out_dir: Path, delete_later: bool = False) -> None:
+    if not out_dir.exists():
+        os.rename(staging, out_dir)
+        return
+    if _exchange(staging, out_dir):
+        _delete(staging, out_dir, delete_later)  # staging now holds the previous site
+        return
+    previous = out_dir.with_name(f"{out_dir.name}.tmp-{os.getpid()}-old")
+    os.rename(out_dir, previous)
+    os.rename(staging, out_dir)
+    shutil.rmtree(previous)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two directories with Linux's renameat2; False where unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    return result == 0
+
+
+def _inside(relative: str) -> str:
+    """Every output path stays inside the site: a figure file or page id with ``..`` or ``/`` is a bug."""
+    if not relative or relative.startswith("/") or ".." in relative.replace("\\", "/").split("/"):
+        raise ValueError(f"output path {relative!r} would leave the site folder")
+    return relative
