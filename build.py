@@ -192,7 +192,7 @@ def serve(host: str, port: int, teacher: bool) -> int:
 
 
 def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
-    """Scaffold a lesson, a figure or an experiment, registered in its one place (see README, extending)."""
+    """Scaffold a lesson, a figure or an experiment, registered in its one place (see docs/programmer-tutorial.md)."""
     try:
         if kind == "lesson":
             from site_builder.serve.scaffold import new_lesson
