@@ -31,7 +31,7 @@ WORKERS = 2
 
 def LANGUAGE() -> str:  # noqa: N802 (read when needed: a teacher may change site.yml)
     """The course's language (site.yml ``language``): teacher-facing messages are printed in it."""
-    from site_builder.vocabulary.i18n import course_language
+    from site_builder.load.yamlnodes import course_language
 
     return course_language(ROOT)
 

@@ -39,7 +39,7 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -243,9 +243,10 @@ def _totals(result: dict, tool: str, part: str = "total") -> list[float]:
 
 
 def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]]) -> str:
-    lines = [f"date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; machine: {platform.node()}, "
+    hugo_version = subprocess.run(["hugo", "version"], capture_output=True, text=True).stdout.split()[1]
+    lines = [f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.node()}, "
              f"{os.cpu_count()} CPU, {platform.machine()}, Python {platform.python_version()}; "
-             f"mkdocs {MKDOCS_VERSION}; {subprocess.run(['hugo', 'version'], capture_output=True, text=True).stdout.split()[1]}"
+             f"mkdocs {MKDOCS_VERSION}; {hugo_version}"
              f" (Debian); pagefind {_version('pagefind')} (extended)",
              f"load average before: {' '.join(f'{x:.2f}' for x in load[0])}; "
              f"after: {' '.join(f'{x:.2f}' for x in load[1])}", "",

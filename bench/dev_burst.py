@@ -3,7 +3,8 @@
     .venv/bin/python bench/dev_burst.py --clients 100 --runs 5
 
 Serves the test fixture site with a real DevServer, alternates the two backlogs in the same run and
-prints the median time until every request was answered or gave up, and how many gave up. A script, not a test: timings are noisy.
+prints the median time until every request was answered or gave up, and how many gave up.
+A script, not a test: timings are noisy.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ import threading
 import time
 from pathlib import Path
 
+# Run as a script from anywhere: the project's own imports below need ROOT on sys.path first.
+# ruff: noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from sitekit import fake_evidence  # noqa: E402
+from sitekit import fake_evidence
 
-from site_builder.engine.builder import Engine, Output  # noqa: E402
+from site_builder.engine.builder import Engine, Output
 from site_builder.serve import devhttp
 from site_builder.serve import server as serve
 

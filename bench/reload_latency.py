@@ -26,16 +26,18 @@ import tempfile
 import time
 from pathlib import Path
 
+# Run as a script from anywhere: the project's own imports below need ROOT on sys.path first.
+# ruff: noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from site_builder.engine.builder import Engine, Output  # noqa: E402
+from site_builder.engine.builder import Engine, Output
 from site_builder.load.content import Evidence, FigureInfo, Value
-from site_builder.load.evidence import in_fresh_process  # noqa: E402
-from site_builder.serve.server import DevServer, EvidenceSource  # noqa: E402
+from site_builder.load.evidence import in_fresh_process
+from site_builder.serve.server import DevServer, EvidenceSource
 
 sys.path.insert(0, str(ROOT / "tests"))
-from devclient import EventStream  # noqa: E402
+from devclient import EventStream
 
 LESSON = """---
 title: 第 {n} 课：缓存与注意力（{n}）

@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+# Run as a script from anywhere: the project's own imports below need ROOT on sys.path first.
+# ruff: noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 

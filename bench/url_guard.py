@@ -16,11 +16,13 @@ import tempfile
 import time
 from pathlib import Path
 
+# Run as a script from anywhere: the project's own imports below need ROOT on sys.path first.
+# ruff: noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from corpus import write_corpus  # noqa: E402
+from corpus import write_corpus
 
 from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.load.content import Evidence

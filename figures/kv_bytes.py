@@ -15,17 +15,15 @@ from figures.inputs import human_bytes, kib, series, value
 from figures.marks import data_box, mark
 from figures.spec import Figure
 
-_FACTORS = (  # (mark name, symbol, meaning, colour)
-    ("two", "2", "K 和 V 各存一份", s.INK),
-    ("layers", "L", "层数：每层一份缓存", s.INK),
-    ("batch", "B", "batch：同时服务的请求数", s.INK),
-    ("tokens", "T", "已存的 token 数，随生成增长", s.ORANGE_TEXT),
-    ("heads", "$n_{kv}$", "KV 头数：GQA、MQA 减少它", s.INK),
-    ("head-dim", "$d_h$", "每个头的维度", s.INK),
-    ("dtype", "s", "每个元素的字节数（fp16 为 2）", s.INK),
+_FACTORS = (  # (mark name, mark label, symbol, meaning, colour)
+    ("two", "因子 2", "2", "K 和 V 各存一份", s.INK),
+    ("layers", "因子 L", "L", "层数：每层一份缓存", s.INK),
+    ("batch", "因子 B", "B", "batch：同时服务的请求数", s.INK),
+    ("tokens", "因子 T", "T", "已存的 token 数，随生成增长", s.ORANGE_TEXT),
+    ("heads", "因子 n_kv", "$n_{kv}$", "KV 头数：GQA、MQA 减少它", s.INK),
+    ("head-dim", "因子 d_h", "$d_h$", "每个头的维度", s.INK),
+    ("dtype", "因子 s", "s", "每个元素的字节数（fp16 为 2）", s.INK),
 )
-_FACTOR_LABELS = {"two": "因子 2", "layers": "因子 L", "batch": "因子 B", "tokens": "因子 T",
-                  "heads": "因子 n_kv", "head-dim": "因子 d_h", "dtype": "因子 s"}
 
 
 def draw_formula(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
@@ -34,13 +32,12 @@ def draw_formula(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     formula = ax.text(5.0, 8.2, r"$2 \cdot L \cdot B \cdot T \cdot n_{kv} \cdot d_h \cdot s$", ha="center",
                       va="center", fontsize=30, color=s.INK)
     marks = {"formula": mark("整条公式", formula)}
-    for i, (name, sym, meaning, color) in enumerate(_FACTORS):
+    for i, (name, label, sym, meaning, color) in enumerate(_FACTORS):
         y = 6.5 - i * 0.98
         cell = s.box(ax, 0.3, y - 0.38, 1.5, 0.76, fc="#fdf0d5" if sym == "T" else s.FAINT_FILL,
                      ec=s.ORANGE if sym == "T" else s.CARD_EDGE, lw=s.LW_THIN)
         ax.text(1.05, y, sym, ha="center", va="center", fontsize=s.FS_TITLE + 2, color=color)
-        marks[name] = mark(_FACTOR_LABELS[name], cell, s.note(ax, 2.2, y, meaning, ha="left", color=color,
-                                                              fs=s.FS_TEXT))
+        marks[name] = mark(label, cell, s.note(ax, 2.2, y, meaning, ha="left", color=color, fs=s.FS_TEXT))
     return marks
 
 
@@ -81,7 +78,7 @@ def draw_measured(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
             "x-axis": mark("横轴：公式预测", xlabel), "y-axis": mark("纵轴：数组 nbytes", ylabel)}
 
 
-_KIND = {"MHA": (s.BLUE, "MHA"), "GQA": (s.ORANGE, "GQA"), "MQA": (s.GREEN, "MQA")}
+_KIND_COLOR = {"MHA": s.BLUE, "GQA": s.ORANGE, "MQA": s.GREEN}
 
 
 def _kind(row: Mapping[str, Any]) -> str:
@@ -96,7 +93,7 @@ def draw_models(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ys = range(len(rows))
     drawn = []
     for y, r in zip(ys, rows, strict=True):
-        color = _KIND[_kind(r)][0]
+        color = _KIND_COLOR[_kind(r)]
         bar = ax.barh(y, kib(r["per_token"]), height=0.66, color=color, edgecolor=s.INK, lw=s.LW_THIN)
         drawn.append([bar, ax.text(kib(r["per_token"]) + 12, y, human_bytes(r["per_token"]), va="center",
                                    fontsize=s.FS_SMALL)])
@@ -105,7 +102,7 @@ def draw_models(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     for row, label in zip(drawn, ax.get_yticklabels(), strict=True):
         row.append(label)
     by_key = {r["key"]: row for r, row in zip(rows, drawn, strict=True)}
-    kinds = {kind: [row for r, row in zip(rows, drawn, strict=True) if _kind(r) == kind] for kind in _KIND}
+    kinds = {kind: [row for r, row in zip(rows, drawn, strict=True) if _kind(r) == kind] for kind in _KIND_COLOR}
     ax.tick_params(axis="y", length=0)
     ax.set_xlim(0, kib(max(r["per_token"] for r in rows)) * 1.3)
     ax.set_xlabel("每个 token 的 K/V（KiB，fp16）")
@@ -150,7 +147,7 @@ def draw_gqa(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     for y, r in zip(ys, rows, strict=True):
         ghosts += ax.barh(y + 0.19, kib(r["mha_per_token"]), height=0.36, color=s.FADED, edgecolor=s.MUTED,
                           lw=s.LW_THIN, ls="--")
-        actual += ax.barh(y - 0.19, kib(r["per_token"]), height=0.36, color=_KIND[_kind(r)][0], edgecolor=s.INK,
+        actual += ax.barh(y - 0.19, kib(r["per_token"]), height=0.36, color=_KIND_COLOR[_kind(r)], edgecolor=s.INK,
                           lw=s.LW_THIN)
         ratios.append(ax.text(kib(r["per_token"]) + 40, y - 0.19, f"÷{r['n_heads'] // r['n_kv']}" if
                               r["n_heads"] % r["n_kv"] == 0 else f"÷{r['n_heads'] / r['n_kv']:.0f}",

@@ -11,8 +11,9 @@ both after a human has looked, and lists what it accepted.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from figures import baseline
 from figures.runner import figure_data
 from figures.spec import Figure
+from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import agrees
 
@@ -165,17 +167,16 @@ def write_manifest(figures: Iterable[Figure], inputs: Mapping[str, Any], path: P
                     for f in sorted(figures, key=lambda f: f.id)},
         "inputs": dict(inputs),
     }
-    Path(path).write_text(json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=True) + "\n", "utf-8")
+    write_atomic(Path(path), json.dumps(doc, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
 
 
 # --- checking and accepting ------------------------------------------------------------------
 
 def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
-                 accepted: Mapping[str, Any], baseline_dir: Path | None = None,
-                 manifest_path: Path = MANIFEST_PATH, marks: Mapping[str, Any] | None = None) -> FigureCheck:
+                 accepted: Mapping[str, Any], baseline_dir: Path, manifest_path: Path,
+                 marks: Mapping[str, Any] | None) -> FigureCheck:
     """Draw `figure`, compare its picture with the baseline, its inputs and (given the rendered
     entry's ``marks``) its marks with the manifest."""
-    baseline_dir = baseline_dir or baseline.BASELINE_DIR
     data, _why = figure_data(figure, results, records)
     new_png = baseline.draw_png(figure, data or {})
     tolerance = _tolerance(results)
@@ -194,38 +195,42 @@ def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[st
                 "figure {id} looks different: {n} pixels changed (tolerance {tolerance}); look at it (build.py "
                 "check --report DIR), then accept it with: {hint}", id=figure.id, n=pixels.changed,
                 tolerance=baseline.MAX_CHANGED_PIXELS, hint=baseline.ACCEPT_HINT))
+    in_manifest = f"{baseline.shown_path(manifest_path)}: "
     if figure.id not in accepted["figures"]:
-        problems.append(f"{baseline.shown_path(manifest_path)}: " + _(
-            "figure {id} is not in the manifest; accept it with: {hint}", id=figure.id, hint=baseline.ACCEPT_HINT))
+        problems.append(in_manifest + _("figure {id} is not in the manifest; accept it with: {hint}", id=figure.id,
+                                        hint=baseline.ACCEPT_HINT))
     if changes:
         shown = _joined(changes[:SHOWN_CHANGES]) + (_("; and {n} more", n=len(changes) - SHOWN_CHANGES)
                                                     if len(changes) > SHOWN_CHANGES else "")
-        problems.append(f"{baseline.shown_path(manifest_path)}: "
-                        + _("figure {id}: its data changed: {changes}", id=figure.id, changes=shown))
+        problems.append(in_manifest + _("figure {id}: its data changed: {changes}", id=figure.id, changes=shown))
     moved = marks_changes(accepted["figures"].get(figure.id, {}).get("marks", {}), marks) if marks is not None else []
     if moved:
-        problems.append(f"{baseline.shown_path(manifest_path)}: " + _(
+        problems.append(in_manifest + _(
             "figure {id}: its marks changed (teacher notes point at them): {changes}; accept it with: {hint}",
             id=figure.id, changes=_joined(moved[:SHOWN_CHANGES]), hint=baseline.ACCEPT_HINT))
     return FigureCheck(figure.id, new_png, path.read_bytes() if expected is not None else None, pixels,
                        tuple(changes), tuple(problems), tuple(moved))
 
 
+def _check_all(figures: list[Figure], results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
+               accepted: Mapping[str, Any], baseline_dir: Path, manifest_path: Path,
+               marks: Mapping[str, Mapping[str, Any]] | None) -> list[FigureCheck]:
+    return [check_figure(f, results, records, accepted, baseline_dir, manifest_path,
+                         None if marks is None else marks.get(f.id, {})) for f in figures]
+
+
 def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
-                  records: Mapping[str, Mapping[str, Any]], manifest_path: Path | None = None,
-                  baseline_dir: Path | None = None,
+                  records: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH,
+                  baseline_dir: Path = baseline.BASELINE_DIR,
                   marks: Mapping[str, Mapping[str, Any]] | None = None) -> tuple[list[FigureCheck], list[str]]:
     """Every figure's check, and every problem (`path: message`), including manifest-level ones."""
-    manifest_path, baseline_dir = manifest_path or MANIFEST_PATH, baseline_dir or baseline.BASELINE_DIR
     accepted, problem = read_manifest(manifest_path)
     if accepted is None:
         return [], [problem]
     missing_font = baseline.reference_font_missing()
     if missing_font:
         return [], [f"{baseline.shown_path(baseline_dir)}: {missing_font}"]
-    figures = list(figures)
-    checks = [check_figure(f, results, records, accepted, baseline_dir, manifest_path,
-                           None if marks is None else marks.get(f.id, {})) for f in figures]
+    checks = _check_all(list(figures), results, records, accepted, baseline_dir, manifest_path, marks)
     problems = [p for c in checks for p in c.problems]
     from figures.registry import FIGURE_IDS
 
@@ -236,8 +241,9 @@ def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
 
 
 def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
-                   records: Mapping[str, Mapping[str, Any]], manifest_path: Path | None = None,
-                   baseline_dir: Path | None = None, marks: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+                   records: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH,
+                   baseline_dir: Path = baseline.BASELINE_DIR,
+                   marks: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
     """Write new baselines for the figures that changed and rewrite the manifest; say what was accepted.
 
     A figure within the tolerance keeps its committed PNG, so accepting on another
@@ -246,22 +252,17 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
     """
     missing_font = baseline.reference_font_missing()
     if missing_font:
-        raise ValueError(f"{baseline.shown_path(baseline_dir or baseline.BASELINE_DIR)}: "
-                         + _("nothing accepted: {why}", why=missing_font))
-    manifest_path, baseline_dir = manifest_path or MANIFEST_PATH, baseline_dir or baseline.BASELINE_DIR
+        raise ValueError(f"{baseline.shown_path(baseline_dir)}: " + _("nothing accepted: {why}", why=missing_font))
     figures = list(figures)
-    accepted, _problem = read_manifest(manifest_path)
-    accepted = accepted or {"figures": {}, "inputs": {}}
+    accepted = read_manifest(manifest_path)[0] or {"figures": {}, "inputs": {}}
     baseline_dir.mkdir(parents=True, exist_ok=True)
     said: list[str] = []
-    for figure in figures:
-        check = check_figure(figure, results, records, accepted, baseline_dir, manifest_path,
-                             None if marks is None else marks.get(figure.id, {}))
+    for check in _check_all(figures, results, records, accepted, baseline_dir, manifest_path, marks):
         if not check.changed:
             continue
         if check.pixels is None or check.pixels.fails:
-            (baseline_dir / f"{figure.id}.png").write_bytes(check.new_png)
-        said.append(_("accepted {id}: {what}", id=figure.id, what=_what_changed(check)))
+            write_atomic(baseline_dir / f"{check.id}.png", check.new_png)
+        said.append(_("accepted {id}: {what}", id=check.id, what=_what_changed(check)))
     known = {f.id for f in figures}
     for stale in sorted(baseline_dir.glob("*.png")):
         if stale.stem not in known:
@@ -305,9 +306,6 @@ def _what_changed(check: FigureCheck) -> str:
     return _joined(parts, ", ") if parts else _("newly listed in the manifest")
 
 
-def _joined(parts: list[str], between: str = "; ") -> str:
-    """``between.join(parts)`` that keeps messages translatable (a plain join would make them English text)."""
-    joined = ""
-    for i, part in enumerate(parts):
-        joined = (joined + between + part) if i else part
-    return joined
+def _joined(parts: Sequence[str], between: str = "; ") -> str:
+    """``between.join(parts)`` that keeps messages translatable (``str.join`` would make them English text)."""
+    return functools.reduce(lambda joined, part: joined + between + part, parts) if parts else ""

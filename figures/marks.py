@@ -23,7 +23,6 @@ from typing import Any
 from site_builder.vocabulary.i18n import _
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(?:-[a-z0-9_]+)*$")
-_ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -66,13 +65,10 @@ class MarkError(ValueError):
 
 def draw_location(draw: Any) -> tuple[str, int]:
     """Repository path and line of a draw function (where its marks are declared)."""
+    from figures.baseline import shown_path  # not at the top: baseline imports the runner, which imports marks
+
     draw = inspect.unwrap(draw)
-    path = Path(inspect.getsourcefile(draw) or "?").resolve()
-    try:
-        shown = str(path.relative_to(_ROOT))
-    except ValueError:
-        shown = str(path)
-    return shown, inspect.getsourcelines(draw)[1]
+    return shown_path(Path(inspect.getsourcefile(draw) or "?")), inspect.getsourcelines(draw)[1]
 
 
 def mark_boxes(fig: Any, marks: Mapping[str, Any] | None, figure_id: str, draw: Any) -> dict[str, dict[str, Any]]:

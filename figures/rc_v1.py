@@ -15,8 +15,6 @@ from figures.inputs import kib, series, value
 from figures.marks import data_box, mark
 from figures.spec import Figure
 
-# --- b0 -------------------------------------------------------------------
-
 
 def draw_b0(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     params = value(data, "training_state.params_bytes")
@@ -59,9 +57,6 @@ def _request_thumbnail(ax: Any) -> Any:
     s.note(ax, 5.2, 1.5, "仍须前向计算", color=s.INK, ha="left")
     s.note(ax, 5.2, 0.8, "才有本次的表示和 K/V", color=s.INK, ha="left")
     return frame
-
-
-# --- b1 -------------------------------------------------------------------
 
 
 def draw_b1(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,9 +102,6 @@ def _distribution_bars(ax: Any, dist: Mapping[str, Any], top: int = 5) -> None:
     ax.set_title(f"首个输出位置的概率（前 {top} 名）", loc="left", fontsize=s.FS_TEXT, pad=8)
 
 
-# --- b2 -------------------------------------------------------------------
-
-
 def draw_b2(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     ax = s.sketch_axes(fig, 10, 9)
     s.note(ax, 0.3, 8.5, "① 首分布", ha="left", color=s.INK, weight="bold")
@@ -136,9 +128,6 @@ def draw_b2(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
             "entrance": mark("decode 入口", entrance, new_input),
             "old-positions": mark("旧位置", old, reuse),
             "model": mark("同一套参数，多算一个位置", params, into_model)}
-
-
-# --- b3 -------------------------------------------------------------------
 
 
 def draw_b3(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -182,9 +171,6 @@ def draw_b3(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
             "weights": mark("注意力权重条", bars), "old-v": mark("旧的五列 V", vs[:-1]),
             "new-v": mark("新追加的 V", vs[-1]), "sum": mark("按权重汇总 V", total),
             "output": mark("送往下一层的箭头", output)}
-
-
-# --- n21 ------------------------------------------------------------------
 
 
 def draw_n21(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,8 @@ import pkgutil
 from pathlib import Path
 from types import ModuleType
 
-from figures.spec import PROVENANCES, Figure
+from figures.spec import Figure
+from site_builder.vocabulary.provenance import PROVENANCES
 
 
 def check_registry(figures: tuple[Figure, ...]) -> list[str]:

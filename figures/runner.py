@@ -6,7 +6,7 @@ processes (fixed ``svg.hashsalt``, no date and no RDF metadata block). Drawing
 functions only receive a fresh figure and their data.
 
 A figure is redrawn only when its cache key changes. The key hashes the
-figure's drawing-module source, the source of the modules every drawing shares
+figure's id, its drawing-module source, the source of the modules every drawing shares
 (``_SHARED_MODULES``), its input data and the matplotlib version; content
 hashes, never mtimes. On a build where every key hits, matplotlib is never imported.
 """
@@ -18,7 +18,6 @@ import importlib
 import importlib.metadata
 import io
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -28,7 +27,8 @@ from typing import Any
 
 from figures.marks import mark_boxes
 from figures.spec import Figure
-from figures.style import TAG_TEXT
+from site_builder.vocabulary.atomic import write_atomic
+from site_builder.vocabulary.provenance import corner_label
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
 # invalid inline HTML and says nothing a reader needs.
@@ -64,21 +64,6 @@ def _source_hash(module_name: str) -> str:
     return sha256(Path(importlib.import_module(module_name).__file__ or "").read_bytes())
 
 
-def module_hash(figure: Figure) -> str:
-    """Hash of the source of the module that holds ``figure.draw``."""
-    return _source_hash(figure.module)
-
-
-def shared_hash() -> str:
-    """Hash of the source every figure's drawing depends on (``_SHARED_MODULES``)."""
-    return sha256("".join(_source_hash(m) for m in _SHARED_MODULES).encode())
-
-
-def matplotlib_version() -> str:
-    # importlib.metadata reads the installed version without importing matplotlib.
-    return importlib.metadata.version("matplotlib")
-
-
 def figure_data(figure: Figure, results: Mapping[str, Any],
                 records: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, Any] | None, str]:
     """The data ``figure.draw`` receives, or (None, why it is missing).
@@ -101,11 +86,6 @@ def figure_data(figure: Figure, results: Mapping[str, Any],
         else:
             data[name] = records[name]
     return data, ""
-
-
-def cache_key(figure_id: str, code: str, shared: str, data_sha: str, mpl: str) -> str:
-    return sha256(canonical_json({"id": figure_id, "code": code, "shared": shared,
-                                  "data": data_sha, "matplotlib": mpl}))
 
 
 _SIZE_RE = re.compile(rb'<svg[^>]*?\bwidth="([\d.]+)pt"[^>]*?\bheight="([\d.]+)pt"', re.S)
@@ -171,17 +151,19 @@ def _write_if_changed(path: Path, content: bytes) -> None:
     """Atomic write that leaves an unchanged file (and its mtime) alone."""
     if path.exists() and path.read_bytes() == content:
         return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(content)
-    tmp.replace(path)
+    write_atomic(path, content)
+
+
+_CACHE_FILES = (".svg", ".dark.svg", ".json")
+"""A cache entry: the light SVG, the dark one and their metadata, each named ``<key><suffix>``."""
 
 
 def _cached(cache_dir: Path, key: str) -> tuple[bytes, bytes, dict[str, Any]] | None:
-    svg_path, dark_path, meta_path = (cache_dir / f"{key}{suffix}" for suffix in (".svg", ".dark.svg", ".json"))
-    if not (svg_path.exists() and dark_path.exists() and meta_path.exists()):
+    paths = [cache_dir / f"{key}{suffix}" for suffix in _CACHE_FILES]
+    if not all(path.exists() for path in paths):
         return None
-    svg, dark_svg = svg_path.read_bytes(), dark_path.read_bytes()
-    meta = json.loads(meta_path.read_text("utf-8"))
+    svg, dark_svg, meta_json = (path.read_bytes() for path in paths)
+    meta = json.loads(meta_json)
     if meta.get("svg_sha256") != sha256(svg) or meta.get("dark_sha256") != sha256(dark_svg):
         return None  # a torn or edited cache entry: redraw
     return svg, dark_svg, meta
@@ -190,7 +172,7 @@ def _cached(cache_dir: Path, key: str) -> tuple[bytes, bytes, dict[str, Any]] | 
 def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any]) -> dict[str, Any]:
     return {"file": f"{figure.id}.svg", "dark_file": f"{figure.id}.dark.svg", "alt": figure.alt,
             "description": figure.description,
-            "provenance": figure.provenance, "label": TAG_TEXT[figure.provenance], "inputs": list(figure.inputs),
+            "provenance": figure.provenance, "label": corner_label(figure.provenance), "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
             "marks": meta.get("marks", {})}
 
@@ -203,7 +185,8 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
     out_dir, cache_dir = Path(out_dir), Path(cache_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     cache_dir.mkdir(parents=True, exist_ok=True)
-    shared, mpl = shared_hash(), matplotlib_version()
+    shared = sha256("".join(_source_hash(m) for m in _SHARED_MODULES).encode())
+    mpl = importlib.metadata.version("matplotlib")  # read without importing matplotlib
     done: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
     drawn: list[str] = []
@@ -213,16 +196,16 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
             skipped[figure.id] = why
             continue
         data_sha = sha256(canonical_json(data))
-        key = cache_key(figure.id, module_hash(figure), shared, data_sha, mpl)
+        key = sha256(canonical_json({"id": figure.id, "code": _source_hash(figure.module), "shared": shared,
+                                     "data": data_sha, "matplotlib": mpl}))
         hit = _cached(cache_dir, key)
         if hit is None:
             svg, dark_svg, marks = draw_variants(figure, data)
             width, height = svg_size_px(svg)
             meta = {"id": figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
                     "width": width, "height": height, "marks": marks}
-            _write_if_changed(cache_dir / f"{key}.svg", svg)
-            _write_if_changed(cache_dir / f"{key}.dark.svg", dark_svg)
-            _write_if_changed(cache_dir / f"{key}.json", canonical_json(meta))
+            for suffix, content in zip(_CACHE_FILES, (svg, dark_svg, canonical_json(meta)), strict=True):
+                _write_if_changed(cache_dir / f"{key}{suffix}", content)
             drawn.append(figure.id)
         else:
             svg, dark_svg, meta = hit

@@ -6,8 +6,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-PROVENANCES = ("teaching", "computed", "measured", "record")
-
 
 @dataclass(frozen=True)
 class Figure:
@@ -22,7 +20,8 @@ class Figure:
     provenance: str
     """``teaching`` (a sketch, no data), ``computed`` (a formula on declared inputs such as
     published configs, evaluated by lessonmodel), ``measured`` (lessonmodel's model runs) or
-    ``record`` (content/records/). The corner label is drawn from it (``style.TAG_TEXT``)."""
+    ``record`` (content/records/). The corner label is drawn from it
+    (``site_builder.vocabulary.provenance.corner_label``)."""
     inputs: tuple[str, ...]
     """Experiment names (computed, measured) or record ids (record) whose data ``draw`` receives."""
     draw: Callable[[Any, Mapping[str, Any]], None]

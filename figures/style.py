@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from site_builder.vocabulary.provenance import corner_label
+
 # Okabe–Ito: distinguishable under the common colour-vision deficiencies.
 # Colour never carries meaning alone: every coloured thing is also labelled.
 BLACK = "#000000"
@@ -63,7 +65,6 @@ SIZE_TALL = (WIDTH_IN, 720 / 96)
 
 # What the corner tag says for each provenance: text, never colour alone. The site's badge says the
 # same words (site_builder.load.content.BADGE_TEXT; the build checks they agree).
-TAG_TEXT = {"teaching": "教学示意", "computed": "公式计算", "measured": "模型实测", "record": "历史记录"}
 
 RC: dict[str, Any] = {
     "font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
@@ -96,17 +97,14 @@ RC: dict[str, Any] = {
     "svg.fonttype": "path",  # glyphs as paths: the SVG needs no installed CJK font
     "svg.hashsalt": "lesson-figures",  # fixed ids: byte-identical SVG across runs
     "path.simplify": True,
-    "axes.prop_cycle": None,  # filled in by rc() (needs matplotlib's cycler)
 }
 
 
 def rc() -> dict[str, Any]:
-    """The rcParams every figure is drawn under (imports matplotlib)."""
+    """The rcParams every figure is drawn under: ``RC`` and the colour cycle (imports matplotlib's cycler)."""
     from cycler import cycler
 
-    params = dict(RC)
-    params["axes.prop_cycle"] = cycler(color=[BLUE, ORANGE, GREEN, VERMILION, SKY, PURPLE, BLACK])
-    return params
+    return RC | {"axes.prop_cycle": cycler(color=[BLUE, ORANGE, GREEN, VERMILION, SKY, PURPLE, BLACK])}
 
 
 def card(fig: Any) -> None:
@@ -118,12 +116,8 @@ def card(fig: Any) -> None:
 
 def tag(fig: Any, provenance: str) -> None:
     """The small corner label that says what kind of figure this is (from its provenance only)."""
-    label = TAG_TEXT[provenance]
-    fig.text(
-        0.985, 0.985, label, ha="right", va="top", fontsize=FS_TAG, color=MUTED,
-        fontweight="bold",
-        bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN},
-    )
+    fig.text(0.985, 0.985, corner_label(provenance), ha="right", va="top", fontsize=FS_TAG, color=MUTED,
+             fontweight="bold", bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN})
 
 
 def sketch_axes(fig: Any, width: float, height: float, rect: tuple[float, ...] = (0, 0, 1, 1)) -> Any:

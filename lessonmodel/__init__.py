@@ -18,7 +18,6 @@ from lessonmodel.config import (
     WORD_VOCAB,
     ModelConfig,
     char_config,
-    decode,
     encode,
     encode_chars,
     encode_words,
@@ -31,7 +30,7 @@ from lessonmodel.runner import EXPERIMENTS, run_all, run_experiment, source_hash
 
 __all__ = [
     "CHAR_VOCAB", "EXPERIMENTS", "REAL_MODELS", "WORD_VOCAB", "ConcatCache", "KVCache",
-    "ModelConfig", "Params", "Result", "Value", "char_config", "decode", "decode_step",
+    "ModelConfig", "Params", "Result", "Value", "char_config", "decode_step",
     "encode", "encode_chars", "encode_words", "forward", "forward_trace", "init_params",
     "kv_cache_bytes", "make_cache", "make_concat_cache", "prefill", "run_all", "run_cached",
     "run_experiment", "source_hash",

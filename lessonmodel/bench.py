@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from lessonmodel.cache import make_cache, make_concat_cache
+from lessonmodel.cache import ConcatCache, KVCache, make_cache, make_concat_cache
 from lessonmodel.config import ModelConfig
 from lessonmodel.model import decode_step, forward, prefill
 from lessonmodel.params import Params, init_params
@@ -66,21 +66,12 @@ FULL = BenchPlan(
 """Half the width and layers of GPT-2 small (768, 12), so it finishes in minutes on 2 cores."""
 
 
-def _argmax(logits: np.ndarray) -> int:
-    return int(np.argmax(logits))
-
-
 def generate_cached(params: Params, prompt: np.ndarray, n: int, naive: bool = False) -> Iterator[int]:
-    """Batched prefill, then one decode step per further token; yields each token as it is chosen."""
+    """Batched prefill, then one decode step per further token."""
     cfg = params.config
     cache = make_concat_cache(cfg) if naive else make_cache(cfg, len(prompt) + n)
     logits, cache = prefill(params, prompt, cache)  # (P, V)
-    token = _argmax(logits[-1])
-    yield token
-    for _ in range(n - 1):
-        step, cache = decode_step(params, token, cache)  # (V,)
-        token = _argmax(step)
-        yield token
+    yield from _greedy(params, logits[-1], cache, n)
 
 
 def generate_tokenwise(params: Params, prompt: np.ndarray, n: int) -> Iterator[int]:
@@ -88,11 +79,16 @@ def generate_tokenwise(params: Params, prompt: np.ndarray, n: int) -> Iterator[i
     cache = make_cache(params.config, len(prompt) + n)
     for tok in prompt:
         step, cache = decode_step(params, int(tok), cache)
-    token = _argmax(step)
+    yield from _greedy(params, step, cache, n)
+
+
+def _greedy(params: Params, logits: np.ndarray, cache: KVCache | ConcatCache, n: int) -> Iterator[int]:
+    """The most likely token of `logits`, then n - 1 decode steps; yields each token as it is chosen."""
+    token = int(np.argmax(logits))
     yield token
     for _ in range(n - 1):
-        step, cache = decode_step(params, token, cache)
-        token = _argmax(step)
+        step, cache = decode_step(params, token, cache)  # (V,)
+        token = int(np.argmax(step))
         yield token
 
 
@@ -100,7 +96,7 @@ def generate_recompute(params: Params, prompt: np.ndarray, n: int) -> Iterator[i
     """No cache: rerun the whole text for every new token."""
     text = list(prompt)
     for _ in range(n):
-        text.append(_argmax(forward(params, np.array(text))[-1]))  # (T, V) -> last row
+        text.append(int(np.argmax(forward(params, np.array(text))[-1])))  # (T, V) -> last row
         yield text[-1]
 
 

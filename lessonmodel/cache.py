@@ -21,31 +21,24 @@ before branching.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Self
 
 import numpy as np
 
 from lessonmodel.config import ModelConfig
 
 
-def _check_new(length: int, max_len: int | None, batch: int, k: np.ndarray) -> None:
-    if k.shape[0] != batch:
-        raise ValueError(f"batch of new keys is {k.shape[0]}, the cache holds batch {batch}")
-    if max_len is not None and length + k.shape[1] > max_len:
-        raise ValueError(
-            f"cache is full: length {length} + {k.shape[1]} new tokens > max_len {max_len}"
-        )
-
-
 @dataclass(frozen=True)
-class KVCache:
-    """Preallocated per-layer K and V buffers (Meta llama reference layout)."""
+class _Cache:
+    """What both caches hold, and what they do alike."""
 
     keys: tuple[np.ndarray, ...]
-    """Per layer, (batch, max_len, n_kv_heads, d_head); slots >= length are unused."""
+    """Per layer, (batch, slots, n_kv_heads, d_head): max_len slots of which `length` are filled
+    (KVCache), or exactly `length` slots (ConcatCache)."""
     values: tuple[np.ndarray, ...]
-    """Per layer, (batch, max_len, n_kv_heads, d_head)."""
+    """Per layer, shaped like `keys`."""
     length: int = 0
-    """Number of filled slots (tokens already processed)."""
+    """Number of tokens stored (tokens already processed)."""
     start_position: int = 0
     """Absolute RoPE position of slot 0 (non-zero when the text does not start at 0)."""
 
@@ -54,18 +47,35 @@ class KVCache:
         return self.keys[0].shape[0]
 
     @property
-    def max_len(self) -> int:
-        return self.keys[0].shape[1]
-
-    @property
     def next_position(self) -> int:
         """Absolute position of the next token to be written."""
         return self.start_position + self.length
 
     @property
     def nbytes(self) -> int:
-        """Bytes of all K and V buffers, as allocated (max_len slots)."""
+        """Bytes of all K and V arrays, as allocated."""
         return sum(a.nbytes for a in self.keys + self.values)
+
+    def advance(self, n: int) -> Self:
+        """The cache after all layers stored n new tokens."""
+        return replace(self, length=self.length + n)
+
+    def _check_new(self, k: np.ndarray, max_len: int | None = None) -> None:
+        if k.shape[0] != self.batch:
+            raise ValueError(f"batch of new keys is {k.shape[0]}, the cache holds batch {self.batch}")
+        if max_len is not None and self.length + k.shape[1] > max_len:
+            raise ValueError(
+                f"cache is full: length {self.length} + {k.shape[1]} new tokens > max_len {max_len}"
+            )
+
+
+@dataclass(frozen=True)
+class KVCache(_Cache):
+    """Preallocated per-layer K and V buffers (Meta llama reference layout)."""
+
+    @property
+    def max_len(self) -> int:
+        return self.keys[0].shape[1]
 
     @property
     def used_nbytes(self) -> int:
@@ -77,15 +87,11 @@ class KVCache:
     ) -> tuple[KVCache, np.ndarray, np.ndarray]:
         """Store n new keys/values of `layer` at [length : length + n] (in place);
         return the cache and every key/value visible so far, (batch, length + n, n_kv, d_head)."""
-        _check_new(self.length, self.max_len, self.batch, k)
+        self._check_new(k, self.max_len)
         end = self.length + k.shape[1]
         self.keys[layer][:, self.length : end] = k
         self.values[layer][:, self.length : end] = v
         return self, self.keys[layer][:, :end], self.values[layer][:, :end]
-
-    def advance(self, n: int) -> KVCache:
-        """The cache after all layers stored n new tokens."""
-        return replace(self, length=self.length + n)
 
     def copy(self) -> KVCache:
         """An independent cache with the same contents (for branching)."""
@@ -110,47 +116,23 @@ def make_cache(
 
 
 @dataclass(frozen=True)
-class ConcatCache:
+class ConcatCache(_Cache):
     """The naive cache: per-layer arrays that grow by np.concatenate (copying every step)."""
-
-    keys: tuple[np.ndarray, ...]
-    """Per layer, (batch, length, n_kv_heads, d_head)."""
-    values: tuple[np.ndarray, ...]
-    """Per layer, (batch, length, n_kv_heads, d_head)."""
-    length: int = 0
-    """Number of tokens stored."""
-    start_position: int = 0
-    """Absolute RoPE position of the first stored token."""
-
-    @property
-    def batch(self) -> int:
-        return self.keys[0].shape[0]
-
-    @property
-    def next_position(self) -> int:
-        return self.start_position + self.length
-
-    @property
-    def nbytes(self) -> int:
-        return sum(a.nbytes for a in self.keys + self.values)
 
     def write(
         self, layer: int, k: np.ndarray, v: np.ndarray
     ) -> tuple[ConcatCache, np.ndarray, np.ndarray]:
         """A new cache whose `layer` arrays are old + new (a full copy)."""
-        _check_new(self.length, None, self.batch, k)
+        self._check_new(k)
         k_all = np.concatenate([self.keys[layer], k], axis=1)  # (B, length + n, n_kv, d_head)
         v_all = np.concatenate([self.values[layer], v], axis=1)  # (B, length + n, n_kv, d_head)
         keys = self.keys[:layer] + (k_all,) + self.keys[layer + 1 :]
         values = self.values[:layer] + (v_all,) + self.values[layer + 1 :]
         return replace(self, keys=keys, values=values), k_all, v_all
 
-    def advance(self, n: int) -> ConcatCache:
-        return replace(self, length=self.length + n)
 
-
-def make_concat_cache(cfg: ModelConfig, batch: int = 1, start_position: int = 0) -> ConcatCache:
+def make_concat_cache(cfg: ModelConfig) -> ConcatCache:
     """An empty naive cache (zero-length arrays per layer)."""
-    shape = (batch, 0, cfg.n_kv_heads, cfg.d_head)  # (B, 0, n_kv, d_head)
+    shape = (1, 0, cfg.n_kv_heads, cfg.d_head)  # (B=1, 0, n_kv, d_head)
     empty = tuple(np.zeros(shape, dtype=cfg.np_dtype) for _ in range(cfg.n_layers))
-    return ConcatCache(empty, empty, 0, start_position)
+    return ConcatCache(empty, empty)

@@ -125,6 +125,12 @@ def validate(cfg: ModelConfig) -> list[str]:
     return problems
 
 
+def attention_variants(cfg: ModelConfig) -> tuple[ModelConfig, ...]:
+    """Multi-head, grouped-query (if possible) and multi-query versions of cfg."""
+    counts = sorted({cfg.n_heads, max(1, cfg.n_heads // 2), 1}, reverse=True)
+    return tuple(dataclasses.replace(cfg, n_kv_heads=n) for n in counts)
+
+
 def char_config(**overrides: Any) -> ModelConfig:
     """The default model with the character-level vocabulary."""
     return ModelConfig(**{"vocab": CHAR_VOCAB, **overrides})
@@ -147,8 +153,3 @@ def encode_words(cfg: ModelConfig, text: str) -> np.ndarray:
 def encode_chars(cfg: ModelConfig, text: str) -> np.ndarray:
     """Ids of BOS followed by each character of `text`."""
     return encode(cfg, [BOS, *text])
-
-
-def decode(cfg: ModelConfig, ids: np.ndarray | list[int]) -> list[str]:
-    """Token strings of `ids`."""
-    return [cfg.vocab[int(i)] for i in ids]

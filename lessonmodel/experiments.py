@@ -14,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from lessonmodel.cache import KVCache, make_cache
-from lessonmodel.config import ModelConfig, char_config, encode_chars, encode_words
+from lessonmodel.config import ModelConfig, attention_variants, char_config, encode_chars, encode_words
 from lessonmodel.model import decode_step, forward, forward_trace, prefill
 from lessonmodel.params import Params, init_params
 from lessonmodel.result import EXACT, ROUNDING, Result, Value, experiment
@@ -56,17 +56,11 @@ def cached_logits(
     return np.concatenate(rows), cache  # (T, V)
 
 
-def _attention_variants(cfg: ModelConfig) -> tuple[ModelConfig, ...]:
-    """Multi-head, grouped-query (if possible) and multi-query versions of cfg."""
-    counts = sorted({cfg.n_heads, max(1, cfg.n_heads // 2), 1}, reverse=True)
-    return tuple(replace(cfg, n_kv_heads=n) for n in counts)
-
-
 @experiment
 def equivalence(cfg: ModelConfig) -> Result:
     """Cached (prefill + decode steps) vs full recompute, over prefixes, offsets and KV-head counts."""
     cases = []
-    for variant in _attention_variants(cfg):
+    for variant in attention_variants(cfg):
         params = init_params(variant)
         for sentence in SENTENCES:
             tokens = encode_words(variant, sentence)
@@ -82,14 +76,14 @@ def equivalence(cfg: ModelConfig) -> Result:
     return Result(
         "equivalence", "Cached decoding equals full recompute", cfg,
         {"prefixes": list(SENTENCES), "offsets": list(OFFSETS),
-         "n_kv_heads_variants": [v.n_kv_heads for v in _attention_variants(cfg)]},
+         "n_kv_heads_variants": [v.n_kv_heads for v in attention_variants(cfg)]},
         (
             Value("max_abs_diff", worst, "",
                   "largest |cached - recomputed| logit over all prefixes, offsets and KV-head counts",
                   bitwise(cfg)),
             Value("n_prefixes", len(SENTENCES), "", "number of token sequences checked"),
             Value("n_offsets", len(OFFSETS), "", "number of RoPE start positions checked (incl. non-zero)"),
-            Value("n_attention_variants", len(_attention_variants(cfg)), "",
+            Value("n_attention_variants", len(attention_variants(cfg)), "",
                   "number of KV-head counts checked (multi-head, grouped-query, multi-query)"),
             Value("n_cases", len(cases), "", "number of cached-vs-recompute comparisons"),
         ),

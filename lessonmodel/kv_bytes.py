@@ -44,7 +44,7 @@ class PublishedConfig:
     native_context: int
     """Context length the model was released with."""
     source: str
-    """Where the numbers come from (research/facts.md §3)."""
+    """Where the numbers come from: the published config.json or paper, and what it states."""
     n_params: float = 0
     """Parameter count where a cited source states it (0: not used)."""
 
@@ -89,18 +89,16 @@ REAL_MODELS: tuple[PublishedConfig, ...] = (
         "(one K and one V head)",
     ),
 )
-"""Real configurations used in the kv-bytes lesson (research/facts.md §3)."""
+"""Real configurations used in the kv-bytes lesson, each with its source."""
 
 
 def per_token_bytes(model: PublishedConfig, bytes_per_element: int = FP16_BYTES) -> int:
     """KV bytes one token adds to one sequence's cache."""
-    return kv_cache_bytes(model.n_layers, 1, 1, model.n_kv_heads, model.d_head, bytes_per_element)
+    return context_bytes(model, 1, bytes_per_element)
 
 
 def context_bytes(
     model: PublishedConfig, tokens: int, bytes_per_element: int = FP16_BYTES
 ) -> int:
     """KV bytes of one sequence holding `tokens` tokens."""
-    return kv_cache_bytes(
-        model.n_layers, 1, tokens, model.n_kv_heads, model.d_head, bytes_per_element
-    )
+    return kv_cache_bytes(model.n_layers, 1, tokens, model.n_kv_heads, model.d_head, bytes_per_element)

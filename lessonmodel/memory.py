@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from lessonmodel.cache import make_cache
-from lessonmodel.config import ModelConfig
+from lessonmodel.config import ModelConfig, attention_variants
 from lessonmodel.kv_bytes import (
     FP16_BYTES,
     REAL_MODELS,
@@ -34,9 +34,8 @@ def _check_rows(cfg: ModelConfig) -> list[dict[str, object]]:
     """Fill real caches and compare their nbytes with the formula."""
     rows = []
     for dtype in CHECK_DTYPES:
-        for n_kv in sorted({cfg.n_heads, max(1, cfg.n_heads // 2), 1}, reverse=True):
-            variant = replace(cfg, n_kv_heads=n_kv, dtype=dtype)
-            params = init_params(variant)
+        for variant in attention_variants(replace(cfg, dtype=dtype)):
+            params, n_kv = init_params(variant), variant.n_kv_heads
             rng = np.random.default_rng(variant.seed)
             for t in CHECK_TOKENS:
                 for b in CHECK_BATCHES:

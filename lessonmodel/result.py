@@ -11,7 +11,7 @@ import numpy as np
 from lessonmodel.config import ModelConfig
 
 EXACT, ROUNDING, TIMING = "exact", "rounding", "timing"
-ROUNDING_RTOL, ROUNDING_ATOL = 1e-9, 1e-12
+ROUNDING_TOLERANCE = {"rtol": 1e-9, "atol": 1e-12}
 """Default tolerance of a `rounding` value: |a - b| <= atol + rtol * |b|. Last-bit
 differences between CPUs are about 1e-16 relative; any real change is far larger."""
 
@@ -115,7 +115,7 @@ def _value_entry(v: Value) -> dict[str, Any]:
     entry = {"value": to_jsonable(v.value), "unit": v.unit, "description": v.description,
              "class": v.value_class}
     if v.value_class == ROUNDING:
-        entry |= {"rtol": ROUNDING_RTOL, "atol": ROUNDING_ATOL}
+        entry |= ROUNDING_TOLERANCE
     return entry
 
 

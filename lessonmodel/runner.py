@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lessonmodel.config import ModelConfig
-from lessonmodel.result import ROUNDING, ROUNDING_ATOL, ROUNDING_RTOL, VALUE_CLASSES, Experiment, result_document
+from lessonmodel.result import ROUNDING, ROUNDING_TOLERANCE, VALUE_CLASSES, Experiment, result_document
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -75,7 +75,10 @@ def compute_experiment(name: str, cfg: ModelConfig = DEFAULT_CONFIG) -> dict[str
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary file and rename, so a crash never leaves half a file."""
+    """Write to a temporary file and rename, so a crash never leaves half a file.
+
+    The site builder has its own (site_builder/vocabulary/atomic.py); lessonmodel keeps this one because it
+    imports nothing of the site builder: a lesson's download carries the model alone."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -109,7 +112,7 @@ def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
     return {
         "source_hash": src_hash,
         "value_classes": {name: {"meaning": meaning}
-                          | ({"rtol": ROUNDING_RTOL, "atol": ROUNDING_ATOL} if name == ROUNDING else {})
+                          | (ROUNDING_TOLERANCE if name == ROUNDING else {})
                           for name, meaning in VALUE_CLASSES.items()},
         "experiments": {
             name: run_experiment(name, cache_dir, DEFAULT_CONFIG, src_hash)

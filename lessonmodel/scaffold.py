@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Collection
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -26,17 +25,17 @@ def _(msgid: str, /, **params: object) -> str:
     return Text(msgid, **params)
 
 
-def new_experiment(experiment_id: str, package_dir: Path = PACKAGE_DIR, known: Collection[str] | None = None) -> Path:
-    """Write ``<package>/<id>.py``; return its path. ``known``: experiment names already in use (by default
-    ``runner.EXPERIMENTS``). ``ValueError`` for a bad or taken id, and then nothing is written."""
+def new_experiment(experiment_id: str, package_dir: Path = PACKAGE_DIR) -> Path:
+    """Write ``<package>/<id>.py``; return its path. ``ValueError`` for a bad id or one already in use (a
+    module or a name in ``runner.EXPERIMENTS``), and then nothing is written."""
     if not _ID.match(experiment_id) or keyword.iskeyword(experiment_id):
         raise ValueError(_("'{id}' is not a valid experiment id: use lowercase letters, digits and '_', "
                            "starting with a letter (e.g. 'attention_span'); pages cite its values as "
                            "'<id>.<key>'", id=experiment_id))
-    if known is None:
-        from lessonmodel.runner import EXPERIMENTS as known
+    from lessonmodel.runner import EXPERIMENTS
+
     module = package_dir / f"{experiment_id}.py"
-    if module.exists() or experiment_id in known:
+    if module.exists() or experiment_id in EXPERIMENTS:
         raise ValueError(_("experiment '{id}' already exists: choose another id", id=experiment_id))
     module.write_text(SKELETON.read_text(encoding="utf-8").format(id=experiment_id), encoding="utf-8")
     return module

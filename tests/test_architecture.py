@@ -81,5 +81,6 @@ def test_the_packages_meet_only_in_build_py_and_the_bottom_layer():
 
 def test_the_bottom_layer_imports_nothing_of_the_project_above_it():
     above = [f"{p.relative_to(ROOT)} imports {name}" for p in _modules("site_builder/vocabulary")
-             for name in _imports(p) if _stage(name) not in (None, "vocabulary") or name.split(".")[0] != "site_builder"]
+             for name in _imports(p)
+             if _stage(name) not in (None, "vocabulary") or name.split(".")[0] != "site_builder"]
     assert above == []

@@ -48,7 +48,8 @@ def _make_site(root: Path) -> Path:
     ids = []
     for n in range(EXTRA_PAGES):
         ids.append(f"extra-{n:02d}")
-        body = "\n\n".join(f"第 {{example}}`{n}` 篇补充文章的第 {{example}}`{k}` 段：缓存复用旧的键和值。" for k in range(30))
+        body = "\n\n".join(f"第 {{example}}`{n}` 篇补充文章的第 {{example}}`{k}` 段：缓存复用旧的键和值。"
+                           for k in range(30))
         (pages / f"{ids[-1]}.md").write_text(f"---\ntitle: 补充 {n}\nkind: article\n---\n{body}\n", encoding="utf-8")
     site_yml = root / "content" / "site.yml"
     site_yml.write_text(site_yml.read_text(encoding="utf-8").replace("beta]", "beta, " + ", ".join(ids) + "]"),

@@ -20,7 +20,7 @@ EXPECTED_STATES = {
     "kv-bytes": ("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7"),
 }
 RUN = 12
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff，、；：（）“”]{%d,}" % RUN)
+_CJK_RUN = re.compile(rf"[\u4e00-\u9fff，、；：（）“”]{{{RUN},}}")
 
 
 @pytest.fixture(scope="module")

@@ -22,13 +22,15 @@ def problems(tmp_path, pages, **kwargs) -> list[str]:
 CASES = [
     ("missing front matter", "开头没有前置信息。\n", f"{P}:1: a page must start with front matter: a line '---', "
                                                "'title: …', then '---'"),
-    ("unclosed front matter", "---\ntitle: 一\n正文\n", f"{P}:1: front matter is not closed: add a line '---' after it"),
+    ("unclosed front matter", "---\ntitle: 一\n正文\n",
+     f"{P}:1: front matter is not closed: add a line '---' after it"),
     ("missing title", "---\nkind: lesson\n---\n" + STATE, f"{P}:1: front matter has no 'title'"),
     ("unknown key", "---\ntitle: 一\ntitel: 二\n---\n" + STATE,
      f"{P}:3: unknown front matter key 'titel' (did you mean 'title'?)"),
     ("bad kind", "---\ntitle: 一\nkind: lessen\n---\n" + STATE,
      f"{P}:3: unknown page kind 'lessen' (use one of: lesson, article, index)"),
-    ("invalid yaml", "---\ntitle: [一\n---\n" + STATE, f"{P}:2: invalid YAML: expected ',' or ']', but got '<stream end>'"),
+    ("invalid yaml", "---\ntitle: [一\n---\n" + STATE,
+     f"{P}:2: invalid YAML: expected ',' or ']', but got '<stream end>'"),
     ("lesson without states", lesson("只有正文。\n"), f"{P}:1: a lesson needs at least one ':::{{state}} b0' block"),
     ("state out of order", lesson(STATE.replace("b0", "b1")),
      f"{P}:4: state id 'b1' should be 'b0': states are numbered b0, b1, … in order"),
@@ -69,7 +71,8 @@ CASES = [
     ("provenance teaching but measured value", lesson(STATE.replace("正文。", "差值 {num}`exp.diff`。")),
      f"{P}:6: state b0 declares teaching but uses measured value exp.diff: declare measured"),
     ("provenance measured but nothing measured", lesson(STATE.replace("teaching", "measured")),
-     f"{P}:6: state b0 declares measured but uses no computed or measured value or figure, and no record: declare teaching"),
+     f"{P}:6: state b0 declares measured but uses no computed or measured value or figure, and no record: "
+     "declare teaching"),
     ("provenance teaching but measured figure", lesson(STATE.replace(":title: 一", ":title: 一\n:figure: plot")),
      f"{P}:7: state b0 declares teaching but uses figure plot: declare measured"),
     ("provenance measured but computed value", lesson(STATE.replace("teaching", "measured")
@@ -79,7 +82,8 @@ CASES = [
      f"{P}:7: state b0 declares teaching but uses figure table: declare computed"),
     ("figure label disagrees with badge", lesson(STATE.replace(":title: 一", ":title: 一\n:figure: mislabelled")
                                                   .replace("teaching", "computed")),
-     f"{P}:6: figure mislabelled: its corner label '模型实测' disagrees with its badge 'computed by formula, not measured'"),
+     f"{P}:6: figure mislabelled: its corner label '模型实测' disagrees with its badge "
+     "'computed by formula, not measured'"),
     ("bad math", lesson(STATE.replace("正文。", "公式 $\\frac{a}{b$。")),
      f"{P}:8: cannot render math '\\frac{{a}}{{b': unbalanced braces: 1 '{{' never closed"),
     ("duplicate anchor", lesson("## 一 {#a}\n\n## 二 {#a}\n\n" + STATE), f"{P}:6: duplicate anchor '#a' on this page"),
@@ -145,8 +149,8 @@ def test_record_comparisons_follow_the_value_class(tmp_path):
     del record["values"]["e"]
     found = problems(tmp_path, {"x": lesson(STATE)}, records={"old": record})
     assert found == [
-        "content/records/old.json: comparison with 'bench.decode_ms': a timing value depends on the machine and its load; "
-        "it is recorded, never compared",
+        "content/records/old.json: comparison with 'bench.decode_ms': "
+        "a timing value depends on the machine and its load; it is recorded, never compared",
         "content/records/old.json: today's exp.bytes = 800 KiB breaks the record's comparison == 800 KiB",
         "content/records/old.json: today's exp.diff = 1.1×10⁻¹⁵ breaks the record's comparison == 1×10⁻¹¹ "
         "(a rounding value: within rtol 1e-09, atol 1e-12)",
@@ -163,7 +167,8 @@ def test_record_shape_mistakes(tmp_path):
 
 
 GLOSSARY = ("- id: head-dim\n  term: 头维度\n  forbidden: [头维, 每个头的维度]\n  definition: 一个头的向量长度。\n"
-            "- id: kv-cache\n  term: KV 缓存\n  allowed: [键值缓存]\n  forbidden: [K/V 缓存]\n  definition: 每层的 K 和 V。\n")
+            "- id: kv-cache\n  term: KV 缓存\n  allowed: [键值缓存]\n  forbidden: [K/V 缓存]\n"
+            "  definition: 每层的 K 和 V。\n")
 
 
 def test_glossary_terms_and_forbidden_variants(tmp_path):
@@ -181,7 +186,8 @@ def test_glossary_terms_and_forbidden_variants(tmp_path):
 def test_glossary_definition_with_bad_maths(tmp_path):
     glossary = "- id: a\n  term: 甲\n  definition: 记作 $\\foo$。\n"
     found = problems(tmp_path, {"x": lesson(STATE)}, glossary=glossary)
-    assert len(found) == 1 and found[0].startswith("content/glossary.yml:3: cannot render math '\\foo': unknown command"), found
+    assert len(found) == 1 and found[0].startswith(
+        "content/glossary.yml:3: cannot render math '\\foo': unknown command"), found
 
 
 def test_glossary_file_mistakes(tmp_path):

@@ -43,9 +43,8 @@ def state(body: str = "正文。", title: str = "一") -> str:
 
 
 def problems_of(root: Path) -> list[str]:
-    with time_limit(LIMIT_S):
-        with pytest.raises(ContentError) as caught:
-            prepare_site(root, fake_evidence(root / "fig"))
+    with time_limit(LIMIT_S), pytest.raises(ContentError) as caught:
+        prepare_site(root, fake_evidence(root / "fig"))
     return [str(p) for p in caught.value.problems]
 
 
@@ -223,7 +222,8 @@ def dev_server(tmp_path: Path):
     shutil.copytree(FIXTURE, tmp_path / "content")
     evidence = fake_evidence(tmp_path / "figs")
     said: list[str] = []
-    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True), EvidenceSource(lambda: evidence),
+    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True),
+                       EvidenceSource(lambda: evidence),
                        watch=[tmp_path / "content"], port=0, log=said.append)
     yield tmp_path, server, said
     server.stop()

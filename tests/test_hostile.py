@@ -341,8 +341,10 @@ URL_CASES = {
     "md-link-entity": "[点我](java&#x73;cript:window.__xss=1)", "md-link-space": "[点我]( javascript:window.__xss=1)",
     "md-link-data": "[点我](data:text/html,<script>parent.__xss=1</script>)", "md-link-vb": "[点我](vbscript:x)",
     "autolink": "<javascript:window.__xss=1>", "image": "![x](javascript:window.__xss=1)",
-    "image-data-svg": "![x](data:image/svg+xml,<svg onload=alert(1)>)", "ref-link": "[点我][r]\n\n[r]: javascript:alert(1)",
-    "html-link": "<a href=\"javascript:alert(1)\">x</a>", "link-title": "[a](numbers.html \"\\\" onmouseover=alert(1) x=\\\"\")",
+    "image-data-svg": "![x](data:image/svg+xml,<svg onload=alert(1)>)",
+    "ref-link": "[点我][r]\n\n[r]: javascript:alert(1)",
+    "html-link": "<a href=\"javascript:alert(1)\">x</a>",
+    "link-title": "[a](numbers.html \"\\\" onmouseover=alert(1) x=\\\"\")",
 }
 
 
@@ -351,8 +353,9 @@ def _source_cases() -> dict[str, str]:
     for i, quoted in enumerate(_YAML_QUOTED):
         cases[f"source-fields-{i}"] = (f"- id: M34\n  title: {quoted}\n  authors: {quoted}\n  year: {quoted}\n"
                                        f"  checked: {quoted}\n  where: {quoted}\n")
-    for url in ("javascript:alert(1)", "JAVASCRIPT:alert(1)", " javascript:alert(1)", "data:text/html,<script>x</script>",
-                "https://example.org/\"><script>alert(1)</script>", "vbscript:x", "java\tscript:alert(1)"):
+    for url in ("javascript:alert(1)", "JAVASCRIPT:alert(1)", " javascript:alert(1)",
+                "data:text/html,<script>x</script>", "https://example.org/\"><script>alert(1)</script>", "vbscript:x",
+                "java\tscript:alert(1)"):
         cases[f"source-url-{url[:12]}"] = f"- id: M34\n  title: t\n  url: {json.dumps(url)}\n"
     return cases
 
@@ -360,7 +363,7 @@ def _source_cases() -> dict[str, str]:
 def xss_sites() -> dict[str, dict]:
     """Every case: name → keyword arguments of ``sitekit.write_site`` (plus optional evidence payload)."""
     sites: dict[str, dict] = {}
-    for n, (payload, quoted) in enumerate(zip(_INLINE, _YAML_QUOTED)):
+    for n, (payload, quoted) in enumerate(zip(_INLINE, _YAML_QUOTED, strict=True)):
         for case, pages in _markdown_cases(payload, quoted).items():
             sites[f"{case}-{n}"] = {"pages": pages}
     for case, markdown in URL_CASES.items():

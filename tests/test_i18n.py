@@ -31,8 +31,8 @@ ZH = {
     "lesson without states": f"{P}:1: 一课至少要有一个 ':::{{state}} b0' 块",
     "state out of order": f"{P}:4: 状态 id 'b1' 应为 'b0'：状态按 b0、b1、… 依次编号",
     "state without title": f"{P}:4: 状态 b0 需要 ':title: …'",
-    "bad provenance": f"{P}:6: 状态 b0 需要 ':provenance:'，取值为 teaching, computed, measured, record 之一，而不是 'teached'"
-                      "（是不是 'teaching'？）",
+    "bad provenance": f"{P}:6: 状态 b0 需要 ':provenance:'，取值为 teaching, computed, measured, record 之一，"
+                      "而不是 'teached'（是不是 'teaching'？）",
     "unknown option": f"{P}:6: 未知的状态选项 ':figur:'（是不是 'figure'？）",
     "unknown figure": f"{P}:6: 未知的图 'skech'（是不是 'sketch'？）",
     "unclosed directive": f"{P}:4: 指令 '{{state}}' 没有结束：在它的内容后面加一行 ':::'",
@@ -42,13 +42,19 @@ ZH = {
     "unknown role": f"{P}:8: 未知的角色 '{{nmu}}'（是不是 'num'？）",
     "broken ref page": f"{P}:8: {{ref}} 指向不存在的页面 'y'",
     "broken ref anchor": f"{P}:8: {{ref}} 指向页面 'x' 上不存在的锚点 '#x-b3'（是不是 'x-b0'？）",
-    "raw html": f"{P}:8: 课程里不允许写 HTML；请写 Markdown 或指令（state、more、teacher）；要把标签当文字显示，请放在`反引号`里",
-    "unbound number": f"{P}:8: 状态 b0：数字 '2.2e-15' 是手写的：请用 {{num}}`名称` 引用数值，示意数字请用 {{example}}`…` 标出",
-    "unbound bytes": f"{P}:8: 状态 b0：数字 '512 KiB' 是手写的：请用 {{num}}`名称` 引用数值，示意数字请用 {{example}}`…` 标出",
+    "raw html": f"{P}:8: 课程里不允许写 HTML；请写 Markdown 或指令（state、more、teacher）；"
+                "要把标签当文字显示，请放在`反引号`里",
+    "unbound number": f"{P}:8: 状态 b0：数字 '2.2e-15' 是手写的：请用 {{num}}`名称` 引用数值，"
+                      "示意数字请用 {example}`…` 标出",
+    "unbound bytes": f"{P}:8: 状态 b0：数字 '512 KiB' 是手写的：请用 {{num}}`名称` 引用数值，"
+                     "示意数字请用 {example}`…` 标出",
     "unbound percent": f"{P}:4: 数字 '65%' 是手写的：请用 {{num}}`名称` 引用数值，示意数字请用 {{example}}`…` 标出",
-    "provenance teaching but measured value": f"{P}:6: 状态 b0 声明为 teaching，但用到了 measured 数值 exp.diff：请声明为 measured",
-    "provenance measured but nothing measured": f"{P}:6: 状态 b0 声明为 measured，但没有用到公式计算或实测的数值或图，也没有用到记录：请声明为 teaching",
-    "provenance measured but computed value": f"{P}:6: 状态 b0 声明为 measured，但用到了 computed 数值 formula.per_token：请声明为 computed",
+    "provenance teaching but measured value":
+        f"{P}:6: 状态 b0 声明为 teaching，但用到了 measured 数值 exp.diff：请声明为 measured",
+    "provenance measured but nothing measured":
+        f"{P}:6: 状态 b0 声明为 measured，但没有用到公式计算或实测的数值或图，也没有用到记录：请声明为 teaching",
+    "provenance measured but computed value":
+        f"{P}:6: 状态 b0 声明为 measured，但用到了 computed 数值 formula.per_token：请声明为 computed",
     "provenance teaching but computed figure": f"{P}:7: 状态 b0 声明为 teaching，但用到了 图 table：请声明为 computed",
     "figure label disagrees with badge": f"{P}:6: 图 mislabelled：角标“模型实测”与它的徽章“公式计算”不一致",
     "provenance teaching but measured figure": f"{P}:7: 状态 b0 声明为 teaching，但用到了 图 plot：请声明为 measured",
@@ -118,8 +124,10 @@ def test_site_ui_strings_follow_the_language(tmp_path):
         root = write_site(tmp_path / language, pages, site_yml=SITE_YML.format(pages="x").replace("zh-CN", language))
         files = render_site(prepare_site(root, fake_evidence(tmp_path / "fig")), teacher=True)
         html[language] = files["x.html"].decode() + files["numbers.html"].decode()
-    for zh, en in (("跳到正文", "Skip to content"), ("<summary>进一步解释</summary>", "<summary>More explanation</summary>"),
-                   ("第 1 步，共 1 步", "Step 1 of 1"), ("<h1>数值与出处</h1>", "<h1>Numbers and where they come from</h1>"),
+    for zh, en in (("跳到正文", "Skip to content"),
+                   ("<summary>进一步解释</summary>", "<summary>More explanation</summary>"),
+                   ("第 1 步，共 1 步", "Step 1 of 1"),
+                   ("<h1>数值与出处</h1>", "<h1>Numbers and where they come from</h1>"),
                    ("图与数值</a>", "Figures and values</a>"), ("教师版", "teacher edition")):
         assert zh in html["zh-CN"] and zh not in html["en"], zh
         assert en in html["en"], en
@@ -233,7 +241,8 @@ def test_search_link_figure_and_scaffold_messages_read_in_the_course_language(mo
     assert (localize(link, "zh-CN"), localize(link, "en")) == (
         "链接指向不存在的文件 'y.html#b0'", "link to missing file 'y.html#b0'")
     _, problem = figures.manifest.read_manifest(tmp_path / "manifest.json")
-    assert localize(problem, "zh-CN").endswith(": 不存在；请先看过各图，再用以下命令创建：python build.py figures --accept")
+    assert localize(problem, "zh-CN").endswith(": 不存在；请先看过各图，再用以下命令创建："
+                                               "python build.py figures --accept")
     assert localize(problem, "en").endswith(": does not exist; look at the figures, then create it with: "
                                             "python build.py figures --accept")
     with pytest.raises(ValueError) as taken:

@@ -135,7 +135,8 @@ def test_the_lesson_notebook_shows_the_published_picture_by_its_address(tmp_path
 
     root = site_with(tmp_path, '![一块 GPU 板卡的照片](images/gpu.jpg "实验室里的 GPU 板卡")',
                      {"images/gpu.jpg": jpeg(2000, 1000)})
-    evidence = dataclasses.replace(fake_evidence(tmp_path / "fig"), notebook_setup="def measure(name):\n    return {}\n")
+    evidence = dataclasses.replace(fake_evidence(tmp_path / "fig"),
+                                   notebook_setup="def measure(name):\n    return {}\n")
     prepared = prepare_site(root, evidence)
     files = render_site(prepared, teacher=False)
     prose = "".join("".join(cell["source"]) for cell in json.loads(files["downloads/x.ipynb"])["cells"]

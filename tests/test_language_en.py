@@ -86,7 +86,8 @@ def sites(tmp_path_factory, evidence) -> dict[str, dict]:
     built = {}
     for language in ("en", "zh-CN"):
         prepared = prepare_site(hidden_content(tmp_path_factory.mktemp(language), language), evidence)
-        built[language] = {"public": render_site(prepared, teacher=False), "teacher": render_site(prepared, teacher=True),
+        built[language] = {"public": render_site(prepared, teacher=False),
+                           "teacher": render_site(prepared, teacher=True),
                            "search": search.site_documents(prepared)}
     return built
 

@@ -55,6 +55,7 @@ def test_closing_punctuation_stays_on_the_line_of_its_formula():
     tokens = md.parse("记作 $d_h$。然后 $x$，和 $y$ 以及 $z$\n")
     html = md.renderer.render(tokens, md.options, {})
     assert html.count('<span class="math-run">') == 2
-    assert re.search(r'<span class="math-run"><span class="math"><math[^>]*alttext="d_h".*?</math></span>。</span>然后', html)
+    assert re.search(r'<span class="math-run"><span class="math"><math[^>]*alttext="d_h"'
+                     r'.*?</math></span>。</span>然后', html)
     assert re.search(r'alttext="x".*?</math></span>，</span>和', html)
     assert md.renderer.render(tokens, md.options, {}) == html, "rendering twice (two sites) gives the same"

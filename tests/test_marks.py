@@ -113,9 +113,10 @@ def test_position_word_that_is_false_is_an_error_and_all_are_reported(tmp_path):
             "3. 最后指最右侧的{mark}`side`，和它左边的{mark}`request`。")
     found = problems(tmp_path, state(note))
     assert found == [
-        f"{P}:14: '左侧' does not describe mark 'params' (参数条): in figure sketch it sits 上方 (centre at about 42%, 18%)",
-        f"{P}:15: '右下角' does not describe mark 'request' (参数条): in figure sketch it sits 下方 (centre at about 22%, 82%)"
-        .replace("(参数条)", "(新请求)"),
+        f"{P}:14: '左侧' does not describe mark 'params' (参数条): in figure sketch it sits "
+        "上方 (centre at about 42%, 18%)",
+        (f"{P}:15: '右下角' does not describe mark 'request' (参数条): in figure sketch it sits "
+         "下方 (centre at about 22%, 82%)").replace("(参数条)", "(新请求)"),
     ]
 
 
@@ -128,7 +129,8 @@ def test_position_stated_after_the_mark_is_checked(tmp_path):
 
 def test_position_word_in_a_caption_is_checked_too(tmp_path):
     found = problems(tmp_path, state("1. 指{mark}`side`。", caption=":caption: 左侧是{mark}`side`。\n"))
-    assert found == [f"{P}:7: '左侧' does not describe mark 'side' (侧栏): in figure sketch it sits 右侧 (centre at about 92%, 50%)"]
+    assert found == [f"{P}:7: '左侧' does not describe mark 'side' (侧栏): in figure sketch it sits "
+                     "右侧 (centre at about 92%, 50%)"]
 
 
 def test_true_sentences_pass_and_render_labels_linked_to_the_figure(tmp_path):

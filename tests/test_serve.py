@@ -33,7 +33,8 @@ def get(port: int, path: str, host: str | None = None) -> tuple[int, bytes]:
 def served(tmp_path: Path):
     shutil.copytree(FIXTURE, tmp_path / "content")
     evidence = fake_evidence(tmp_path / "figs")
-    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True), EvidenceSource(lambda: evidence),
+    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True),
+                       EvidenceSource(lambda: evidence),
                        watch=[tmp_path / "content"], port=0, log=lambda text: None)
     server.start()
     stream = EventStream(server.port)

@@ -54,7 +54,8 @@ def test_values_are_formatted_and_linked_to_the_numbers_page(sites):
     assert 'id="exp.diff"' in numbers and "python -m lessonmodel run exp" in numbers
     assert '<a href="alpha.html#alpha-b1">A1 · b1</a>' in numbers
     # each value says how it may be compared (its value class)
-    assert '<dd data-value-class="rounding">舍入：不同 CPU 的最后几位可能不同，相对差 1×10⁻⁹、绝对差 1×10⁻¹² 以内视为相同</dd>' in numbers
+    assert ('<dd data-value-class="rounding">舍入：不同 CPU 的最后几位可能不同，'
+            '相对差 1×10⁻⁹、绝对差 1×10⁻¹² 以内视为相同</dd>') in numbers
     assert '<dd data-value-class="exact">精确：任何机器上都须逐位相同</dd>' in numbers
     assert '<dd data-value-class="timing">计时：随机器与负载而变，只作记录，从不比较</dd>' in numbers
 
@@ -121,8 +122,9 @@ def test_verify_finds_a_leaked_note_and_a_broken_link(sites, tmp_path):
     leaky = tmp_path / "_site"
     shutil.copytree(public, leaky)
     page = leaky / "beta.html"
-    page.write_text(read(leaky, "beta.html").replace("</main>", f'<p>{TEACHER_PHRASE}</p><a href="nope.html#x">x</a></main>'),
-                    encoding="utf-8")
+    page.write_text(
+        read(leaky, "beta.html").replace("</main>", f'<p>{TEACHER_PHRASE}</p><a href="nope.html#x">x</a></main>'),
+        encoding="utf-8")
     found = [str(p) for p in verify_output(prepared, leaky, teacher)]
     assert any(f.startswith("_site/beta.html:") and "link to missing file 'nope.html#x'" in f for f in found)
     assert any(f.startswith("_site/beta.html: teacher note from content/pages/alpha.md:27 leaks") for f in found)
@@ -162,14 +164,15 @@ def test_verify_follows_the_404_pages_absolute_links(sites, tmp_path):
     assert f'href="{root}static/site.css"' in read(public, "404.html")
     broken = tmp_path / "_site"
     shutil.copytree(public, broken)
-    (broken / "404.html").write_text(read(broken, "404.html").replace(f"{root}static/site.css", f"{root}static/gone.css"),
-                                     encoding="utf-8")
+    (broken / "404.html").write_text(
+        read(broken, "404.html").replace(f"{root}static/site.css", f"{root}static/gone.css"), encoding="utf-8")
     found = [str(p) for p in verify_output(prepared, broken, teacher)]
     assert any(f.startswith("_site/404.html:") and "missing file 'static/gone.css'" in f for f in found), found
 def test_glossary_terms_link_to_their_definition_with_a_hover_card(sites):
     _, public, _ = sites
     html = read(public, "alpha.html")
-    link = re.search(r'<a class="term" href="glossary.html#term-kv-cache" data-definition="([^"]*)"[^>]*>KV 缓存</a>', html)
+    link = re.search(r'<a class="term" href="glossary.html#term-kv-cache" data-definition="([^"]*)"'
+                     r'[^>]*>KV 缓存</a>', html)
     # a tag in backticks is text, in the card as on the glossary page
     assert link and link.group(1) == "每层为已处理位置保存的 K 和 V &lt;em&gt;不是标签&lt;/em&gt;。"
     glossary = read(public, "glossary.html")

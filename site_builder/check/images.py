@@ -57,7 +57,8 @@ def prepare_images(content: Content, pages: list[ParsedPage]) -> tuple[dict[str,
                 continue
             image = files.get(path)
             if image is None:
-                problems.append(Problem(page.meta.path, line, _("image '{src}' not found: put the file at {path}", src=src, path=path)))
+                problems.append(Problem(page.meta.path, line,
+                                        _("image '{src}' not found: put the file at {path}", src=src, path=path)))
                 continue
             try:
                 pictures[path] = picture(image)

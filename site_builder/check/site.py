@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
-from site_builder.load.content import BADGE_TEXT, PROVENANCES, Content, Evidence, FigureInfo, FigureMark, Value
+from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
 from site_builder.load.glossary import find_term, forbidden_uses
 from site_builder.load.value_text import check_value_text
 from site_builder.markdown.mathrender import MathError, render_math
@@ -17,6 +17,7 @@ from site_builder.parse.positions import describe, position_words, word_holds
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.numbers import agrees, format_number
 from site_builder.vocabulary.problems import Problem, suggest
+from site_builder.vocabulary.provenance import BADGE_TEXT, PROVENANCES
 
 LANGUAGES = ("zh-CN", "en")
 """The languages of the catalogs (site_builder/locales)."""
@@ -35,6 +36,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     """
     pages = tuple(pages)
     problems = _duplicate_ids(pages)
+    problems += _refs_into_teacher_notes(pages)
     anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
     sources = {s.id for s in content.sources}
     around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
@@ -77,7 +79,8 @@ def _duplicate_anchors(page: ParsedPage) -> list[Problem]:
     problems = []
     for anchor, line, _title in page.anchors:
         if anchor in seen:
-            problems.append(Problem(page.meta.path, line, _("duplicate anchor '#{anchor}' on this page", anchor=anchor)))
+            problems.append(Problem(page.meta.path, line,
+                                    _("duplicate anchor '#{anchor}' on this page", anchor=anchor)))
         seen.add(anchor)
     return problems
 
@@ -89,9 +92,11 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
         return [Problem(path, use.line, _("unknown role '{{{name}}}'", name=use.name)
                         + (suggest(use.name, ROLES) or _(" (known: {names})", names=", ".join(ROLES))))]
     if use.name == "num" and use.target not in evidence.values:
-        return [Problem(path, use.line, _("unknown value '{name}'", name=use.target) + suggest(use.target, evidence.values))]
+        return [Problem(path, use.line,
+                        _("unknown value '{name}'", name=use.target) + suggest(use.target, evidence.values))]
     if use.name == "fig" and use.target not in evidence.figures:
-        return [Problem(path, use.line, _("unknown figure '{id}'", id=use.target) + suggest(use.target, evidence.figures))]
+        return [Problem(path, use.line,
+                        _("unknown figure '{id}'", id=use.target) + suggest(use.target, evidence.figures))]
     if use.name == "src" and use.target not in sources:
         return [Problem(path, use.line, _("unknown source '{id}'", id=use.target) + suggest(use.target, sources)
                         + _(" (sources are listed in content/sources.yml)"))]
@@ -205,6 +210,17 @@ def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]]) -> 
     return []
 
 
+def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
+    """A ``{ref}`` in public text to a heading inside a teacher note: its link text would publish the heading."""
+    hidden = {(page.meta.id, anchor) for page in pages for anchor, line, _title in page.anchors
+              if any(start < line <= end for start, end in page.teacher_spans)}
+    return [Problem(page.meta.path, use.line,
+                    _("{{ref}} to '#{anchor}', a heading inside a teacher note, would publish it: link to a public "
+                      "heading, or move the {{ref}} into the note", anchor=resolve_ref(use.target, page.meta.id)[1]))
+            for page in pages for use in page.roles
+            if use.name == "ref" and not use.teacher and resolve_ref(use.target, page.meta.id) in hidden]
+
+
 def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence) -> tuple[str, str]:
     """The provenance a state earns from what it shows, and the thing that earned it."""
     used: list[tuple[str, str]] = []
@@ -247,9 +263,9 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> li
         if derived != state.provenance:
             reason = (_("uses {what}", what=what) if what
                       else _("uses no computed or measured value or figure, and no record"))
-            problems.append(Problem(path, state.provenance_line, _("state {id} declares {declared} but {reason}: declare {derived}",
-                                                                   id=state.id, declared=state.provenance,
-                                                                   reason=reason, derived=derived)))
+            problems.append(Problem(path, state.provenance_line,
+                                    _("state {id} declares {declared} but {reason}: declare {derived}",
+                                      id=state.id, declared=state.provenance, reason=reason, derived=derived)))
     return problems
 
 
@@ -270,7 +286,8 @@ def _math_errors(page: ParsedPage) -> list[Problem]:
             render_math(tex, display)
         except MathError as error:
             shown = " ".join(tex.split())  # one line per problem, even for a multi-line $$ block
-            problems.append(Problem(page.meta.path, line, _("cannot render math '{tex}': {error}", tex=shown, error=error.args[0])))
+            problems.append(Problem(page.meta.path, line,
+                                    _("cannot render math '{tex}': {error}", tex=shown, error=error.args[0])))
     return problems
 
 

@@ -59,6 +59,7 @@ from site_builder.render.keys import (
     tree_digest,
 )
 from site_builder.render.mathfont import formula_characters, math_font_for
+from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.problems import ContentError, Problem
 from site_builder.write.writer import update_in_place, write_site
 
@@ -299,7 +300,7 @@ class Engine:
         held = self._pickled or {}
         pages = {key: held[key] if key in held else pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
                  for key, parsed in self._parsed.items()}
-        _replace(self.store / "parsed.pickle", pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
+        write_atomic(self.store / "parsed.pickle", pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
         self._pickled = pages
 
     def _state_file(self, folder: Path) -> Path | None:
@@ -327,14 +328,7 @@ class Engine:
         state["stamps"] = {rel: stamps.get(rel) or _stamp(output.folder / rel) for rel in state["files"]}
         if file is not None:
             pages = {p: [keys[p], sorted(made)] for p, (_key, made) in self._pages[output.teacher].items()}
-            _replace(file, json.dumps({**state, "pages": pages}).encode())
-
-
-def _replace(file: Path, data: bytes) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    scratch = file.with_name(f"{file.name}.{os.getpid()}")
-    scratch.write_bytes(data)
-    os.replace(scratch, file)
+            write_atomic(file, json.dumps({**state, "pages": pages}).encode())
 
 
 def _stamp(path: Path) -> list[int]:

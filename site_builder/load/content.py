@@ -11,26 +11,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from site_builder.load.value_text import ValueText
-from site_builder.vocabulary.i18n import _
 
 if TYPE_CHECKING:
     from site_builder.load.glossary import Term
 
-PROVENANCES = ("teaching", "computed", "measured", "record")
-"""Where something a reader sees comes from, weakest claim first: a sketch; a formula applied to
-declared inputs (published configs); this build's model run; a result recorded earlier."""
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 """Picture files a page may show with ``![alt](path)``."""
-
-BADGE_TEXT = {
-    "teaching": _("teaching sketch, not measured"),
-    "computed": _("computed by formula, not measured"),
-    "measured": _("measured by the model"),
-    "record": _("historical record"),
-}
-"""The text of the provenance badge; provenance is text, never colour alone. A figure's corner
-label is drawn from the same provenance, and the build checks that the two texts agree."""
-
 
 @dataclass(frozen=True)
 class SiteConfig:
@@ -55,7 +41,6 @@ class SourceFile:
     path: str
     """Path relative to the project root, used in messages."""
     text: str
-    """The file's text (UTF-8)."""
 
 
 @dataclass(frozen=True)
@@ -65,13 +50,11 @@ class Source:
     id: str
     """Stable id, used by ``{src}`` and as the anchor on the sources page."""
     title: str
-    """Title of the work."""
     line: int
     """Line of the entry in sources.yml, for messages."""
     authors: str = ""
     """Authors, as they should be printed."""
     year: str = ""
-    """Year of publication."""
     url: str = ""
     """Public URL; empty for internal records."""
     checked: str = ""
@@ -137,7 +120,6 @@ class FigureInfo:
     file: str
     """File name inside the site's ``figures/`` folder."""
     alt: str
-    """Short alternative text."""
     description: str
     """Longer text description of what the figure shows."""
     provenance: str
@@ -188,13 +170,10 @@ class Content:
     """Everything under ``content/``, read but not yet interpreted."""
 
     config: SiteConfig
-    """The site config."""
     pages: tuple[SourceFile, ...]
     """Page sources in site order."""
     sources: tuple[Source, ...]
-    """The source registry."""
     records: tuple[Record, ...]
-    """Historical records."""
     glossary: tuple[Term, ...] = ()
     """``content/glossary.yml``: preferred terms, variants and definitions (optional file)."""
     images: tuple[ImageFile, ...] = ()

@@ -22,7 +22,6 @@ class PageMeta:
     id: str
     """Page id: the file's stem unless front matter sets ``id``; the output is ``<id>.html``."""
     title: str
-    """Page title."""
     kind: str
     """``lesson``, ``article`` or ``index``."""
     path: str
@@ -38,7 +37,6 @@ class SplitPage:
     """A page source split into validated front matter and Markdown body."""
 
     meta: PageMeta
-    """The validated front matter."""
     body: str
     """The Markdown after the front matter, with the front matter lines blanked."""
 
@@ -83,7 +81,8 @@ def _check_meta(located, path: str) -> tuple[PageMeta | None, list[Problem]]:
     kind = values.get("kind", "lesson")
     if kind not in PAGE_KINDS:
         problems.append(Problem(path, located.children["kind"].line,
-                                _("unknown page kind '{kind}' (use one of: {names})", kind=kind, names=", ".join(PAGE_KINDS))))
+                                _("unknown page kind '{kind}' (use one of: {names})", kind=kind,
+                                  names=", ".join(PAGE_KINDS))))
     page_id = values.get("id") or path.rsplit("/", 1)[-1].removesuffix(".md")
     if not _PAGE_ID.match(page_id):
         line = located.children["id"].line if "id" in values else 1

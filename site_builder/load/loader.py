@@ -168,8 +168,8 @@ def _read_or_none(root: Path, base: Path, path: Path, problems: list[Problem]) -
 
 
 def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: str) -> list[Problem]:
-    return [Problem(path, item.line, _("unknown {what} key '{key}'", what=what, key=key) + (suggest(str(key), allowed)
-                                                                       or _(" (allowed: {names})", names=", ".join(allowed))))
+    return [Problem(path, item.line, _("unknown {what} key '{key}'", what=what, key=key)
+                    + (suggest(str(key), allowed) or _(" (allowed: {names})", names=", ".join(allowed))))
             for key, item in located.children.items() if key not in allowed]
 
 
@@ -199,7 +199,8 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
             return None
     for item in pages.children:
         if item.value not in files and item.value not in refused:
-            problems.append(Problem(source.path, item.line, _("no page '{page}' in {folder}/pages/", page=item.value, folder=content_dir)
+            problems.append(Problem(source.path, item.line,
+                                    _("no page '{page}' in {folder}/pages/", page=item.value, folder=content_dir)
                                     + suggest(str(item.value), files)))
     listed = set(pages.value)
     for stem, file in files.items():
@@ -208,7 +209,8 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
     duplicates = sorted(p for p, count in Counter(pages.value).items() if count > 1)
     problems += [Problem(source.path, pages.line, _("page '{page}' is listed twice", page=p)) for p in duplicates]
     scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set))]
-    problems += [Problem(source.path, located.children[k].line, _("site.yml '{key}' must be text", key=k)) for k in scalars]
+    problems += [Problem(source.path, located.children[k].line, _("site.yml '{key}' must be text", key=k))
+                 for k in scalars]
     if scalars:
         return None
     title = located.children["title"]
@@ -301,8 +303,9 @@ def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
                                     _("record value '{name}' must be an object with 'value' and 'unit'", name=name)))
         elif entry.get("class", "exact") not in VALUE_CLASSES:
             problems.append(Problem(source.path, _json_line(source.text, name),
-                                    _("record value '{name}': unknown class '{value_class}' (one of {names})", name=name,
-                                      value_class=entry["class"], names=", ".join(VALUE_CLASSES)) + suggest(str(entry["class"]), VALUE_CLASSES)))
+                                    _("record value '{name}': unknown class '{value_class}' (one of {names})",
+                                      name=name, value_class=entry["class"], names=", ".join(VALUE_CLASSES))
+                                    + suggest(str(entry["class"]), VALUE_CLASSES)))
     return Record(stem, source.path, data) if len(problems) == before else None
 
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
 
-from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.i18n import DEFAULT_LANGUAGE, _
 from site_builder.vocabulary.problems import Problem
 
 # libyaml's parser when PyYAML was built with it: front matter of a thousand pages parses 5× faster.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def load_located(text: str, path: str, first_line: int = 1) -> tuple[Located | N
 
 def _compose(text: str) -> yaml.Node | None:
     try:
-        return yaml.compose(text, Loader=_LOADER)
+        return yaml.compose(text, Loader=LOADER)
     except yaml.YAMLError:
         # libyaml is fast but terse; errors are rare, so let the Python parser word the message.
         return yaml.compose(text, Loader=yaml.SafeLoader)
@@ -80,7 +81,7 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
 
 
 def _construct(node: yaml.Node) -> Any:
-    loader = _LOADER("")
+    loader = LOADER("")
     try:
         return loader.construct_object(node, deep=True)
     except yaml.YAMLError:
@@ -90,3 +91,13 @@ def _construct(node: yaml.Node) -> Any:
                                                 node.start_mark) from None
     finally:
         loader.dispose()
+
+
+def course_language(root: Path, content_dir: str = "content") -> str:
+    """The ``language`` of site.yml, read leniently: messages about a broken site.yml need a language too."""
+    try:
+        data = yaml.load((root / content_dir / "site.yml").read_text(encoding="utf-8-sig"), Loader=LOADER)
+    except (OSError, ValueError, yaml.YAMLError):
+        return DEFAULT_LANGUAGE
+    language = data.get("language") if isinstance(data, dict) else None
+    return language if isinstance(language, str) and language.strip() else DEFAULT_LANGUAGE

@@ -6,12 +6,13 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.myst_role import myst_role_plugin
 
 from site_builder.markdown.cjk import cjk_breaks_plugin
-from site_builder.markdown.directives import directive_plugin
+from site_builder.markdown.directives import DIRECTIVES, directive_plugin
 from site_builder.markdown.headings import heading_anchor_plugin
 from site_builder.markdown.highlight import highlight_code
 from site_builder.markdown.images import image_figure_plugin
 from site_builder.markdown.lines import inline_lines_plugin
 from site_builder.markdown.mathrules import dollar_math_plugin, math_render_plugin
+from site_builder.markdown.nearmiss import near_miss_plugin
 from site_builder.markdown.nesting import nesting_limit_plugin
 from site_builder.markdown.roles import role_render_plugin
 from site_builder.markdown.tables import table_align_plugin
@@ -30,6 +31,7 @@ def make_markdown() -> MarkdownIt:
     md.validateLink = lambda url: True
     md.use(nesting_limit_plugin)
     md.use(directive_plugin)
+    md.use(near_miss_plugin, names=DIRECTIVES)
     md.use(myst_role_plugin)
     md.use(dollar_math_plugin)
     md.use(heading_anchor_plugin)

@@ -10,6 +10,7 @@ running text is a ``math_stray`` token, which the parse stage reports.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -103,7 +104,7 @@ def _keep_punctuation_with_math(state) -> None:
     at the start of the next line. Done once at parse time; rendering never changes tokens."""
     for block in state.tokens:
         children = block.children or ()
-        for math, text in zip(children, children[1:]):
+        for math, text in pairwise(children):
             if math.type == "math_inline" and text.type == "text" and text.content[:1] in _CLOSING:
                 kept = len(text.content) - len(text.content.lstrip(_CLOSING))
                 math.meta["after"], text.content = text.content[:kept], text.content[kept:]

@@ -12,13 +12,14 @@ from dataclasses import dataclass, replace
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from site_builder.load.content import IMAGE_SUFFIXES, PROVENANCES
+from site_builder.load.content import IMAGE_SUFFIXES
 from site_builder.load.frontmatter import PageMeta, SplitPage
+from site_builder.markdown.directives import DIRECTIVES, directive_lines, unclosed_code
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
+from site_builder.vocabulary.provenance import PROVENANCES
 from site_builder.vocabulary.urls import allowed_url, link_problem
 
-DIRECTIVES = ("state", "more", "teacher")
 STATE_OPTIONS = ("title", "figure", "caption", "provenance")
 _STATE_ID = re.compile(r"^b(\d+)$")
 
@@ -114,6 +115,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
     tokens = md.parse(page.body, env)
     if "nesting_limit" in env:
         problems.append(Problem(meta.path, env["nesting_limit"], _TOO_DEEP))
+    problems += [Problem(meta.path, line, message) for line, message in env.get("near_misses", ())]
     _check_tokens(tokens, meta.path, problems)
     blocks, run, state_ids = [], [], []
     i = 0
@@ -145,19 +147,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
                       _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
                             if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
-                      _directive_lines(tokens)), problems
-
-
-def _directive_lines(tokens: list[Token]) -> tuple[tuple[int, str, str, str], ...]:
-    found = []
-    for token in tokens:
-        if token.type == "directive_open" and token.map:
-            name = token.meta["name"]
-            found.append((token.map[0], name, "open", token.meta["arg"].strip()))
-            found += [(line - 1, name, key, value) for key, (value, line) in token.meta["options"].items()]
-            if token.meta["closed"]:
-                found.append((token.map[1] - 1, name, "close", ""))
-    return tuple(sorted(found))
+                      directive_lines(tokens)), problems
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -200,7 +190,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             if not token.meta["closed"]:
                 problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
                                                       "add a line '{closer}' after its content",
-                                                      name=name, closer=token.markup)))
+                                                      name=name, closer=token.markup)
+                                        + unclosed_code(token)))
             if name == "state" and (token.level > 0 or depth_states):
                 problems.append(Problem(path, line, _("a state must stand at the top level of the page, "
                                                       "not inside another block")))
@@ -241,7 +232,8 @@ def image_problems(image: dict, path: str) -> list[Problem]:
     src, line, found = image["src"], image["line"], []
     if not image["alt"]:
         found.append(Problem(path, line, _("image '{src}' has no alt text: write what it shows for readers who "
-                                           "cannot see it, as in '![a photo of a GPU board](images/gpu.jpg)'", src=src)))
+                                           "cannot see it, as in '![a photo of a GPU board](images/gpu.jpg)'",
+                                           src=src)))
     if (wrong := _image_src_problem(src)):
         found.append(Problem(path, line, _("image '{src}' ", src=src) + wrong))
     return found

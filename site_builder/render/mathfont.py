@@ -18,10 +18,11 @@ import functools
 import hashlib
 import importlib.util
 import io
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
+
+from site_builder.vocabulary.atomic import write_atomic
 
 CACHE_DIR: Path | None = None
 """Where subsets are kept between builds; None keeps them in this process only."""
@@ -84,11 +85,7 @@ def math_font(chars: str) -> bytes:
         kept.unlink(missing_ok=True)
     data = subset_font(chars)
     if CACHE_DIR is not None:
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        kept = CACHE_DIR / f"{key}-{hashlib.sha256(data).hexdigest()[:32]}.woff2"
-        partial = kept.with_name(f".{kept.name}.{os.getpid()}")
-        partial.write_bytes(data)
-        partial.replace(kept)
+        write_atomic(CACHE_DIR / f"{key}-{hashlib.sha256(data).hexdigest()[:32]}.woff2", data)
     return data
 
 

@@ -17,7 +17,7 @@ from jinja2 import Environment
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from site_builder.load.content import BADGE_TEXT, Evidence
+from site_builder.load.content import Evidence
 from site_builder.load.glossary import find_term
 from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, StateSource
@@ -29,6 +29,7 @@ from site_builder.resolve.resolved import ResolvedPage, SiteView, backlinks, res
 from site_builder.resolve.toc import has_evidence_heading, page_toc
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import class_text, display
+from site_builder.vocabulary.provenance import BADGE_TEXT
 from site_builder.vocabulary.urls import check_html
 
 SiteFiles = dict[str, "bytes | Path"]

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -32,6 +31,7 @@ from pathlib import Path
 from site_builder.markdown.source import inline_text, role_pieces
 from site_builder.parse.page import ParsedPage
 from site_builder.resolve.resolved import SiteView, Stepper, resolve_page, role_text
+from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import display
 
@@ -179,10 +179,7 @@ def _held_documents(cache: Path) -> dict[str, tuple[str, str]]:
 
 
 def _hold_documents(cache: Path, documents: dict[str, tuple[str, str]]) -> None:
-    cache.mkdir(parents=True, exist_ok=True)
-    scratch = cache / f"{_DOCUMENTS}.{os.getpid()}"
-    scratch.write_text(json.dumps(documents, ensure_ascii=False), encoding="utf-8")
-    os.replace(scratch, cache / _DOCUMENTS)
+    write_atomic(cache / _DOCUMENTS, json.dumps(documents, ensure_ascii=False))
 
 
 def _text(text: str) -> str:

@@ -18,12 +18,13 @@ from markdown_it.token import Token
 
 from site_builder.check.images import Picture
 from site_builder.check.site import derived_provenance, resolve_mark
-from site_builder.load.content import BADGE_TEXT, Content, Evidence, FigureInfo
+from site_builder.load.content import Content, Evidence, FigureInfo
 from site_builder.markdown.source import picture_address, role_pieces
 from site_builder.parse.page import ParsedPage, StateSource, image_path
 from site_builder.resolve.markdown_text import markdown_text
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.numbers import display
+from site_builder.vocabulary.provenance import BADGE_TEXT
 
 Block = tuple[Token, ...] | StateSource
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import yaml
 
 from site_builder.load.loader import read_content_file
-from site_builder.vocabulary.i18n import _, catalog_name, course_language
+from site_builder.load.yamlnodes import course_language
+from site_builder.vocabulary.i18n import _, catalog_name
 
 SKELETONS = Path(__file__).parents[1] / "skeletons"
 """``lesson.md`` (Chinese, the first course's language) and ``lesson.<catalog>.md`` for other languages."""

@@ -33,8 +33,9 @@ from typing import Any
 from site_builder.engine.builder import BuildReport, Engine
 from site_builder.load.content import Evidence
 from site_builder.load.loader import read_content_file
+from site_builder.load.yamlnodes import course_language
 from site_builder.serve.devhttp import handler, listen
-from site_builder.vocabulary.i18n import _, course_language, localize
+from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.problems import ContentError, Problem
 
 CONTEXT_LINES = 2

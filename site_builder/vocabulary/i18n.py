@@ -49,8 +49,8 @@ class Text(str):
 
     def map(self, change: Callable[[str], str]) -> Text:
         """The same message with ``change`` applied to every literal and parameter (not to message ids)."""
-        return Text._of(tuple((m, None) if p is None else (m, {k: _change(v, change) for k, v in p.items()})
-                              for m, p in ((change(m) if p is None else m, p) for m, p in self.parts)))
+        return Text._of(tuple((change(m), None) if p is None else (m, {k: _change(v, change) for k, v in p.items()})
+                              for m, p in self.parts))
 
     def localized(self, translate: Callable[[str], str]) -> str:
         return "".join(_say(part, translate) for part in self.parts)
@@ -112,19 +112,6 @@ def translations(language: str) -> gettext.NullTranslations:
 def localize(text: str, language: str) -> str:
     """``text`` in ``language``: translated if it is a ``Text`` with a catalog entry, else as it is."""
     return text.localized(translations(language).gettext) if isinstance(text, Text) else str(text)
-
-
-def course_language(root: Path, content_dir: str = "content") -> str:
-    """The ``language`` of site.yml, read leniently: messages about a broken site.yml need a language too."""
-    import yaml
-
-    try:
-        data = yaml.load((root / content_dir / "site.yml").read_text(encoding="utf-8-sig"),
-                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # (libyaml: 10× faster on a long page list)
-    except (OSError, ValueError, yaml.YAMLError):
-        return DEFAULT_LANGUAGE
-    language = data.get("language") if isinstance(data, dict) else None
-    return language if isinstance(language, str) and language.strip() else DEFAULT_LANGUAGE
 
 
 def install(env: Any, language: str) -> None:

@@ -27,7 +27,9 @@ class Problem:
 
     def __post_init__(self) -> None:
         # Messages quote what the teacher wrote; a line break in it would break the one-line format.
-        one_line = (lambda text: text.replace("\r", "\\r").replace("\n", "\\n"))
+        def one_line(text: str) -> str:
+            return text.replace("\r", "\\r").replace("\n", "\\n")
+
         message = self.message
         object.__setattr__(self, "message", message.map(one_line) if isinstance(message, Text) else one_line(message))
 

@@ -77,7 +77,8 @@ def build_fixture_sites(out: Path, fixture: Path = FIXTURE) -> tuple[Path, Path]
                 "exp.bytes": Value("exp.bytes", 819200, "B", "measured", "exp"),
                 "old_check.max_abs_diff": Value("old_check.max_abs_diff", 2.22e-15, "", "record", "old_check",
                                                 date="2025-01-01")},
-        figures={"sketch": FigureInfo("sketch", "sketch.svg", "草图", "左边一个方框，右边一条箭头指向新词。", "teaching"),
+        figures={"sketch": FigureInfo("sketch", "sketch.svg", "草图", "左边一个方框，右边一条箭头指向新词。",
+                                      "teaching"),
                  "plot": FigureInfo("plot", "plot.svg", "曲线", "差值随位置变化的曲线，全部低于十的负十二次方。",
                                     "measured")},
         figure_dir=str(figure_dir))

@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 import pytest
 from playwright.sync_api import expect
 
-from site_builder.load.content import BADGE_TEXT
 from site_builder.vocabulary.i18n import localize
+from site_builder.vocabulary.provenance import BADGE_TEXT
 
 AXE_OPTIONS = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa",
                                                     "best-practice"]},

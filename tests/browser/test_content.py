@@ -168,7 +168,8 @@ def test_prev_next_lessons_and_404(site, open_tab):
         assert page.locator(".lesson-pager a[rel=prev]").get_attribute("href") == f"{site.lesson}.html"
     page.goto(site.url(False, "404.html"))  # clicked through from a nested path in test_reader
     assert page.locator("h1").text_content() == "找不到这一页"
-    assert re.search(r"^https://[^/]+/[^/]+/index\.html$", page.locator(".not-found-links a").first.get_attribute("href"))
+    assert re.search(r"^https://[^/]+/[^/]+/index\.html$",
+                     page.locator(".not-found-links a").first.get_attribute("href"))
 
 
 def test_one_inline_script_allowed_by_its_hash(site):

@@ -116,7 +116,8 @@ def test_no_figure_overflows_and_every_figure_has_a_home(site, open_tab, viewpor
     for name in site.pages:
         tab.page.goto(site.url(False, name))
         wide = tab.page.eval_on_selector_all(
-            "main figure", f"fs => fs.filter(f => f.getBoundingClientRect().right > {viewport['width']}).map(f => f.id)")
+            "main figure",
+            f"fs => fs.filter(f => f.getBoundingClientRect().right > {viewport['width']}).map(f => f.id)")
         assert wide == [], name
         # An inline {fig} link lands on a figure (with caption and badge), never on a bare SVG file.
         for href in tab.page.eval_on_selector_all("a.fig-ref", "as => as.map(a => a.getAttribute('href'))"):
@@ -307,7 +308,8 @@ def test_cjk_quotes_from_the_cjk_font_and_balanced_headings(site, open_tab):
     # Between two Han characters (at a paragraph's end, text-spacing-trim would halve it on purpose).
     quote = page.evaluate("""() => { const p = document.createElement('p'), s = document.createElement('span');
         s.textContent = '\u201c'; p.append('中', s, '文'); document.querySelector('main .prose').append(p);
-        const w = s.getBoundingClientRect().width / parseFloat(getComputedStyle(s).fontSize); p.remove(); return w; }""")
+        const w = s.getBoundingClientRect().width / parseFloat(getComputedStyle(s).fontSize);
+        p.remove(); return w; }""")
     assert quote > 0.8, quote  # full width (a Latin face draws it about 0.4 em wide)
     wrap = page.eval_on_selector("h1", "h => getComputedStyle(h).textWrap || getComputedStyle(h).textWrapStyle")
     assert "balance" in wrap

@@ -39,7 +39,7 @@ def test_search_documents_hold_public_text_with_anchored_states_and_no_teacher_n
         for start, end in page.teacher_spans:
             for line in lines[start + 1:end - 1]:
                 for run in re.findall(r"[\u4e00-\u9fff]{8,}", line):
-                    if run not in "\n".join(l for i, l in enumerate(lines)
+                    if run not in "\n".join(text for i, text in enumerate(lines)
                                             if not any(s <= i < e for s, e in page.teacher_spans)):
                         assert search.search_terms(run) not in document, (page_id, run)
 

@@ -1,0 +1,71 @@
+"""Near-miss spellings of a directive: written as one, published as code or text.
+
+```` ```{teacher} ````, ``~~~{teacher}``, ``::: {teacher}`` (a space), ``::{teacher}``,
+``:::teacher`` or an opener indented into a code block are not directives: markdown-it
+reads them as a code block or a paragraph, and what the author meant to hide (a
+teacher note) would be published. This plugin notes each one in
+``env["near_misses"]`` as (line, message with the right spelling), for the parse stage
+to report as ``path:line`` errors. Only the lines markdown-it has read as code or text
+are looked at, so directive syntax shown inside a fenced code block stays allowed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+from site_builder.vocabulary.i18n import _
+
+_COLONS = re.compile(r"^(:{2,})[ \t]*\{?[ \t]*([A-Za-z][\w-]*)[ \t]*\}?[ \t]*(.*?)\s*$")
+"""A line of colons and a name, braced or not, with or without spaces (the right spelling included:
+where markdown-it reads it as code or text, it is indented or continues a paragraph)."""
+_FENCE_INFO = re.compile(r"^\{[ \t]*([A-Za-z][\w-]*)[ \t]*\}[ \t]*(.*?)\s*$")
+
+
+def near_miss_plugin(md: MarkdownIt, names: Iterable[str]) -> None:
+    """Note near-miss spellings of the directives ``names`` after the block stage."""
+    known = tuple(names)
+    md.core.ruler.after("block", "directive_near_miss", lambda state: _note(state, known))
+
+
+def _note(state: StateCore, names: tuple[str, ...]) -> None:
+    found = [miss for token in state.tokens for miss in _misses(token, names)]
+    if found:
+        state.env.setdefault("near_misses", []).extend(found)
+
+
+def _misses(token: Token, names: tuple[str, ...]) -> list[tuple[int, str]]:
+    if not token.map:
+        return []
+    if token.type == "fence":
+        spelled = _FENCE_INFO.match(token.info)
+        if spelled and spelled.group(1).lower() in names:
+            correct = _opener(max(3, len(token.markup)), spelled.group(1).lower(), spelled.group(2))
+            return [(token.map[0] + 1, _("'{written}' opens a code block, not a directive, so its content is "
+                                         "published as code: write '{correct}'",
+                                         written=f"{token.markup}{token.info.strip()}", correct=correct))]
+        return []
+    if token.type not in ("code_block", "inline"):
+        return []
+    found = []
+    for number, line in enumerate(token.content.split("\n"), token.map[0] + 1):
+        spelled = _COLONS.match(line.strip())
+        if spelled is None or spelled.group(2).lower() not in names:
+            continue
+        correct = _opener(max(3, len(spelled.group(1))), spelled.group(2).lower(), spelled.group(3))
+        if token.type == "code_block":
+            message = _("'{written}' is indented, so it is published as code, not read as a directive: "
+                        "write '{correct}' at the start of the line", written=line.strip(), correct=correct)
+        else:
+            message = _("'{written}' is not a directive's spelling, so it is published as text: write '{correct}'",
+                        written=line.strip(), correct=correct)
+        found.append((number, message))
+    return found
+
+
+def _opener(colons: int, name: str, argument: str) -> str:
+    return f"{':' * colons}{{{name}}}" + (f" {argument}" if argument else "")

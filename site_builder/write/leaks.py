@@ -1,0 +1,229 @@
+"""The leak check: nothing that only a teacher note holds is found in any file of the public site.
+
+It depends on neither the language nor the file format. Text is compared as tokens: a word of a
+script written with spaces (English, Russian …) or one character of a script written without
+(Chinese, Japanese, Thai …), case-folded, with punctuation, whitespace and HTML tags left out. Each
+run of ``WINDOW`` tokens in a teacher note that occurs nowhere in the public source (the pages outside
+their notes, their front matter, the glossary, sources, records, values, figures and experiment code)
+is teacher-only; so is every picture only teacher notes show, by the SHA-256 of its bytes.
+
+Every public file is opened by what it holds, not by its name: a zip's members and a gzip's content
+are opened in turn, JSON is read as its strings (a notebook's cells, a Pagefind fragment after its
+``pagefind_dcd`` signature), other UTF-8 as text; the windows of each text are looked up in the
+teacher-only set, and the digest of each file and member in the pictures' digests. Pagefind's word
+index (``pf_index``, CBOR) lists single words in sorted order, never a run of the text: the fragments
+beside it hold each page's text, and they are read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import hashlib
+import html
+import io
+import json
+import re
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from site_builder.check.prepared import PreparedSite
+from site_builder.resolve.resolved import SiteView, flavour_blocks
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.problems import Problem
+
+WINDOW = 6
+"""Tokens in a run: six words is one short English sentence ("Tell them the answer is 42"). A leak is
+reported when a public text repeats teacher-only runs that together hold six words, or eight characters
+of an unspaced script (a character counts ¾ of a word: six Chinese characters next to a page title or a
+label the build adds are a chance meeting, not a note). A run with two numbers or more is left out
+(counters, axes)."""
+_UNSPACED = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+"""Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana, CJK): one token a character."""
+_TOKEN = re.compile(f"[{_UNSPACED}]|[^\\W_{_UNSPACED}]+")
+_UNSPACED_CHAR = re.compile(f"[{_UNSPACED}]")
+_PAIRS = re.compile(f"[{_UNSPACED}]{{2}}(?: [{_UNSPACED}]{{2}})+")
+"""Search text holds such runs as overlapping pairs (缓存 存与, see render/search.py): joined back, 缓存与."""
+_TAG = re.compile(r"<[/!]?[A-Za-z][^<>]*>")
+_ROLE = re.compile(r"\{[A-Za-z][\w-]*\}")
+"""``{term}`` in ``{term}`KV 缓存```: the page shows the target, not the role's name."""
+_MARKUP = re.compile(r"<[A-Za-z][^<>]*?(data-teacher|teacher-note)")
+"""A tag of a teacher note's HTML (markdown/directives.py); the style sheet's selectors are no tags."""
+_NESTED = 3
+"""Zips and gzips inside each other deeper than this are not opened (a public site holds one level)."""
+
+Window = tuple[str, ...]
+
+
+def tokens(text: str) -> list[str]:
+    """``text`` as the leak check compares it."""
+    return _TOKEN.findall(_PAIRS.sub(_unpaired, html.unescape(_TAG.sub(" ", _ROLE.sub(" ", text)))).casefold())
+
+
+def _unpaired(chain: re.Match) -> str:
+    pairs = chain.group().split(" ")
+    if any(a[1] != b[0] for a, b in zip(pairs, pairs[1:], strict=False)):
+        return chain.group()  # words that merely stand side by side
+    return pairs[0] + "".join(pair[1] for pair in pairs[1:])
+
+
+def _windows(found: list[str]) -> Iterator[Window]:
+    return zip(*(found[i:] for i in range(WINDOW)), strict=False)  # the shorter tails end it
+
+
+@dataclasses.dataclass(frozen=True)
+class TeacherOnly:
+    """What only teacher notes hold."""
+
+    runs: dict[Window, tuple[str, int]]
+    """Each teacher-only run → where it was written (path, line)."""
+    pictures: dict[str, str]
+    """SHA-256 of each file of a picture only teacher notes show (the original and every width) → its path."""
+
+
+def teacher_only(prepared: PreparedSite) -> TeacherOnly:
+    """The teacher-only runs and pictures of ``prepared``."""
+    runs: dict[Window, tuple[str, int]] = {}
+    public = [tokens("\n".join(_public_source(prepared)))]
+    for page in prepared.pages.values():
+        lines, syntax = page.source.split("\n"), {n for n, *_rest in page.directive_lines}
+        hidden = flavour_blocks(page, teacher=False)[1]  # the lines the public flavour leaves out
+        public.append(tokens("\n".join(line for n, line in enumerate(lines) if n not in hidden)))
+        for start, end in page.teacher_spans:
+            placed = [(token, n) for n in range(start, end) if n not in syntax for token in tokens(lines[n])]
+            for i, window in enumerate(_windows([t for t, _n in placed])):
+                if sum(t.isdigit() for t in window) < 2:  # "第 1 层第 2 层": counters and axes repeat everywhere
+                    runs.setdefault(window, (page.meta.path, placed[i][1] + 1))
+    for text in public:  # a run public text holds too proves nothing
+        for window in runs.keys() & _windows(text):
+            del runs[window]
+    return TeacherOnly(runs, _teacher_pictures(prepared))
+
+
+def _public_source(prepared: PreparedSite) -> Iterator[str]:
+    """Every text the public site is made of besides the pages' bodies."""
+    content, evidence = prepared.content, prepared.evidence
+    yield from _strings((content.config, content.sources, [r.data for r in content.records], content.glossary,
+                         content.value_text, evidence.values, evidence.figures,
+                         [page.meta for page in prepared.pages.values()]))
+    for path in evidence.experiment_files.values():  # published whole in code/
+        yield Path(path).read_text(encoding="utf-8", errors="replace")
+
+
+def _strings(data: Any) -> Iterator[str]:
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, dict):
+        for value in data.values():
+            yield from _strings(value)
+    elif isinstance(data, (list, tuple)):
+        for item in data:
+            yield from _strings(item)
+    elif dataclasses.is_dataclass(data):
+        for item in dataclasses.fields(data):
+            yield from _strings(getattr(data, item.name))
+
+
+def _teacher_pictures(prepared: PreparedSite) -> dict[str, str]:
+    def shown(teacher: bool) -> set[str]:
+        return {p.src for p in SiteView(prepared.content, prepared.pages, prepared.evidence, teacher,
+                                        prepared.images).pictures}
+
+    hidden = shown(True) - shown(False)
+    originals = {image.path: image.data for image in prepared.content.images}
+    return {hashlib.sha256(data).hexdigest(): path for path, picture in prepared.images.items() if picture.src in hidden
+            for data in (*picture.files.values(), *filter(None, [originals.get(path)]))}
+
+
+def teacher_leaks(prepared: PreparedSite, site: Path) -> list[Problem]:
+    """Teacher-only text, markup or pictures in any file of ``site`` (the public site)."""
+    only = teacher_only(prepared)
+    found: dict[str, list[str]] = {}  # by digest: the same bytes (a page and its copy in the zip) read once
+    problems = []
+    for name, data in _files(site):
+        where = f"{site.name}/{name}"
+        digest = hashlib.sha256(data).hexdigest()
+        if digest in only.pictures:
+            problems.append(Problem(where, 0, _("picture {path} is shown only in a teacher note but is published "
+                                                "here", path=only.pictures[digest])))
+        if digest not in found:
+            text = _text(data)
+            found[digest] = _text_leaks(text, only.runs) if text is not None else []
+        problems += [Problem(where, 0, message) for message in found[digest]]
+    return problems
+
+
+def _files(site: Path) -> Iterator[tuple[str, bytes]]:
+    for path in sorted(site.rglob("*")):
+        if path.is_file():
+            yield from _opened(path.relative_to(site).as_posix(), path.read_bytes(), 0)
+
+
+def _opened(name: str, data: bytes, depth: int) -> Iterator[tuple[str, bytes]]:
+    """The file and, for a zip or a gzip, what it holds (members named ``file.zip:member``)."""
+    yield name, data
+    if depth >= _NESTED:
+        return
+    try:
+        if data[:4] == b"PK\x03\x04":
+            with zipfile.ZipFile(io.BytesIO(data)) as bundle:
+                for member in bundle.namelist():
+                    yield from _opened(f"{name}:{member}", bundle.read(member), depth + 1)
+        elif data[:2] == b"\x1f\x8b":
+            yield from _opened(f"{name}:", gzip.decompress(data), depth + 1)
+    except (OSError, zipfile.BadZipFile, EOFError):
+        return  # not what its first bytes said: read as it is
+
+
+def _text(data: bytes) -> str | None:
+    """The text a file holds: JSON's strings (after a short signature, as in Pagefind's files), else the
+    file as UTF-8; ``None`` for binary data."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    start = min((i for i in (text.find("{", 0, 64), text.find("[", 0, 64)) if i >= 0), default=-1)
+    if start >= 0:
+        try:
+            return "\n".join(_strings(json.loads(text[start:])))
+        except ValueError:
+            pass
+    return text
+
+
+def _text_leaks(text: str, runs: dict[Window, tuple[str, int]]) -> list[str]:
+    """What of the teacher notes ``text`` holds: one message for each note line it repeats."""
+    problems = [_("teacher-only markup '{markup}' in the public site", markup=m)
+                for m in sorted(set(_MARKUP.findall(text)))]
+    found = tokens(text)
+    if runs.keys().isdisjoint(_windows(found)):
+        return problems
+    first: dict[tuple[str, int], Window] = {}
+    for start, end, window in _spans([i for i, w in enumerate(_windows(found)) if w in runs], found):
+        if sum(1 if len(t) > 1 or not _UNSPACED_CHAR.match(t) else 0.75 for t in found[start:end]) >= WINDOW:
+            first.setdefault(runs[window], tuple(found[start:end]))
+    return problems + [_("teacher note from {path}:{line} leaks into the public site: '{text}…'",
+                         path=path, line=line, text=_joined(window[:10]))
+                       for (path, line), window in sorted(first.items())]
+
+
+def _spans(hits: list[int], found: list[str]) -> Iterator[tuple[int, int, Window]]:
+    """Runs of teacher-only tokens: (start, end, first window), overlapping windows joined."""
+    i = 0
+    while i < len(hits):
+        j = i
+        while j + 1 < len(hits) and hits[j + 1] < hits[j] + WINDOW:
+            j += 1
+        yield hits[i], hits[j] + WINDOW, tuple(found[hits[i]:hits[i] + WINDOW])
+        i = j + 1
+
+
+def _joined(window: Iterable[str]) -> str:
+    """Tokens as text: a space between words, none between characters of an unspaced script."""
+    out = ""
+    for token in window:
+        spaced = out and not (_UNSPACED_CHAR.match(token) and _UNSPACED_CHAR.match(out[-1]))
+        out += (" " if spaced else "") + token
+    return out
