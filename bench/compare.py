@@ -16,9 +16,14 @@ each is timed as a whole process from a removed output folder:
 - **MkDocs 1.6.1** (own venv ``.cache/bench-venv``), theme ``mkdocs`` with locale zh_CN and
   ``nav`` bounded to the index page (a nav of every page on every page grows with N²), then
   ``pagefind --site site --force-language zh-cn`` (the extended Pagefind from this venv, which
-  segments Chinese).
+  segments Chinese). A second MkDocs row does the work this project does: two builds (a public
+  and a teacher site) and Pagefind once.
 - **Hugo** (Debian's ``hugo`` package; ``apt-get install hugo``), a minimal layout whose nav is
   bounded the same way (home, previous, next), then the same Pagefind command.
+
+With ``--previous DIR`` (a checkout of an earlier commit, e.g. ``git worktree add /tmp/prev REV``),
+that code builds the same corpus in its own copy, alternating with the others, and gets the same
+rows below, so a change is measured side by side with what it replaces.
 
 Then this project's other rows, in the same run: ``python build.py check`` (clean rebuild with the
 model rerun and figures redrawn, then every check), a no-change ``python build.py``, a one-page edit
@@ -119,8 +124,9 @@ def timed(command: list[str], cwd: Path, may_fail: bool = False) -> float:
     return seconds
 
 
-def prepare(n: int, where: Path = CACHE) -> dict[str, Path]:
-    """The corpus in three layouts, this project's code beside its copy, MkDocs and Hugo configured."""
+def prepare(n: int, where: Path = CACHE, previous: Path | None = None) -> dict[str, Path]:
+    """The corpus in three layouts, this project's code beside its copy, MkDocs and Hugo configured;
+    with ``previous``, a second copy of the project holding that checkout's code."""
     sys.path.insert(0, str(ROOT / "bench"))
     import corpus
 
@@ -133,12 +139,7 @@ def prepare(n: int, where: Path = CACHE) -> dict[str, Path]:
             shutil.copytree(path, saved / name)
     corpus.write_corpus(n, folder)
     project = folder / "project"
-    for name in CODE:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, project / name)
+    _copy_code(ROOT, project)
     # The real records: the figures drawn from them then match figures/manifest.json, so `check` passes.
     shutil.rmtree(project / "content" / "records")
     shutil.copytree(ROOT / "content" / "records", project / "content" / "records")
@@ -157,7 +158,24 @@ def prepare(n: int, where: Path = CACHE) -> dict[str, Path]:
         (hugo / "layouts" / "_default" / f"{name}.html").write_text(text, encoding="utf-8")
     shutil.copytree(mkdocs / "docs", hugo / "content")
     os.rename(hugo / "content" / "index.md", hugo / "content" / "_index.md")
-    return {"project": project, "mkdocs": mkdocs, "hugo": hugo}
+    where_is = {"project": project, "mkdocs": mkdocs, "hugo": hugo}
+    if previous is not None:
+        shutil.rmtree(folder / "previous", ignore_errors=True)
+        shutil.copytree(project, folder / "previous", symlinks=True,
+                        ignore=shutil.ignore_patterns(*CODE, "_site", "_site-teacher"))
+        _copy_code(previous, folder / "previous")
+        where_is["previous"] = folder / "previous"
+    return where_is
+
+
+def _copy_code(root: Path, project: Path) -> None:
+    for name in CODE:
+        source = root / name
+        shutil.rmtree(project / name, ignore_errors=True)
+        if source.is_dir():
+            shutil.copytree(source, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, project / name)
 
 
 def run_ours(project: Path) -> dict[str, float]:
@@ -177,6 +195,18 @@ def run_mkdocs(folder: Path, mkdocs: Path, pagefind: str) -> dict[str, float]:
     return {"total": build + index, "cpu": cpu + CPU[0], "build": build, "pagefind": index}
 
 
+def run_mkdocs_both(folder: Path, mkdocs: Path, pagefind: str) -> dict[str, float]:
+    """The work this project does: a public and a teacher site, one search index."""
+    for name in ("site", "site-teacher"):
+        shutil.rmtree(folder / name, ignore_errors=True)
+    public = timed([str(mkdocs), "build", "-q"], folder)
+    cpu = CPU[0]
+    teacher = timed([str(mkdocs), "build", "-q", "-d", "site-teacher"], folder)
+    cpu += CPU[0]
+    index = timed([pagefind, "--site", "site", "--force-language", "zh-cn"], folder)
+    return {"total": public + teacher + index, "cpu": cpu + CPU[0], "build": public + teacher, "pagefind": index}
+
+
 def run_hugo(folder: Path, hugo: str, pagefind: str) -> dict[str, float]:
     shutil.rmtree(folder / "public", ignore_errors=True)
     build = timed([hugo, "--quiet", "-d", "public"], folder)
@@ -186,30 +216,43 @@ def run_hugo(folder: Path, hugo: str, pagefind: str) -> dict[str, float]:
 
 
 def bench_size(n: int, runs: int, edits: int, dev: bool, mkdocs: Path, hugo: str, pagefind: str,
-               folder: Path = CACHE) -> dict:
-    where = prepare(n, folder)
+               folder: Path = CACHE, previous: Path | None = None) -> dict:
+    where = prepare(n, folder, previous)
     tools = {"ours": lambda: run_ours(where["project"]),
              "mkdocs": lambda: run_mkdocs(where["mkdocs"], mkdocs, pagefind),
+             "mkdocs2": lambda: run_mkdocs_both(where["mkdocs"], mkdocs, pagefind),
              "hugo": lambda: run_hugo(where["hugo"], hugo, pagefind)}
+    if previous is not None:
+        tools["previous"] = lambda: run_ours(where["previous"])
     print(f"N={n}: warming up (model and figure caches, imports)", flush=True)
     for run in tools.values():
         run()
     result: dict = {"n": n, **{tool: [] for tool in tools}}
     names = list(tools)
     for run in range(runs):
-        order = names[run % 3:] + names[:run % 3]
+        order = names[run % len(names):] + names[:run % len(names)]
         for tool in order:
             times = tools[tool]()
             result[tool].append(times)
             print(f"  N={n} run {run + 1}: {tool} " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()),
                   flush=True)
-    project = where["project"]
+    for label, project in (("", where["project"]), ("previous_", where.get("previous"))):
+        if project is not None:
+            _project_rows(result, label, project, n, runs, edits, dev,
+                          (previous or ROOT) / "bench" / "reload_latency.py")
+    return result
+
+
+def _project_rows(result: dict, label: str, project: Path, n: int, runs: int, edits: int, dev: bool,
+                  reload_script: Path) -> None:
+    """check, no-change build, one-page edit (new process) and the dev server's save → reload, under
+    ``label`` + the row's key; the dev row uses that checkout's own reload script."""
     for key in ("check", "nochange", "edit"):
-        result[key], result[f"{key}_cpu"] = [], []
+        result[label + key], result[f"{label}{key}_cpu"] = [], []
 
     def row(key: str, command: list[str], may_fail: bool = False) -> None:
-        result[key].append(timed(command, project, may_fail))
-        result[f"{key}_cpu"].append(CPU[0])
+        result[label + key].append(timed(command, project, may_fail))
+        result[f"{label}{key}_cpu"].append(CPU[0])
 
     for _ in range(max(1, runs // 2)):
         row("check", [PY, "build.py", "check"], may_fail=True)
@@ -221,17 +264,18 @@ def bench_size(n: int, runs: int, edits: int, dev: bool, mkdocs: Path, hugo: str
         with page.open("a", encoding="utf-8") as handle:
             handle.write(f"\n补充说明，第{'一二三四五六七八九十'[i % 10]}次修改。\n")
         row("edit", [PY, "build.py"])
-    result["files"] = sum(1 for p in (project / "_site").rglob("*") if p.is_file()) + \
-        sum(1 for p in (project / "_site-teacher").rglob("*") if p.is_file())
-    print(f"  N={n}: check {median_line(result['check'])}, no-change {median_line(result['nochange'])}, "
-          f"one-page edit (new process) {median_line(result['edit'])}", flush=True)
+    if not label:
+        result["files"] = sum(1 for p in (project / "_site").rglob("*") if p.is_file()) + \
+            sum(1 for p in (project / "_site-teacher").rglob("*") if p.is_file())
+    check, nochange, edit = (median_line(result[label + key]) for key in ("check", "nochange", "edit"))
+    print(f"  N={n} {label or 'this project'}: check {check}, no-change {nochange}, "
+          f"one-page edit (new process) {edit}", flush=True)
     if dev:
-        out = subprocess.run([PY, str(ROOT / "bench" / "reload_latency.py"), "--pages", str(n), "--skip-real",
-                              "--edits", str(edits)], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([PY, str(reload_script), "--pages", str(n), "--skip-real", "--edits", str(edits)],
+                             capture_output=True, text=True, check=True, cwd=reload_script.parent.parent).stdout
         found = re.search(r"median (\d+) ms, min (\d+) ms, max (\d+) ms", out)
-        result["dev"] = tuple(int(x) for x in found.groups()) if found else None
-        print(f"  N={n}: dev server save → reload {out.strip().splitlines()[-1].strip()}", flush=True)
-    return result
+        result[label + "dev"] = tuple(int(x) for x in found.groups()) if found else None
+        print(f"  N={n} {label or 'this project'}: dev server {out.strip().splitlines()[-1].strip()}", flush=True)
 
 
 def median_line(values: list[float]) -> str:
@@ -257,8 +301,12 @@ def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]])
         rows = [("this project `python build.py` (both sites + search)", _totals(r, "ours"), ""),
                 ("MkDocs, nav bounded, + Pagefind", _totals(r, "mkdocs"), "mkdocs"),
                 ("  of which MkDocs / Pagefind", None, "mkdocs-parts"),
+                ("MkDocs, equal work: public + teacher builds, Pagefind once", _totals(r, "mkdocs2"), "mkdocs2"),
+                ("  of which MkDocs ×2 / Pagefind", None, "mkdocs2-parts"),
                 ("Hugo, nav bounded, + Pagefind", _totals(r, "hugo"), "hugo"),
                 ("  of which Hugo / Pagefind", None, "hugo-parts")]
+        if "previous" in r:
+            rows.insert(1, ("previous code `python build.py` (--previous)", _totals(r, "previous"), "previous"))
         for label, values, tool in rows:
             if values is None:
                 tool = tool.removesuffix("-parts")
@@ -271,16 +319,19 @@ def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]])
             cpu = statistics.median(_totals(r, tool or "ours", "cpu"))
             lines.append(f"| {n} | {label} | {median_line(values)} | {statistics.median(values) / n * 1000:.1f} "
                          f"| {ratio} | {cpu:.2f} |")
-        for label, key in (("`python build.py check` (clean: model, figures, both sites, checks)", "check"),
-                           ("no-change `python build.py`", "nochange"),
-                           ("one-page edit, then `python build.py` (new process)", "edit")):
-            ratio = f"{statistics.median(r[key]) / ours:.2f}× a build" if key == "check" else ""
-            lines.append(f"| {n} | {label} | {median_line(r[key])} | | {ratio} | "
-                         f"{statistics.median(r[key + '_cpu']):.2f} |")
-        if r.get("dev"):
-            median, low, high = r["dev"]
-            lines.append(f"| {n} | dev server save → reload | {median / 1000:.3f} s ({low / 1000:.3f}–"
-                         f"{high / 1000:.3f}) | | | |")
+        for who in ("", "previous_"):
+            if who + "check" not in r:
+                continue
+            for label, key in (("`python build.py check` (clean: model, figures, both sites, checks)", "check"),
+                               ("no-change `python build.py`", "nochange"),
+                               ("one-page edit, then `python build.py` (new process)", "edit")):
+                ratio = f"{statistics.median(r[who + key]) / ours:.2f}× a build" if key == "check" and not who else ""
+                lines.append(f"| {n} | {'previous code: ' if who else ''}{label} | {median_line(r[who + key])} | | "
+                             f"{ratio} | {statistics.median(r[who + key + '_cpu']):.2f} |")
+            if r.get(who + "dev"):
+                median, low, high = r[who + "dev"]
+                lines.append(f"| {n} | {'previous code: ' if who else ''}dev server save → reload | "
+                             f"{median / 1000:.3f} s ({low / 1000:.3f}–{high / 1000:.3f}) | | | |")
         lines.append(f"| {n} | files in this project's two sites | {r['files']} | | | |")
     if len(sizes) >= 2:
         per = [statistics.median(_totals(r, "ours")) / r["n"] * 1000 for r in sizes]
@@ -301,14 +352,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--edits", type=int, default=10, help="dev server saves per size")
     parser.add_argument("--skip-dev", action="store_true", help="no dev-server rows")
+    parser.add_argument("--previous", type=Path, help="a checkout of earlier code, benched side by side")
     parser.add_argument("--dir", type=Path, default=CACHE,
                         help="where the corpora and outputs go, e.g. a tmpfs such as /dev/shm (default %(default)s)")
     args = parser.parse_args()
 
     mkdocs, hugo, pagefind = ensure_mkdocs(), ensure_hugo(), pagefind_binary()
     before = os.getloadavg()
-    sizes = [bench_size(n, args.runs, args.edits, not args.skip_dev, mkdocs, hugo, pagefind, args.dir.resolve())
-             for n in args.sizes]
+    previous = args.previous.resolve() if args.previous else None
+    sizes = [bench_size(n, args.runs, args.edits, not args.skip_dev, mkdocs, hugo, pagefind, args.dir.resolve(),
+                        previous) for n in args.sizes]
     text = report(sizes, (before, os.getloadavg()))
     print()
     print(text)

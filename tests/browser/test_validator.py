@@ -32,7 +32,10 @@ def vnu() -> list[str]:
 
 
 def test_no_validator_errors_or_warnings(site, vnu):
-    run = subprocess.run([*vnu, "--skip-non-html", "--format", "json", "--exit-zero-always",
+    # --no-langdetect: the checker's guess at a page's language is random on short mixed pages (sources.html,
+    # English paper titles under lang="zh-CN", was "Norwegian" in 1 of 5 runs of the same file); every
+    # page's lang is checked by axe (tests/browser/test_a11y.py) instead.
+    run = subprocess.run([*vnu, "--skip-non-html", "--no-langdetect", "--format", "json", "--exit-zero-always",
                           str(site.public_dir), str(site.teacher_dir)],
                          capture_output=True, text=True, timeout=600)
     messages = json.loads(run.stderr)["messages"]
