@@ -5,8 +5,8 @@
     python build.py figures --accept  record the current figures in figures/manifest.json
     python build.py serve           build, serve on 127.0.0.1 and rebuild on every save
     python build.py new lesson ID   start a new lesson from a template
-    python build.py new figure ID [--from EXPERIMENT]   a figure module, registered in figures/registry.py
-    python build.py new experiment ID   an experiment module, registered in lessonmodel/runner.py
+    python build.py new figure ID [--from EXPERIMENT]   a figure module in figures/ (found by scanning)
+    python build.py new experiment ID   an experiment module in lessonmodel/ (found by its @experiment mark)
     python build.py list [values|figures|sources|terms]   what pages may cite, one line each
 
 Every mistake a teacher can make is printed as ``path:line: message``; the
@@ -193,7 +193,7 @@ def serve(host: str, port: int, teacher: bool) -> int:
 
 
 def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
-    """Scaffold a lesson, a figure or an experiment, registered in its one place (see README, extending)."""
+    """Scaffold a lesson (listed in site.yml), a figure or an experiment (see docs/programmer-tutorial.md)."""
     try:
         if kind == "lesson":
             from site_builder.serve.scaffold import new_lesson
@@ -205,11 +205,11 @@ def new(kind: str, new_id: str, inputs: tuple[str, ...] = ()) -> int:
             from lessonmodel.scaffold import new_experiment
 
             made = new_experiment(new_id)
-            say(_("created {path} and registered '{id}' in lessonmodel/runner.py (EXPERIMENTS); its values: "
+            say(_("created {path}; the build finds experiment '{id}' by its @experiment mark; its values: "
                   "python build.py list values", path=made.relative_to(ROOT), id=new_id))
         else:
             made = _new_figure(new_id, inputs)
-            say(_("created {path} and registered it in figures/registry.py (MODULES); cite it with ':figure: {id}', "
+            say(_("created {path}; the build finds it in figures/; cite it with ':figure: {id}', "
                   "then record it: python build.py figures --accept", path=made.relative_to(ROOT), id=new_id))
     except ValueError as error:
         say(f"new {kind}: " + error.args[0], file=sys.stderr)

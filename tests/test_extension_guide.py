@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from sitekit import PROJECT, project_copy
 
-GUIDES = (("docs/programmer-tutorial.md", "## Worked example"), ("README.md", "## Extending"))
-"""Where the guide is, (file, heading of its section): the first that exists."""
+GUIDES = (("docs/programmer-tutorial.md", "## Worked example"),)
+"""Where the guide is, (file, heading of its section): the first that exists (the README no longer holds it)."""
 FAST_TIER = ("-m", "pytest", "-m", "not slow", "--ignore=tests/browser", "-q", "-p", "no:cacheprovider")
 NOT_COPIED = (".git", ".venv", "_site", "_site-teacher", ".cache", "__pycache__", ".*_cache")
 

@@ -150,7 +150,7 @@ class Record:
     path: str
     """Where it was read from."""
     data: dict[str, Any] = field(hash=False, compare=False)
-    """The record document as loaded (see README, "Records")."""
+    """The record document as loaded (see docs/reference.md, "Records")."""
 
 
 @dataclass(frozen=True)
