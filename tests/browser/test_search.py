@@ -153,7 +153,9 @@ def test_a_sharded_index_is_searched_as_one(monkeypatch, tmp_path, open_tab):
     """Large sites are indexed in shards (an edit re-indexes one); the browser merges them."""
     from conftest import build_fixture_sites, serve
 
-    monkeypatch.setattr(search, "SHARD_PAGES", 2)
+    from site_builder.render import search_index
+
+    monkeypatch.setattr(search_index, "SHARD_PAGES", 2)
     public, _ = build_fixture_sites(tmp_path)
     assert (public / "pagefind" / "shard-1" / "pagefind-entry.json").is_file()
     url, server = serve(public)
