@@ -1,1 +1,2 @@
-"""write"""
+"""Stage 6: both sites staged, swapped in together, and then verified (links, teacher-text leaks).
+"""
