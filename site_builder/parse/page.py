@@ -32,7 +32,6 @@ class RoleUse:
     name: str
     """Role name: num, fig, src, ref, example."""
     target: str
-    """What the role points at."""
     line: int
     """Source line."""
     state: str = ""
@@ -83,7 +82,6 @@ class ParsedPage:
     """A page after parsing: front matter, blocks in order, and what it cites."""
 
     meta: PageMeta
-    """Validated front matter."""
     source: str
     """The Markdown source text (for the raw ``.md`` and the readable view)."""
     blocks: tuple[tuple[Token, ...] | StateSource, ...]

@@ -45,9 +45,7 @@ class RenderKit:
     """What rendering any page of one site needs besides the page: made once per site render."""
 
     md: MarkdownIt
-    """The Markdown renderer (its render rules turn tokens into HTML)."""
     jinja: Environment
-    """The template environment."""
     common: dict[str, Any]
     """The site context every template sees (title, nav …)."""
     lessons: tuple[ParsedPage, ...]
