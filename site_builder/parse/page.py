@@ -207,12 +207,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             problems.append(Problem(path, line, _RAW_HTML))
         elif token.type == "inline":
             for child in token.children or ():
-                if child.type == "html_inline":
-                    problems.append(Problem(path, child.meta["line"], _RAW_HTML))
-                elif child.type == "math_stray":
-                    problems.append(Problem(path, child.meta["line"], _STRAY_DISPLAY))
-                elif child.type == "image":
-                    problems.append(Problem(path, child.meta["line"], _IMAGE_INLINE))
+                if child.type in _INLINE_PROBLEMS:
+                    problems.append(Problem(path, child.meta["line"], _INLINE_PROBLEMS[child.type]))
                 elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
                     problems.append(Problem(path, child.meta["line"], link_problem(str(child.attrGet("href")))))
 
@@ -222,12 +218,16 @@ _CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
 
 _TOO_DEEP = _("nesting too deep here (lists, quotes and directives more than 20 levels inside each other): "
               "everything from this line to the end of the enclosing block would be lost; flatten the structure")
-_STRAY_DISPLAY = _("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
-                   "of its own; for a dollar sign write \\$")
 _RAW_HTML = _("raw HTML is not allowed in lessons; write Markdown, or a directive "
                "(state, more, teacher); to show a tag as text, put it in `backticks`")
-_IMAGE_INLINE = _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
-                  "on a line of its own, with blank lines around it")
+_INLINE_PROBLEMS = {
+    "html_inline": _RAW_HTML,
+    "math_stray": _("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
+                    "of its own; for a dollar sign write \\$"),
+    "image": _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
+               "on a line of its own, with blank lines around it"),
+}
+"""Inline tokens refused wherever they stand: the message for each."""
 
 
 def image_problems(image: dict, path: str) -> list[Problem]:

@@ -151,17 +151,16 @@ def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage],
     meta = page.page.meta
     index = next((i for i, p in enumerate(lessons) if p is page.page), None)  # O(lessons); cheap next to rendering
 
-    def neighbour(i: int) -> dict[str, str] | None:
-        return {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title} \
-            if index is not None and 0 <= i < len(lessons) else None
+    def neighbour(step: int) -> dict[str, str] | None:
+        i = -1 if index is None else index + step
+        return {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title} if 0 <= i < len(lessons) else None
     return {"id": meta.id, "title": meta.title, "kind": meta.kind, "summary": meta.summary,
             "label": meta.label or meta.id, "url": f"{meta.id}.html",
             "md_url": f"{meta.id}.md", "source_url": f"{meta.id}.source.html",
             "zip_url": f"downloads/{meta.id}.zip", "has_math": bool(page.page.math),
             "notebook_url": f"downloads/{meta.id}.ipynb" if site.evidence.notebook_setup else "",
             "sections": render_sections(site, page, md, jinja),
-            "prev": neighbour(index - 1) if index is not None else None,
-            "next": neighbour(index + 1) if index is not None else None,
+            "prev": neighbour(-1), "next": neighbour(1),
             "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
             "toc": page_toc(page, site.say)}
 
