@@ -165,7 +165,7 @@ class DevServer:
 
     def rebuild(self, changed: Collection[Path]) -> None:
         """Bring the site up to date with the files on disk; report the outcome to terminal and browsers."""
-        if self._evidence is None or any(_under(path, self.evidence_source.inputs) for path in changed):
+        if any(path.is_relative_to(root) for path in changed for root in self.evidence_source.inputs):
             self._evidence = None  # stale until a load succeeds, so the next save retries it
         try:
             if self._evidence is None:
@@ -250,7 +250,3 @@ class DevServer:
             self._watching.set()
             if changes:
                 self.rebuild({Path(path) for _, path in changes})
-
-
-def _under(path: Path, roots: Collection[Path]) -> bool:
-    return any(path == root or path.is_relative_to(root) for root in roots)
