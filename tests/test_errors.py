@@ -20,18 +20,20 @@ def problems(tmp_path, pages, **kwargs) -> list[str]:
 
 
 CASES = [
-    ("missing front matter", "开头没有前置信息。\n", f"{P}:1: a page must start with front matter: a line '---', "
-                                               "'title: …', then '---'"),
+    ("missing front matter", "开头没有前置信息。\n", f"{P}:1: a page needs a title: start it with a line "
+                                               "'# Title', or with front matter: a line '---', 'title: …', then '---'"),
     ("unclosed front matter", "---\ntitle: 一\n正文\n",
      f"{P}:1: front matter is not closed: add a line '---' after it"),
-    ("missing title", "---\nkind: lesson\n---\n" + STATE, f"{P}:1: front matter has no 'title'"),
+    ("missing title", "---\nkind: lesson\n---\n" + STATE, f"{P}:1: a page needs a title: start it with a line "
+     "'# Title', or with front matter: a line '---', 'title: …', then '---'"),
     ("unknown key", "---\ntitle: 一\ntitel: 二\n---\n" + STATE,
      f"{P}:3: unknown front matter key 'titel' (did you mean 'title'?)"),
     ("bad kind", "---\ntitle: 一\nkind: lessen\n---\n" + STATE,
      f"{P}:3: unknown page kind 'lessen' (use one of: lesson, article, index)"),
     ("invalid yaml", "---\ntitle: [一\n---\n" + STATE,
      f"{P}:2: invalid YAML: expected ',' or ']', but got '<stream end>'"),
-    ("lesson without states", lesson("只有正文。\n"), f"{P}:1: a lesson needs at least one ':::{{state}} b0' block"),
+    ("lesson without states", lesson("只有正文。\n", front="title: 一课\nkind: lesson\n"),
+     f"{P}:1: a lesson needs at least one ':::{{state}} b0' block"),
     ("state out of order", lesson(STATE.replace("b0", "b1")),
      f"{P}:4: state id 'b1' should be 'b0': states are numbered b0, b1, … in order"),
     ("state without title", lesson(":::{state} b0\n:provenance: teaching\n\n正文。\n:::\n"),

@@ -22,9 +22,11 @@ from site_builder.vocabulary.problems import ContentError
 ROOT = Path(__file__).resolve().parent.parent
 
 ZH = {
-    "missing front matter": f"{P}:1: 页面必须以前置信息开头：一行 '---'，然后 'title: …'，再一行 '---'",
+    "missing front matter": f"{P}:1: 页面需要标题：以一行 '# 标题' 开头，"
+                            "或写前置信息：一行 '---'，然后 'title: …'，再一行 '---'",
     "unclosed front matter": f"{P}:1: 前置信息没有结束：在它后面加一行 '---'",
-    "missing title": f"{P}:1: 前置信息缺少 'title'",
+    "missing title": f"{P}:1: 页面需要标题：以一行 '# 标题' 开头，或写前置信息：一行 '---'，然后 'title: …'，"
+                     "再一行 '---'",
     "unknown key": f"{P}:3: 未知的前置信息键 'titel'（是不是 'title'？）",
     "bad kind": f"{P}:3: 未知的页面类型 'lessen'（可用：lesson, article, index）",
     "invalid yaml": f"{P}:2: YAML 格式错误：expected ',' or ']', but got '<stream end>'",

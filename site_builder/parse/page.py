@@ -116,6 +116,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
         problems.append(Problem(meta.path, env["nesting_limit"], _TOO_DEEP))
     problems += [Problem(meta.path, line, message) for line, message in env.get("near_misses", ())]
     _check_tokens(tokens, meta.path, problems)
+    tokens = _without_title(tokens, meta.title_line)
     blocks, run, state_ids = [], [], []
     for name, part in _top_level(tokens, ("state",)):
         if not name:
@@ -131,6 +132,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
         blocks.append(tuple(run))
     if meta.kind == "lesson" and not state_ids and "nesting_limit" not in env:  # else the states were lost
         problems.append(Problem(meta.path, 1, _("a lesson needs at least one ':::{{state}} b0' block")))
+    meta = replace(meta, kind=meta.kind or ("lesson" if state_ids else "article"))
     walker = _Walker(meta.id)
     for block in blocks:
         walker.visit(block)
@@ -138,10 +140,19 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
                           if t.type == "directive_open" and t.meta["name"] == "teacher" and t.map)
     return ParsedPage(meta, page.body, tuple(blocks), teacher_spans, tuple(walker.anchors),
                       tuple(walker.roles), tuple(walker.texts), tuple(walker.math), tuple(walker.pointing),
-                      _tab_lists(tokens, page.body, meta.path),
+                      page.warnings + _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
                             if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
                       directive_lines(tokens)), problems
+
+
+def _without_title(tokens: list[Token], line: int) -> list[Token]:
+    """``tokens`` without the top-level ``# H1`` on ``line`` (1-based; 0: none): the page shows its title."""
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.level == 0 and token.tag == "h1" and token.map \
+                and token.map[0] + 1 == line:
+            return tokens[:i] + tokens[i + 3:]
+    return tokens
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")

@@ -1,0 +1,80 @@
+"""Pages written in MyST (Jupyter Book): they build as they are, or each construct is a ``path:line`` error.
+
+The pages are tests/fixtures/myst/*.md, written for this project; each test builds a small site from some
+of them and checks the HTML it makes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sitekit import fake_evidence, write_site
+
+from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.vocabulary.problems import ContentError
+
+FIXTURES = Path(__file__).parent / "fixtures" / "myst"
+
+
+def fixture_pages(*names: str) -> dict[str, str]:
+    return {name: (FIXTURES / f"{name}.md").read_text(encoding="utf-8") for name in names}
+
+
+def build(tmp_path: Path, pages: dict[str, str]):
+    """The prepared site and its public files."""
+    prepared = prepare_site(write_site(tmp_path, pages), fake_evidence(tmp_path / "fig"))
+    return prepared, render_site(prepared, teacher=False)
+
+
+def problems(tmp_path: Path, pages: dict[str, str]) -> list[str]:
+    with pytest.raises(ContentError) as caught:
+        prepare_site(write_site(tmp_path, pages), fake_evidence(tmp_path / "fig"))
+    return [str(p) for p in caught.value.problems]
+
+
+def main_html(files, page_id: str) -> str:
+    html = files[f"{page_id}.html"].decode()
+    return html[html.index("<main"):html.index("</main>")]
+
+
+def prose(html: str) -> str:
+    """The page's body text (its Markdown rendered), without the header and evidence section."""
+    return html[html.index('<div class="prose">') + len('<div class="prose">'):html.index("</div>\n<section")]
+
+
+def test_a_page_without_front_matter_takes_its_title_from_its_heading_and_shows_it_once(tmp_path):
+    prepared, files = build(tmp_path, fixture_pages("heading-title"))
+    page = prepared.pages["heading-title"]
+    assert (page.meta.title, page.meta.kind) == ("缓存为什么省时间", "article")
+    html = main_html(files, "heading-title")
+    assert re.findall(r"<h1[^>]*>(.*?)</h1>", html) == ["缓存为什么省时间"]
+    assert prose(html) == ('<p>没有前置信息的页面：标题取自第一个一级标题。</p>\n'
+                           '<h2 id="小节">小节 <a class="permalink" href="#小节" aria-label="链接到本节" '
+                           'data-pagefind-ignore>#</a></h2>\n<p>正文。</p>\n')
+
+
+def test_a_notebook_header_is_accepted_and_a_foreign_key_is_a_warning(tmp_path):
+    prepared, files = build(tmp_path, fixture_pages("notebook-header"))
+    assert prepared.pages["notebook-header"].meta.title == "从笔记本来的页面"
+    assert [str(w) for w in prepared.warnings] == [
+        "content/pages/notebook-header.md:9: warning: front matter key 'myst' is not used by this site and is ignored"]
+
+
+def test_front_matter_title_wins_and_the_heading_is_not_shown_twice(tmp_path):
+    prepared, files = build(tmp_path, fixture_pages("title-and-heading"))
+    html = main_html(files, "title-and-heading")
+    assert re.findall(r"<h1[^>]*>(.*?)</h1>", html) == ["前置信息里的标题"]
+    assert "正文里的标题" not in html
+
+
+def test_a_typo_in_front_matter_is_still_an_error(tmp_path):
+    page = "---\ntitel: 一\n---\n\n# 标题\n"
+    assert problems(tmp_path, {"x": page}) == [
+        "content/pages/x.md:2: unknown front matter key 'titel' (did you mean 'title'?)"]
+
+
+def test_a_page_that_declares_lesson_still_needs_a_state(tmp_path):
+    assert problems(tmp_path, {"x": "---\nkind: lesson\n---\n# 标题\n"}) == [
+        "content/pages/x.md:1: a lesson needs at least one ':::{state} b0' block"]
