@@ -35,7 +35,7 @@ ZH = {
     "state without title": f"{P}:4: 状态 b0 需要 ':title: …'",
     "bad provenance": f"{P}:6: 状态 b0 需要 ':provenance:'，取值为 teaching, computed, measured, record 之一，"
                       "而不是 'teached'（是不是 'teaching'？）",
-    "unknown option": f"{P}:6: 未知的状态选项 ':figur:'（是不是 'figure'？）",
+    "unknown option": f"{P}:6: 未知的 state 选项 ':figur:'（是不是 'figure'？）",
     "unknown figure": f"{P}:6: 未知的图 'skech'（是不是 'sketch'？）",
     "unclosed directive": f"{P}:4: 指令 '{{state}}' 没有结束：在它的内容后面加一行 ':::'",
     "unknown directive": f"{P}:8: 未知的指令 '{{mroe}}'（是不是 'more'？）",

@@ -78,3 +78,48 @@ def test_a_typo_in_front_matter_is_still_an_error(tmp_path):
 def test_a_page_that_declares_lesson_still_needs_a_state(tmp_path):
     assert problems(tmp_path, {"x": "---\nkind: lesson\n---\n# 标题\n"}) == [
         "content/pages/x.md:1: a lesson needs at least one ':::{state} b0' block"]
+
+
+def test_every_directive_reads_the_same_in_both_fence_forms(tmp_path):
+    prepared, files = build(tmp_path, fixture_pages("fences"))
+    page = prepared.pages["fences"]
+    assert page.meta.kind == "lesson"
+    states = [b for b in page.blocks if not isinstance(b, tuple)]
+    assert [(s.id, s.title, s.provenance) for s in states] == [("b0", "反引号围栏的状态", "teaching"),
+                                                               ("b1", "冒号围栏的状态", "teaching")]
+    html = main_html(files, "fences")
+    assert ('<details class="more" id="fences-b0-more"><summary>进一步解释</summary><div class="prose">'
+            '<p>展开的补充说明。</p>\n</div></details>') in html
+    assert "只给老师看的备注" not in html and "```" not in html
+    assert '<span class="nb">print</span>' in html  # the code block inside {more} stays code
+    teacher = render_site(prepared, teacher=True)["fences.html"].decode()
+    assert "只给老师看的备注：先指左边。" in teacher
+
+
+UNKNOWN = {
+    "backticks": "```{notabene}\n正文\n```\n",
+    "colons": ":::{notabene}\n正文\n:::\n",
+    "four backticks": "````{notabene}\n正文\n````\n",
+}
+
+
+@pytest.mark.parametrize("form", UNKNOWN)
+def test_an_unknown_directive_in_either_fence_form_is_an_error_at_its_line(tmp_path, form):
+    found = problems(tmp_path, {"x": "# 标题\n\n" + UNKNOWN[form]})
+    assert found == ["content/pages/x.md:3: unknown directive '{notabene}' (known: state, more, teacher)"]
+
+
+def test_a_tilde_fence_naming_a_directive_is_an_error_not_a_code_box(tmp_path):
+    found = problems(tmp_path, {"x": "# 标题\n\n~~~{notabene}\n正文\n~~~\n"})
+    assert found == ["content/pages/x.md:3: '~~~{notabene}' opens a code block, not a directive, so its content "
+                     "is published as code: write ':::{notabene}'"]
+
+
+@pytest.mark.parametrize("mark", ["`", ":"])
+def test_an_unknown_option_in_either_fence_form_is_an_error_at_its_line(tmp_path, mark):
+    outer, inner = mark * 4, mark * 3
+    page = (f"# 标题\n\n{outer}{{state}} b0\n:title: 一\n:provenance: teaching\n:figur: sketch\n\n正文\n\n"
+            f"{inner}{{more}}\n:title: 补充\n\n说明\n{inner}\n{outer}\n")
+    assert problems(tmp_path, {"x": page}) == [
+        "content/pages/x.md:6: unknown state option ':figur:' (did you mean 'figure'?)",
+        "content/pages/x.md:11: unknown more option ':title:' ('{more}' takes no options)"]

@@ -78,7 +78,6 @@ def test_a_fence_holding_a_closer_cannot_end_a_teacher_note(tmp_path):
 
 _STATE = ":::{state} b0\n:title: 第一步\n:provenance: teaching\n\n正文。\n:::\n"
 NEAR_MISSES = [  # (written, the line it is on in the page, the right spelling suggested)
-    ("```{teacher}\n" + SECRET + "\n```\n", "```{teacher}", "write ':::{teacher}'"),
     ("~~~{teacher}\n" + SECRET + "\n~~~\n", "~~~{teacher}", "write ':::{teacher}'"),
     ("::: {teacher}\n" + SECRET + "\n:::\n", "::: {teacher}", "write ':::{teacher}'"),
     (":::: {teacher}\n" + SECRET + "\n::::\n", ":::: {teacher}", "write '::::{teacher}'"),
@@ -87,7 +86,6 @@ NEAR_MISSES = [  # (written, the line it is on in the page, the right spelling s
     ("    ::::{teacher}\n    " + SECRET + "\n    ::::\n", "::::{teacher}", "write '::::{teacher}' at the start"),
     ("\t::::{teacher}\n\t" + SECRET + "\n\t::::\n", "::::{teacher}", "write '::::{teacher}' at the start"),
     ("Text before.\n     ::::{teacher}\n" + SECRET + "\n::::\n", "::::{teacher}", "write '::::{teacher}'"),
-    ("```{more}\nmore\n```\n", "```{more}", "write ':::{more}'"),
     ("::: {state} b1\n:title: 二\n", "::: {state} b1", "write ':::{state} b1'"),
     ("```{ Teacher }\n" + SECRET + "\n```\n", "```{ Teacher }", "write ':::{teacher}'"),
 ]

@@ -1,7 +1,8 @@
-"""MyST-style colon-fence directives: ``:::{state} b0`` … ``:::``.
+"""MyST directives in both fence forms: ``:::{state} b0`` … ``:::`` and ```` ```{note} ```` … ```` ``` ````.
 
-A directive opens with three or more colons and ``{name}``, may carry
-``:key: value`` option lines, and closes with a line of colons. It is a container
+A directive opens with three or more colons or backticks and ``{name}``, may carry
+``:key: value`` option lines (or, as MyST allows, a ``---`` block of ``key: value``
+lines), and closes with a line of the same character, at least as long. It is a container
 in markdown-it's sense, like a block quote: its content is tokenized by the block
 rules, and its closer is itself a block rule that ends the innermost open directive
 only where that directive's own content is being read. So a fenced code block (or a
@@ -12,12 +13,19 @@ Directives nest (``::::{more}`` inside ``:::{state}``). A closer with fewer colo
 than the innermost open directive ends that one (left unclosed) and is then tried
 on the next one out; a state left open ends where the next state begins (states
 never nest). One forgotten closer is one problem, reported at its opener, instead
-of swallowing the rest of the page.
+of swallowing the rest of the page. A shorter line of backticks inside a backtick
+directive is a code fence, as in MyST.
+
+Every ``{name}`` fence is a directive, known or not: an unknown one is reported by
+the parse stage, never published as a code box. A *literal* directive (``{math}``,
+``{code-cell}``) holds text, not Markdown: its lines up to the closer become one
+``math_block`` or ``fence`` token inside it.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -26,12 +34,28 @@ from markdown_it.token import Token
 
 from site_builder.vocabulary.i18n import _
 
-DIRECTIVES = ("state", "more", "teacher")
-"""The directives a page may use."""
 
-_OPEN = re.compile(r"^(:{3,})\{([A-Za-z][\w-]*)\}[ \t]*(.*?)\s*$")
-_CLOSE = re.compile(r"^(:{3,})\s*$")
+@dataclass(frozen=True)
+class Directive:
+    """What a directive may hold."""
+
+    options: tuple[str, ...] = ()
+    """The option keys it accepts; any other is an error."""
+    literal: str = ""
+    """``''``: its content is Markdown; ``'math'`` or ``'code'``: its content is text, made one token."""
+
+
+DIRECTIVES: dict[str, Directive] = {
+    "state": Directive(("title", "figure", "caption", "provenance")),
+    "more": Directive(),
+    "teacher": Directive(),
+}
+"""The directives a page may use, by name."""
+
+_OPEN = re.compile(r"^(:{3,}|`{3,})\{([A-Za-z][\w-]*)\}[ \t]*(.*?)\s*$")
+_CLOSE = re.compile(r"^(:{3,}|`{3,})\s*$")
 _OPTION = re.compile(r"^:([A-Za-z][\w-]*):(?:[ \t]+(.*?))?\s*$")
+_YAML_OPTION = re.compile(r"^([A-Za-z][\w-]*):(?:[ \t]+(.*?))?\s*$")
 _STACK = "open_directives"
 """``env`` key: the ``directive_open`` tokens whose content is being read, innermost last."""
 _TERMINATES = {"alt": ["paragraph", "blockquote", "list"]}
@@ -96,9 +120,12 @@ def _directive_end(state: StateBlock, start: int, end: int, silent: bool) -> boo
     if silent:  # it ends the paragraph, list or quote before it: they lie inside a directive
         return True
     directive = _innermost(state)
-    if directive is None:  # inside a list or quote of the directive: text there
+    if directive is None or directive.markup[0] != closed.group(1)[0]:  # text in a list or quote; a code fence
         return False
-    return _stop(state, directive, start, end, len(directive.markup) <= len(closed.group(1)))
+    long_enough = len(directive.markup) <= len(closed.group(1))
+    if not long_enough and directive.markup[0] == "`":  # a shorter line of backticks opens a code block
+        return False
+    return _stop(state, directive, start, end, long_enough)
 
 
 def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -112,23 +139,23 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         return silent or _stop(state, around, start, end, False)  # states never nest: the open one ends here
     if silent:
         return True
-    options, body = {}, start + 1
-    while body < end and (option := _OPTION.match(_line(state, body))):
-        options[option.group(1)] = ((option.group(2) or "").strip(), body + 1)
-        body += 1
-
+    options, body = _options(state, start + 1, end)
     token = state.push("directive_open", "div", 1)
     token.block = True
     token.markup = opened.group(1)
     token.meta = {"name": opened.group(2), "arg": opened.group(3), "options": options, "closed": False}
-    stack = state.env.setdefault(_STACK, [])
-    stack.append(token)
-    old_parent = state.parentType
-    state.parentType = "directive"
-    state.md.block.tokenize(state, body, end)
-    state.parentType = old_parent
-    stack.pop()
-    last = token.meta.pop("end", max(min(state.line, end), body))  # else where the tokenizer stopped
+    spec = DIRECTIVES.get(opened.group(2))
+    if spec is not None and spec.literal:
+        last = _literal(state, token, spec.literal, body, end)
+    else:
+        stack = state.env.setdefault(_STACK, [])
+        stack.append(token)
+        old_parent = state.parentType
+        state.parentType = "directive"
+        state.md.block.tokenize(state, body, end)
+        state.parentType = old_parent
+        stack.pop()
+        last = token.meta.pop("end", max(min(state.line, end), body))  # else where the tokenizer stopped
     if not token.meta["closed"]:
         token.meta["closer_in_code"] = _closer_in_code(state.tokens[state.tokens.index(token) + 1:], token.markup)
     token.map = [start, last + 1 if token.meta["closed"] else last]
@@ -140,13 +167,50 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     return True
 
 
+def _options(state: StateBlock, line: int, end: int) -> tuple[dict[str, tuple[str, int]], int]:
+    """The options at ``line`` (``:key: value`` lines, or a ``---`` block of ``key: value`` lines) as key →
+    (value, 1-based line), and the line the content starts on."""
+    options = {}
+    if line < end and _line(state, line).strip() == "---":
+        close = next((n for n in range(line + 1, end) if _line(state, n).strip() == "---"), None)
+        if close is not None and all(_YAML_OPTION.match(_line(state, n)) for n in range(line + 1, close)):
+            for n in range(line + 1, close):
+                option = _YAML_OPTION.match(_line(state, n))
+                options[option.group(1)] = ((option.group(2) or "").strip().strip("\"'"), n + 1)
+            return options, close + 1
+    while line < end and (option := _OPTION.match(_line(state, line))):
+        options[option.group(1)] = ((option.group(2) or "").strip(), line + 1)
+        line += 1
+    return options, line
+
+
+def _literal(state: StateBlock, directive: Token, kind: str, body: int, end: int) -> int:
+    """The text from ``body`` to ``directive``'s closer as one ``math_block`` or ``fence`` token; the closer's line
+    (or where the text ends, left unclosed)."""
+    fence = directive.markup
+    close = next((n for n in range(body, end) if state.sCount[n] - state.blkIndent < 4
+                  and (closer := _CLOSE.match(_line(state, n))) and closer.group(1)[0] == fence[0]
+                  and len(closer.group(1)) >= len(fence)), None)
+    stop = end if close is None else close
+    token = state.push("math_block" if kind == "math" else "fence", "math" if kind == "math" else "code", 0)
+    token.block = True
+    token.content = state.getLines(body, stop, state.blkIndent, True)
+    token.info = directive.meta["arg"] if kind == "code" else ""
+    token.markup = "```"
+    token.map = [body, stop]
+    directive.meta["closed"] = close is not None
+    state.line = stop
+    return stop
+
+
 def _closer_in_code(tokens: list[Token], fence: str) -> int:
     """The line (1-based) of a line of at least ``fence`` colons held by a code block among ``tokens``
     (a code block left open, or closed after the directive's closer, took it), or 0."""
     for token in tokens:
         if token.type in ("fence", "code_block") and token.map:
             for number, line in enumerate(token.content.split("\n"), token.map[0] + 1 + (token.type == "fence")):
-                if (closer := _CLOSE.match(line.strip())) and len(closer.group(1)) >= len(fence):
+                if (closer := _CLOSE.match(line.strip())) and closer.group(1)[0] == fence[0] \
+                        and len(closer.group(1)) >= len(fence):
                     return number
     return 0
 

@@ -1,6 +1,6 @@
 """Near-miss spellings of a directive: written as one, published as code or text.
 
-```` ```{teacher} ````, ``~~~{teacher}``, ``::: {teacher}`` (a space), ``::{teacher}``,
+``~~~{teacher}``, ``::: {teacher}`` (a space), ``::{teacher}``,
 ``:::teacher`` or an opener indented into a code block are not directives: markdown-it
 reads them as a code block or a paragraph, and what the author meant to hide (a
 teacher note) would be published. This plugin notes each one in
@@ -43,7 +43,7 @@ def _misses(token: Token, names: tuple[str, ...]) -> list[tuple[int, str]]:
         return []
     if token.type == "fence":
         spelled = _FENCE_INFO.match(token.info)
-        if spelled and spelled.group(1).lower() in names:
+        if spelled:  # any name: a fence the directive rule did not take (tildes) is never a code box
             correct = _opener(max(3, len(token.markup)), spelled.group(1).lower(), spelled.group(2))
             return [(token.map[0] + 1, _("'{written}' opens a code block, not a directive, so its content is "
                                          "published as code: write '{correct}'",

@@ -21,7 +21,6 @@ from site_builder.vocabulary.problems import Problem, invisible_characters, sugg
 from site_builder.vocabulary.provenance import PROVENANCES
 from site_builder.vocabulary.urls import allowed_url, link_problem
 
-STATE_OPTIONS = ("title", "figure", "caption", "provenance")
 _STATE_ID = re.compile(r"^b(\d+)$")
 
 
@@ -201,6 +200,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                 problems.append(Problem(path, line, _("unknown directive '{{{name}}}'", name=name)
                                         + (suggest(name, DIRECTIVES)
                                            or _(" (known: {names})", names=", ".join(DIRECTIVES)))))
+            else:
+                problems += _option_problems(token, path)
             if not token.meta["closed"]:
                 problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
                                                       "add a line '{closer}' after its content",
@@ -222,6 +223,15 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                     problems.append(Problem(path, child.meta["line"], _INLINE_PROBLEMS[child.type]))
                 elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
                     problems.append(Problem(path, child.meta["line"], link_problem(str(child.attrGet("href")))))
+
+
+def _option_problems(directive: Token, path: str) -> list[Problem]:
+    """An option the directive does not take, in either fence form, is an error at its line."""
+    name, known = directive.meta["name"], DIRECTIVES[directive.meta["name"]].options
+    return [Problem(path, line, _("unknown {name} option ':{key}:'", name=name, key=key)
+                    + (suggest(key, known) or (_(" (known: {names})", names=", ".join(known)) if known
+                                               else _(" ('{{{name}}}' takes no options)", name=name))))
+            for key, (_value, line) in directive.meta["options"].items() if key not in known]
 
 
 _CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
@@ -280,11 +290,6 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
         problems.append(Problem(path, line, _("state id '{id}' should be '{expected}': states are "
                                               "numbered b0, b1, … in order", id=state_id, expected=expected)))
     options = opener.meta["options"]
-    for key, (_value, option_line) in options.items():
-        if key not in STATE_OPTIONS:
-            problems.append(Problem(path, option_line, _("unknown state option ':{key}:'", key=key)
-                                    + (suggest(key, STATE_OPTIONS)
-                                       or _(" (known: {names})", names=", ".join(STATE_OPTIONS)))))
     title, title_line = options.get("title", ("", line))
     if not title:
         problems.append(Problem(path, title_line, _("state {id} needs ':title: …'", id=state_id)))
