@@ -6,6 +6,7 @@ of them and checks the HTML it makes.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from sitekit import fake_evidence, write_site
 
 from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.markdown.directives import DIRECTIVES
 from site_builder.vocabulary.problems import ContentError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "myst"
@@ -97,22 +99,22 @@ def test_every_directive_reads_the_same_in_both_fence_forms(tmp_path):
 
 
 UNKNOWN = {
-    "backticks": "```{notabene}\n正文\n```\n",
-    "colons": ":::{notabene}\n正文\n:::\n",
-    "four backticks": "````{notabene}\n正文\n````\n",
+    "backticks": "```{zebra}\n正文\n```\n",
+    "colons": ":::{zebra}\n正文\n:::\n",
+    "four backticks": "````{zebra}\n正文\n````\n",
 }
 
 
 @pytest.mark.parametrize("form", UNKNOWN)
 def test_an_unknown_directive_in_either_fence_form_is_an_error_at_its_line(tmp_path, form):
     found = problems(tmp_path, {"x": "# 标题\n\n" + UNKNOWN[form]})
-    assert found == ["content/pages/x.md:3: unknown directive '{notabene}' (known: state, more, teacher)"]
+    assert found == [f"content/pages/x.md:3: unknown directive '{{zebra}}' (known: {', '.join(DIRECTIVES)})"]
 
 
 def test_a_tilde_fence_naming_a_directive_is_an_error_not_a_code_box(tmp_path):
-    found = problems(tmp_path, {"x": "# 标题\n\n~~~{notabene}\n正文\n~~~\n"})
-    assert found == ["content/pages/x.md:3: '~~~{notabene}' opens a code block, not a directive, so its content "
-                     "is published as code: write ':::{notabene}'"]
+    found = problems(tmp_path, {"x": "# 标题\n\n~~~{zebra}\n正文\n~~~\n"})
+    assert found == ["content/pages/x.md:3: '~~~{zebra}' opens a code block, not a directive, so its content "
+                     "is published as code: write ':::{zebra}'"]
 
 
 @pytest.mark.parametrize("mark", ["`", ":"])
@@ -123,3 +125,55 @@ def test_an_unknown_option_in_either_fence_form_is_an_error_at_its_line(tmp_path
     assert problems(tmp_path, {"x": page}) == [
         "content/pages/x.md:6: unknown state option ':figur:' (did you mean 'figure'?)",
         "content/pages/x.md:11: unknown more option ':title:' ('{more}' takes no options)"]
+
+
+def expected_html(name: str, html: str) -> str:
+    """The expected body of fixture page ``name`` (``UPDATE_FIXTURES=1`` writes it; review the diff)."""
+    expected = FIXTURES / f"{name}.html"
+    if os.environ.get("UPDATE_FIXTURES") or not expected.exists():
+        expected.write_text(html, encoding="utf-8")
+    return expected.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["constructs", "other"])
+def test_the_myst_constructs_render_in_the_sites_own_markup(tmp_path, name):
+    """Admonitions (folded with :class: dropdown), numbered equations in both forms and {eq}, targets, {ref}
+    with a title, {numref}, {doc}, Markdown links to pages and labels, footnotes, a definition list, a
+    comment (not published) and a code cell (code only, with a note)."""
+    _prepared, files = build(tmp_path, fixture_pages("constructs", "other"))
+    html = prose(main_html(files, name))
+    assert html == expected_html(name, html)
+
+
+def test_the_labels_of_a_page_are_its_anchors_with_titles(tmp_path):
+    prepared, _files = build(tmp_path, fixture_pages("constructs", "other"))
+    labels = {a: title for a, _line, title in prepared.pages["constructs"].anchors}
+    assert {k: labels[k] for k in ("constructs-top", "sec-energy", "eq-square", "eq-energy")} == {
+        "constructs-top": "MyST 常用写法", "sec-energy": "能量守恒", "eq-square": "(1)", "eq-energy": "(2)"}
+
+
+def test_a_comment_is_never_published(tmp_path):
+    _prepared, files = build(tmp_path, fixture_pages("constructs", "other"))
+    assert "注释" not in files["constructs.html"].decode()
+
+
+REFERENCE_MISTAKES = [
+    ("{eq}`eq-missing`", "{eq} to unknown label 'eq-missing'"),
+    ("{numref}`fig-nowhere`", "{numref} to unknown label 'fig-nowhere'"),
+    ("{doc}`nowhere.md`", "{doc} to unknown page 'nowhere.md'"),
+    ("{ref}`正文 <sec-missing>`", "{ref} to unknown page 'sec-missing'"),
+    ("{ref}`正文 <sec-here>`", None),
+    ("[](#sec-here)", None),
+    ("[](nowhere.md)", "link to 'nowhere': no page or label of this site has that name"),
+    ("[看这里](#sec-her)", "link to 'sec-her': no page or label of this site has that name "
+                          "(did you mean 'sec-here'?)"),
+]
+
+
+@pytest.mark.parametrize("written, message", REFERENCE_MISTAKES, ids=[m[0] for m in REFERENCE_MISTAKES])
+def test_a_reference_that_resolves_to_nothing_is_one_error_at_its_line(tmp_path, written, message):
+    page = f"# 标题\n\n(sec-here)=\n## 一节\n\n正文 {written}。\n\n另一页 {{ref}}`x`。\n"
+    if message is None:
+        build(tmp_path, {"x": page})
+    else:
+        assert problems(tmp_path, {"x": page}) == [f"content/pages/x.md:6: {message}"]

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
+from site_builder.check.refs import REFERENCE_ROLES, locate, split_title
 from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
 from site_builder.load.glossary import find_term, forbidden_uses
 from site_builder.load.value_text import check_value_text
@@ -22,7 +23,7 @@ from site_builder.vocabulary.provenance import BADGE_TEXT, PROVENANCES
 LANGUAGES = ("zh-CN", "en")
 """The languages of the catalogs (site_builder/locales)."""
 
-ROLES = ("num", "fig", "src", "ref", "example", "term", "mark")
+ROLES = ("num", "fig", "src", "ref", "example", "term", "mark", *REFERENCE_ROLES[1:])
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
@@ -54,6 +55,9 @@ def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[st
                    evidence: Evidence) -> list[Problem]:
     problems = _duplicate_anchors(page)
     problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
+    problems += [Problem(page.meta.path, line, _("link to '{target}': no page or label of this site has that name",
+                                                 target=target) + suggest(target, _labels(anchors)))
+                 for target, line in page.links if locate("ref", target, page.meta.id, anchors) is None]
     problems += _term_problems(page, content)
     problems += [p for block in page.blocks if isinstance(block, StateSource)
                  for p in _check_state(block, page, evidence)]
@@ -100,7 +104,7 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
     if use.name == "src" and use.target not in sources:
         return [Problem(path, use.line, _("unknown source '{id}'", id=use.target) + suggest(use.target, sources)
                         + _(" (sources are listed in content/sources.yml)"))]
-    if use.name == "ref":
+    if use.name in REFERENCE_ROLES:
         return _check_ref(use, page, anchors)
     if use.name == "mark":
         return _check_mark(use, page, evidence)
@@ -199,15 +203,27 @@ def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
 
 
 def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]]) -> list[Problem]:
-    target_page, anchor = resolve_ref(use.target, page.meta.id)
+    target = split_title(use.target)[1]
+    if locate(use.name, target, page.meta.id, anchors) is not None:
+        return []
+    if use.name == "doc":
+        return [Problem(page.meta.path, use.line, _("{{doc}} to unknown page '{page}'", page=target)
+                        + suggest(target.removesuffix(".md").rsplit("/", 1)[-1], anchors))]
+    if use.name != "ref" and "#" not in target:
+        return [Problem(page.meta.path, use.line, _("{{{role}}} to unknown label '{label}'", role=use.name,
+                                                    label=target) + suggest(target, _labels(anchors)))]
+    target_page, anchor = resolve_ref(target, page.meta.id)
     if target_page not in anchors:
         return [Problem(page.meta.path, use.line, _("{{ref}} to unknown page '{page}'", page=target_page)
                         + suggest(target_page, anchors))]
-    if anchor and anchor not in anchors[target_page]:
-        return [Problem(page.meta.path, use.line, _("{{ref}} to unknown anchor '#{anchor}' on page '{page}'",
-                                                    anchor=anchor, page=target_page)
-                        + suggest(anchor, anchors[target_page]))]
-    return []
+    return [Problem(page.meta.path, use.line, _("{{ref}} to unknown anchor '#{anchor}' on page '{page}'",
+                                                anchor=anchor, page=target_page)
+                    + suggest(anchor, anchors[target_page]))]
+
+
+def _labels(anchors: dict[str, set[str]]) -> set[str]:
+    """Every page id and anchor of the site: what a reference may name."""
+    return set(anchors).union(*anchors.values())
 
 
 def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
@@ -218,7 +234,8 @@ def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
                     _("{{ref}} to '#{anchor}', a heading inside a teacher note, would publish it: link to a public "
                       "heading, or move the {{ref}} into the note", anchor=resolve_ref(use.target, page.meta.id)[1]))
             for page in pages for use in page.roles
-            if use.name == "ref" and not use.teacher and resolve_ref(use.target, page.meta.id) in hidden]
+            if use.name == "ref" and not use.teacher
+            and resolve_ref(split_title(use.target)[1], page.meta.id) in hidden]
 
 
 def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence) -> tuple[str, str]:

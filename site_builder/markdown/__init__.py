@@ -12,6 +12,7 @@ from site_builder.markdown.highlight import highlight_code
 from site_builder.markdown.images import image_figure_plugin
 from site_builder.markdown.lines import inline_lines_plugin
 from site_builder.markdown.mathrules import dollar_math_plugin, math_render_plugin
+from site_builder.markdown.myst import myst_blocks_plugin
 from site_builder.markdown.nearmiss import near_miss_plugin
 from site_builder.markdown.nesting import nesting_limit_plugin
 from site_builder.markdown.roles import role_render_plugin
@@ -32,6 +33,7 @@ def make_markdown() -> MarkdownIt:
     md.use(nesting_limit_plugin)
     md.use(directive_plugin)
     md.use(near_miss_plugin, names=DIRECTIVES)
+    md.use(myst_blocks_plugin)
     md.use(myst_role_plugin)
     md.use(dollar_math_plugin)
     md.use(heading_anchor_plugin)

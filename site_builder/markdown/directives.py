@@ -45,12 +45,25 @@ class Directive:
     """``''``: its content is Markdown; ``'math'`` or ``'code'``: its content is text, made one token."""
 
 
+ADMONITIONS = {"note": _("Note"), "warning": _("Warning"), "tip": _("Tip"), "important": _("Important"),
+               "hint": _("Hint"), "seealso": _("See also"), "caution": _("Caution"), "attention": _("Attention"),
+               "danger": _("Danger"), "error": _("Error")}
+"""MyST's admonitions, each with its title in the course's language; ``{admonition}`` takes its title as argument."""
+_CODE_OPTIONS = ("caption", "linenos", "lineno-start", "emphasize-lines", "name", "dedent")
+
 DIRECTIVES: dict[str, Directive] = {
     "state": Directive(("title", "figure", "caption", "provenance")),
     "more": Directive(),
     "teacher": Directive(),
+    **{name: Directive(("class", "name")) for name in (*ADMONITIONS, "admonition")},
+    "math": Directive(("label", "name"), literal="math"),
+    "code-cell": Directive(("tags",), literal="code"),
+    "code-block": Directive(_CODE_OPTIONS, literal="code"),
+    "code": Directive(_CODE_OPTIONS, literal="code"),
 }
 """The directives a page may use, by name."""
+_LANGUAGES = {"ipython3": "python", "ipython": "python", "python3": "python"}
+"""Jupyter kernel names a ``{code-cell}`` gives as its language → the language Pygments knows."""
 
 _OPEN = re.compile(r"^(:{3,}|`{3,})\{([A-Za-z][\w-]*)\}[ \t]*(.*?)\s*$")
 _CLOSE = re.compile(r"^(:{3,}|`{3,})\s*$")
@@ -73,23 +86,50 @@ def directive_plugin(md: MarkdownIt) -> None:
     md.add_render_rule("directive_close", _render_close)
 
 
-# States are laid out by the page template; only these two render inline.
+# States are laid out by the page template; the others render where they stand.
 _OPEN_HTML = {
     "more": ('<details class="more"><summary>{}</summary>\n', _("More explanation")),
     "teacher": ('<aside class="teacher-note" data-teacher><p class="teacher-label">{}</p>\n', _("Teacher notes")),
 }
 _CLOSE_HTML = {"more": "</details>\n", "teacher": "</aside>\n"}
+_CODE_CELL_NOTE = _("The output of this cell is not produced here: the site shows its code only.")
 
 
 def _render_open(self, tokens, idx, options, env) -> str:
-    if tokens[idx].meta["name"] not in _OPEN_HTML:
+    meta, say = tokens[idx].meta, env.get("say", str)  # in the course's language
+    if meta["name"] in ADMONITIONS or meta["name"] == "admonition":
+        title = meta["arg"] if meta["name"] == "admonition" and meta["arg"] else say(ADMONITIONS.get(meta["name"],
+                                                                                                    _("Note")))
+        kind, folded = _admonition_kind(meta)
+        tag, head = ("details", "summary") if folded else ("aside", "p")
+        return f'<{tag} class="admonition {kind}"><{head} class="admonition-title">{escapeHtml(title)}</{head}>\n'
+    if meta["name"] == "code-cell":
+        return '<div class="code-cell">\n'
+    if meta["name"] == "math":
+        return ""  # the formula shows its own number and anchor
+    if meta["name"] not in _OPEN_HTML:
         return "<div>\n"
-    html, label = _OPEN_HTML[tokens[idx].meta["name"]]
-    return html.format(escapeHtml(env.get("say", str)(label)))  # in the course's language
+    html, label = _OPEN_HTML[meta["name"]]
+    return html.format(escapeHtml(say(label)))
 
 
 def _render_close(self, tokens, idx, options, env) -> str:
-    return _CLOSE_HTML.get(tokens[idx].meta["name"], "</div>\n")
+    meta = tokens[idx].meta
+    if meta["name"] in ADMONITIONS or meta["name"] == "admonition":
+        return "</details>\n" if _admonition_kind(meta)[1] else "</aside>\n"
+    if meta["name"] == "math":
+        return ""
+    if meta["name"] == "code-cell":
+        return f'<p class="code-cell-note">{escapeHtml(env.get("say", str)(_CODE_CELL_NOTE))}</p></div>\n'
+    return _CLOSE_HTML.get(meta["name"], "</div>\n")
+
+
+def _admonition_kind(meta: dict) -> tuple[str, bool]:
+    """An admonition's style (``{admonition}`` takes it from its ``:class:``, else ``note``) and whether
+    ``:class: dropdown`` folds it."""
+    classes = meta["options"].get("class", ("", 0))[0].split()
+    kind = meta["name"] if meta["name"] in ADMONITIONS else next((c for c in classes if c in ADMONITIONS), "note")
+    return kind, "dropdown" in classes
 
 
 def _line(state: StateBlock, number: int) -> str:
@@ -162,7 +202,7 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
 
     closing = state.push("directive_close", "div", -1)
     closing.block = True
-    closing.meta = {"name": opened.group(2)}
+    closing.meta = {"name": opened.group(2), "options": options}
     state.line = token.map[1]
     return True
 
@@ -195,7 +235,8 @@ def _literal(state: StateBlock, directive: Token, kind: str, body: int, end: int
     token = state.push("math_block" if kind == "math" else "fence", "math" if kind == "math" else "code", 0)
     token.block = True
     token.content = state.getLines(body, stop, state.blkIndent, True)
-    token.info = directive.meta["arg"] if kind == "code" else ""
+    language = directive.meta["arg"].strip() or ("python" if directive.meta["name"] == "code-cell" else "")
+    token.info = _LANGUAGES.get(language, language) if kind == "code" else ""
     token.markup = "```"
     token.map = [body, stop]
     directive.meta["closed"] = close is not None

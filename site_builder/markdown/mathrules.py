@@ -9,6 +9,7 @@ running text is a ``math_stray`` token, which the parse stage reports.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -30,7 +31,9 @@ def dollar_math_plugin(md: MarkdownIt) -> None:
     md.block.ruler.before("fence", "math_block", _math_block, {"alt": ["paragraph", "blockquote", "list"]})
 
 
-_DISPLAY = math_block_dollar(allow_labels=False, allow_blank_lines=False)  # Pandoc: no blank line inside
+_DISPLAY = math_block_dollar(allow_labels=True, allow_blank_lines=False)  # Pandoc: no blank line inside
+_ONE_LINE = re.compile(r"^\$\$.+\$\$(?:\s*\([^)$]+\))?$")
+"""A whole display formula on one line, with or without MyST's label: ``$$x$$ (eq-x)``."""
 
 
 def _math_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
@@ -43,7 +46,7 @@ def _math_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     if not silent:
         return _DISPLAY(state, start, end, False)
     line = state.src[state.bMarks[start] + state.tShift[start]:state.eMarks[start]].rstrip()
-    if not (line == "$$" or (len(line) > 4 and line.startswith("$$") and line.endswith("$$"))):
+    if not (line == "$$" or _ONE_LINE.match(line)):
         return False
     tokens, position = len(state.tokens), state.line
     found = _DISPLAY(state, start, end, False)
@@ -114,6 +117,7 @@ def math_render_plugin(md: MarkdownIt) -> None:
     """MathML for math tokens; the check stage has already reported bad TeX."""
     md.add_render_rule("math_inline", _render_inline)
     md.add_render_rule("math_block", _render_block)
+    md.add_render_rule("math_block_label", _render_block)
     md.add_render_rule("math_stray", lambda self, tokens, idx, options, env: "$$")
 
 
@@ -131,4 +135,11 @@ def _render_inline(self, tokens: Sequence[Token], idx: int, options, env) -> str
 
 
 def _render_block(self, tokens: Sequence[Token], idx: int, options, env) -> str:
-    return f'<div class="math-display">{_mathml(tokens[idx].content.strip(), True)}</div>\n'
+    """A display formula; a labelled one (``$$…$$ (label)``, or inside ``{math}`` with ``:label:``) carries its
+    number, which the parse stage gave it, and the label as its anchor."""
+    token = tokens[idx]
+    formula = f'<div class="math-display">{_mathml(token.content.strip(), True)}</div>'
+    if "number" not in token.meta:
+        return formula + "\n"
+    return (f'<div class="equation" id="{escapeHtml(token.meta["label"])}">{formula}'
+            f'<span class="equation-number">({token.meta["number"]})</span></div>\n')

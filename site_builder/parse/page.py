@@ -16,6 +16,7 @@ from markdown_it.token import Token
 from site_builder.load.content import IMAGE_SUFFIXES
 from site_builder.load.frontmatter import PageMeta, SplitPage
 from site_builder.markdown.directives import DIRECTIVES, directive_lines, unclosed_code
+from site_builder.parse.myst import label_anchors, option_problems, page_links, without_title
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 from site_builder.vocabulary.provenance import PROVENANCES
@@ -104,6 +105,9 @@ class ParsedPage:
     directive_lines: tuple[tuple[int, str, str, str], ...] = ()
     """Each line of directive syntax, in order: (0-based line, directive name, ``open``, ``close`` or the
     option's key, the argument or the option's value)."""
+    links: tuple[tuple[str, int], ...] = ()
+    """Each Markdown link to a page or label of this site (``[](#label)``, ``[x](page.md)``): its ``{ref}`` target
+    and line."""
 
 
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
@@ -115,7 +119,8 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
         problems.append(Problem(meta.path, env["nesting_limit"], _TOO_DEEP))
     problems += [Problem(meta.path, line, message) for line, message in env.get("near_misses", ())]
     _check_tokens(tokens, meta.path, problems)
-    tokens = _without_title(tokens, meta.title_line)
+    labels = label_anchors(tokens, meta.title)
+    tokens = without_title(tokens, meta.title_line)
     blocks, run, state_ids = [], [], []
     for name, part in _top_level(tokens, ("state",)):
         if not name:
@@ -137,21 +142,12 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
         walker.visit(block)
     teacher_spans = tuple((t.map[0], t.map[1]) for t in tokens
                           if t.type == "directive_open" and t.meta["name"] == "teacher" and t.map)
-    return ParsedPage(meta, page.body, tuple(blocks), teacher_spans, tuple(walker.anchors),
+    return ParsedPage(meta, page.body, tuple(blocks), teacher_spans, tuple(walker.anchors + labels),
                       tuple(walker.roles), tuple(walker.texts), tuple(walker.math), tuple(walker.pointing),
                       page.warnings + _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
                             if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
-                      directive_lines(tokens)), problems
-
-
-def _without_title(tokens: list[Token], line: int) -> list[Token]:
-    """``tokens`` without the top-level ``# H1`` on ``line`` (1-based; 0: none): the page shows its title."""
-    for i, token in enumerate(tokens):
-        if token.type == "heading_open" and token.level == 0 and token.tag == "h1" and token.map \
-                and token.map[0] + 1 == line:
-            return tokens[:i] + tokens[i + 3:]
-    return tokens
+                      directive_lines(tokens), page_links(tokens)), problems
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -201,7 +197,7 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                                         + (suggest(name, DIRECTIVES)
                                            or _(" (known: {names})", names=", ".join(DIRECTIVES)))))
             else:
-                problems += _option_problems(token, path)
+                problems += option_problems(token, path)
             if not token.meta["closed"]:
                 problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
                                                       "add a line '{closer}' after its content",
@@ -223,15 +219,6 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                     problems.append(Problem(path, child.meta["line"], _INLINE_PROBLEMS[child.type]))
                 elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
                     problems.append(Problem(path, child.meta["line"], link_problem(str(child.attrGet("href")))))
-
-
-def _option_problems(directive: Token, path: str) -> list[Problem]:
-    """An option the directive does not take, in either fence form, is an error at its line."""
-    name, known = directive.meta["name"], DIRECTIVES[directive.meta["name"]].options
-    return [Problem(path, line, _("unknown {name} option ':{key}:'", name=name, key=key)
-                    + (suggest(key, known) or (_(" (known: {names})", names=", ".join(known)) if known
-                                               else _(" ('{{{name}}}' takes no options)", name=name))))
-            for key, (_value, line) in directive.meta["options"].items() if key not in known]
 
 
 _CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
@@ -351,7 +338,7 @@ class _Walker:
             line = token.map[0] + 1 if token.map else 0
             if token.type == "heading_open":
                 self.anchors.append((token.attrGet("id"), line, tokens[i + 1].content))
-            elif token.type == "math_block":
+            elif token.type in ("math_block", "math_block_label"):
                 self.math.append((token.content.strip(), line, True))
             elif token.type == "inline":
                 self.inline(token, state, teacher or in_teacher > 0)

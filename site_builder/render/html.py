@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
+from site_builder.check.refs import REFERENCE_ROLES, locate, number_in, split_title
 from site_builder.check.site import resolve_mark, resolve_ref
 from site_builder.load.content import FigureInfo
 from site_builder.load.glossary import find_term
@@ -90,8 +91,8 @@ def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
             return f'<a class="fig-ref" href="{escapeHtml(_figure_href(page, target))}">{escapeHtml(text)}</a>'
         if name == "src":
             return f'<a class="src" href="sources.html#{escapeHtml(target)}">[{escapeHtml(target)}]</a>'
-        if name == "ref":
-            href, text = ref_link(site, target, page_id)
+        if name in REFERENCE_ROLES:
+            href, text = ref_link(site, target, page_id, name)
             return f'<a class="ref" href="{escapeHtml(href)}">{escapeHtml(text)}</a>'
         if name == "term" and (term := find_term(site.content.glossary, target)):
             label = site.say(_("{term}: {definition}", term=target, definition=term.plain_definition))
@@ -140,15 +141,24 @@ def figure_anchor(figure_id: str) -> str:
     return f"fig-{figure_id}"
 
 
-def ref_link(site: SiteView, target: str, page_id: str) -> tuple[str, str]:
-    """The URL and link text of a ``{ref}`` target."""
-    target_page, anchor = resolve_ref(target, page_id)
+def ref_link(site: SiteView, target: str, page_id: str, name: str = "ref") -> tuple[str, str]:
+    """The URL and link text of a ``{ref}`` (``{eq}``, ``{numref}``, ``{doc}``) target: its own text when it
+    gives one (``{ref}`text <label>```; ``%s`` in a ``{numref}``'s text is the number), else the title of
+    what it points at."""
+    text, target = split_title(target)
+    found = resolve_ref(target, page_id)
+    if name in ("eq", "numref") or found[0] not in site.pages:  # a label or a {doc} path: look for it
+        anchors = {p: {a[0] for a in page.anchors} for p, page in site.pages.items()}
+        found = locate(name, target, page_id, anchors) or found
+    target_page, anchor = found
     page = site.pages[target_page]
     if not anchor:
         # A work's title: 《…》 in Chinese.
-        return f"{target_page}.html", site.say(_("“{title}”", title=page.meta.title))
-    title = next((text for a, _, text in page.anchors if a == anchor), anchor)
+        return f"{target_page}.html", text or site.say(_("“{title}”", title=page.meta.title))
+    title = site.say(next((text for a, _, text in page.anchors if a == anchor), anchor))
     href = f"#{anchor}" if target_page == page_id else f"{target_page}.html#{anchor}"
+    if text:
+        return href, text.replace("%s", number_in(title)) if name == "numref" else text
     return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"
 
 
@@ -175,6 +185,7 @@ def render_tokens(md: MarkdownIt, tokens, env: dict[str, Any]) -> Markup:
 def render_sections(site: SiteView, page: ResolvedPage, md: MarkdownIt, jinja: Environment) -> list[dict]:
     """The page body as template data: prose runs as HTML, and steppers."""
     env = {"role_html": role_resolver(site, page, jinja), "image_html": image_resolver(site, page.page, jinja),
+           "ref_link": lambda target: ref_link(site, target, page.page.meta.id),
            "say": site.say}
     count = len(page.states)
     return [{"kind": "stepper", "id": section.anchor,

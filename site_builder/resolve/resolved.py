@@ -17,6 +17,7 @@ from functools import cached_property
 from markdown_it.token import Token
 
 from site_builder.check.images import Picture
+from site_builder.check.refs import REFERENCE_ROLES, split_title
 from site_builder.check.site import derived_provenance, resolve_mark
 from site_builder.load.content import Content, Evidence, FigureInfo
 from site_builder.markdown.source import picture_address, role_pieces
@@ -270,9 +271,11 @@ def role_text(site: SiteView, name: str, target: str, state_figure: str = "") ->
         return site.say(_("(figure {id}: {alt})", id=target, alt=evidence.figures[target].alt))
     if name == "src":
         return f"[{target}]"
-    if name == "ref":
-        page = site.pages.get(target.partition("#")[0])
-        return site.say(_("“{title}”", title=page.meta.title)) if page else target
+    if name in REFERENCE_ROLES:
+        text, target = split_title(target)
+        page = site.pages.get(target.removesuffix(".md").rsplit("/", 1)[-1] if name == "doc"
+                              else target.partition("#")[0])
+        return text or (site.say(_("“{title}”", title=page.meta.title)) if page else target)
     return target
 
 

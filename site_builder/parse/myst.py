@@ -1,0 +1,73 @@
+"""What parsing does for pages written in MyST: the title heading, directive options, labels and their numbers.
+
+A label (``(label)=``, a directive's ``:name:`` or ``:label:``, ``$$…$$ (label)``) is an anchor of the page,
+titled so that a ``{ref}`` to it reads well: the heading after a target, an equation's number ``(n)``.
+Labelled equations are numbered in reading order; the number is written on the formula's token, which
+the renderer shows beside it.
+"""
+
+from __future__ import annotations
+
+from markdown_it.token import Token
+
+from site_builder.markdown.directives import DIRECTIVES
+from site_builder.markdown.myst import page_link
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.problems import Problem, suggest
+
+
+def without_title(tokens: list[Token], line: int) -> list[Token]:
+    """``tokens`` without the top-level ``# H1`` on ``line`` (1-based; 0: none): the page shows its title."""
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.level == 0 and token.tag == "h1" and token.map \
+                and token.map[0] + 1 == line:
+            return tokens[:i] + tokens[i + 3:]
+    return tokens
+
+
+def option_problems(directive: Token, path: str) -> list[Problem]:
+    """An option the directive does not take, in either fence form, is an error at its line."""
+    name, known = directive.meta["name"], DIRECTIVES[directive.meta["name"]].options
+    return [Problem(path, line, _("unknown {name} option ':{key}:'", name=name, key=key)
+                    + (suggest(key, known) or (_(" (known: {names})", names=", ".join(known)) if known
+                                               else _(" ('{{{name}}}' takes no options)", name=name))))
+            for key, (_value, line) in directive.meta["options"].items() if key not in known]
+
+
+def label_anchors(tokens: list[Token], page_title: str) -> list[tuple[str, int, str]]:
+    """Each label among ``tokens`` as an anchor (label, line, title); labelled equations get their numbers."""
+    anchors, equations = [], 0
+    for i, token in enumerate(tokens):
+        line = token.map[0] + 1 if token.map else 0
+        if token.type == "myst_target":
+            anchors.append((token.content, line, _target_title(tokens, i + 1, page_title) or token.content))
+        elif token.type == "math_block_label" or (token.type == "math_block" and "label" in token.meta):
+            equations += 1
+            token.meta["number"] = equations
+            anchors.append((token.meta.setdefault("label", token.info), line, f"({equations})"))
+        elif token.type == "directive_open" and token.meta["name"] == "math":
+            label = _option(token, "label") or _option(token, "name")
+            if label and i + 1 < len(tokens) and tokens[i + 1].type == "math_block":
+                tokens[i + 1].meta["label"] = label  # numbered when the loop reaches it
+        elif token.type == "directive_open" and (name := _option(token, "name")):
+            anchors.append((name, line, token.meta["arg"] or name))
+    return anchors
+
+
+def _option(directive: Token, key: str) -> str:
+    return directive.meta["options"].get(key, ("", 0))[0]
+
+
+def _target_title(tokens: list[Token], start: int, page_title: str) -> str:
+    """The title a target takes: the heading right after it (the page's title for its ``# H1``), else ``''``."""
+    following = tokens[start] if start < len(tokens) else None
+    if following is None or following.type != "heading_open":
+        return ""
+    return page_title if following.tag == "h1" and following.level == 0 else tokens[start + 1].content
+
+
+def page_links(tokens: list[Token]) -> tuple[tuple[str, int], ...]:
+    """Each link to a page or label of this site among ``tokens``: (its ``{ref}`` target, line)."""
+    return tuple((target, child.meta.get("line", 0)) for token in tokens if token.type == "inline"
+                 for child in token.children or () if child.type == "link_open"
+                 and (target := page_link(str(child.attrGet("href") or ""))) is not None)
