@@ -177,3 +177,23 @@ def test_a_reference_that_resolves_to_nothing_is_one_error_at_its_line(tmp_path,
         build(tmp_path, {"x": page})
     else:
         assert problems(tmp_path, {"x": page}) == [f"content/pages/x.md:6: {message}"]
+
+
+def test_a_figure_is_numbered_captioned_sized_and_referenceable_in_both_forms(tmp_path):
+    from PIL import Image
+
+    pages = tmp_path / "content" / "pages" / "images"
+    pages.mkdir(parents=True)
+    Image.new("RGB", (40, 20), (200, 80, 40)).save(pages / "board.png")
+    _prepared, files = build(tmp_path, fixture_pages("pictures"))
+    html = prose(main_html(files, "pictures"))
+    assert html == expected_html("pictures", html)
+    assert html.count('<figure class="figure image-figure') == 2
+    assert '<figure class="figure image-figure fig-w-60" id="fig-board"' in html
+    assert "图 1 实验室里的板卡。" in html and 'alt="同一块板卡，不带图注"' in html
+    assert '<a class="ref" href="#fig-board">图 1</a> 是带编号的图，<a class="ref" href="#fig-board">见图 1</a>' in html
+
+
+def test_an_image_without_alt_text_is_an_error_at_its_line(tmp_path):
+    page = "# 标题\n\n```{image} images/none.png\n```\n"
+    assert "content/pages/x.md:3: image 'images/none.png' has no alt text" in problems(tmp_path, {"x": page})[0]

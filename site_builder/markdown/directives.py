@@ -42,7 +42,8 @@ class Directive:
     options: tuple[str, ...] = ()
     """The option keys it accepts; any other is an error."""
     literal: str = ""
-    """``''``: its content is Markdown; ``'math'`` or ``'code'``: its content is text, made one token."""
+    """``''``: its content is Markdown; ``'math'``, ``'code'`` or ``'figure'``: its content is text, made one
+    token (a figure's is its caption)."""
 
 
 ADMONITIONS = {"note": _("Note"), "warning": _("Warning"), "tip": _("Tip"), "important": _("Important"),
@@ -57,6 +58,9 @@ DIRECTIVES: dict[str, Directive] = {
     "teacher": Directive(),
     **{name: Directive(("class", "name")) for name in (*ADMONITIONS, "admonition")},
     "math": Directive(("label", "name"), literal="math"),
+    "figure": Directive(("alt", "width", "name", "label", "align", "figwidth", "figclass", "class", "height",
+                         "scale", "target"), literal="figure"),
+    "image": Directive(("alt", "width", "name", "align", "class", "height", "scale", "target"), literal="figure"),
     "code-cell": Directive(("tags",), literal="code"),
     "code-block": Directive(_CODE_OPTIONS, literal="code"),
     "code": Directive(_CODE_OPTIONS, literal="code"),
@@ -105,8 +109,8 @@ def _render_open(self, tokens, idx, options, env) -> str:
         return f'<{tag} class="admonition {kind}"><{head} class="admonition-title">{escapeHtml(title)}</{head}>\n'
     if meta["name"] == "code-cell":
         return '<div class="code-cell">\n'
-    if meta["name"] == "math":
-        return ""  # the formula shows its own number and anchor
+    if meta["name"] in ("math", "figure", "image"):
+        return ""  # the formula or picture shows its own number and anchor
     if meta["name"] not in _OPEN_HTML:
         return "<div>\n"
     html, label = _OPEN_HTML[meta["name"]]
@@ -117,7 +121,7 @@ def _render_close(self, tokens, idx, options, env) -> str:
     meta = tokens[idx].meta
     if meta["name"] in ADMONITIONS or meta["name"] == "admonition":
         return "</details>\n" if _admonition_kind(meta)[1] else "</aside>\n"
-    if meta["name"] == "math":
+    if meta["name"] in ("math", "figure", "image"):
         return ""
     if meta["name"] == "code-cell":
         return f'<p class="code-cell-note">{escapeHtml(env.get("say", str)(_CODE_CELL_NOTE))}</p></div>\n'
@@ -184,6 +188,7 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     token.block = True
     token.markup = opened.group(1)
     token.meta = {"name": opened.group(2), "arg": opened.group(3), "options": options, "closed": False}
+    token.map = [start, start + 1]  # until its end is known
     spec = DIRECTIVES.get(opened.group(2))
     if spec is not None and spec.literal:
         last = _literal(state, token, spec.literal, body, end)
@@ -232,16 +237,32 @@ def _literal(state: StateBlock, directive: Token, kind: str, body: int, end: int
                   and (closer := _CLOSE.match(_line(state, n))) and closer.group(1)[0] == fence[0]
                   and len(closer.group(1)) >= len(fence)), None)
     stop = end if close is None else close
+    directive.meta["closed"] = close is not None
+    state.line = stop
+    text = state.getLines(body, stop, state.blkIndent, True)
+    if kind == "figure":
+        _figure(state, directive, " ".join(text.split()))
+        return stop
     token = state.push("math_block" if kind == "math" else "fence", "math" if kind == "math" else "code", 0)
     token.block = True
-    token.content = state.getLines(body, stop, state.blkIndent, True)
+    token.content = text
     language = directive.meta["arg"].strip() or ("python" if directive.meta["name"] == "code-cell" else "")
     token.info = _LANGUAGES.get(language, language) if kind == "code" else ""
     token.markup = "```"
     token.map = [body, stop]
-    directive.meta["closed"] = close is not None
-    state.line = stop
     return stop
+
+
+def _figure(state: StateBlock, directive: Token, caption: str) -> None:
+    """A ``{figure}`` or ``{image}``: the picture as an ``image_figure`` token, as ``![alt](src "caption")`` makes
+    (a figure without ``:alt:`` is described by its caption); its ``:name:`` or ``:label:`` is its label."""
+    options = {key: value for key, (value, _line) in directive.meta["options"].items()}
+    token = state.push("image_figure", "figure", 0)
+    token.block, token.map = True, list(directive.map)
+    token.meta = {"src": directive.meta["arg"].strip(), "caption": caption,
+                  "alt": options.get("alt") or (caption if directive.meta["name"] == "figure" else ""),
+                  "line": token.map[0] + 1, "width": options.get("width", ""),
+                  "label": options.get("name") or options.get("label", "")}
 
 
 def _closer_in_code(tokens: list[Token], fence: str) -> int:

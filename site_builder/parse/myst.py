@@ -36,7 +36,7 @@ def option_problems(directive: Token, path: str) -> list[Problem]:
 
 def label_anchors(tokens: list[Token], page_title: str) -> list[tuple[str, int, str]]:
     """Each label among ``tokens`` as an anchor (label, line, title); labelled equations get their numbers."""
-    anchors, equations = [], 0
+    anchors, equations, figures = [], 0, 0
     for i, token in enumerate(tokens):
         line = token.map[0] + 1 if token.map else 0
         if token.type == "myst_target":
@@ -45,11 +45,16 @@ def label_anchors(tokens: list[Token], page_title: str) -> list[tuple[str, int, 
             equations += 1
             token.meta["number"] = equations
             anchors.append((token.meta.setdefault("label", token.info), line, f"({equations})"))
+        elif token.type == "image_figure" and token.meta.get("label"):
+            figures += 1
+            token.meta["number"] = figures
+            anchors.append((token.meta["label"], line, _("Figure {number}", number=figures)))
         elif token.type == "directive_open" and token.meta["name"] == "math":
             label = _option(token, "label") or _option(token, "name")
             if label and i + 1 < len(tokens) and tokens[i + 1].type == "math_block":
                 tokens[i + 1].meta["label"] = label  # numbered when the loop reaches it
-        elif token.type == "directive_open" and (name := _option(token, "name")):
+        elif token.type == "directive_open" and token.meta["name"] not in ("figure", "image") \
+                and (name := _option(token, "name")):
             anchors.append((name, line, token.meta["arg"] or name))
     return anchors
 

@@ -8,6 +8,7 @@ templates through Jinja's loader.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -117,9 +118,22 @@ def image_resolver(site: SiteView, page: ParsedPage, jinja: Environment) -> Call
 
     def image_html(image: dict[str, Any]) -> str:
         picture = site.images[image_path(page.meta.path, image["src"])]
-        return str(macro(picture, image["alt"], image["caption"]))
+        caption = image["caption"]
+        if image.get("number"):  # a labelled MyST {figure}: numbered like a formula, referenced with {numref}
+            caption = site.say(_("Figure {number}", number=image["number"])) + (f" {caption}" if caption else "")
+        return str(macro(picture, image["alt"], caption, image.get("label", ""), width_class(image.get("width", ""))))
 
     return image_html
+
+
+def width_class(width: str) -> str:
+    """A MyST figure's ``:width:`` (``60%``, ``300px``) as one of site.css's ``fig-w-N`` classes (tenths of the
+    text column, which is about 612 px wide): the Content-Security-Policy allows no inline style."""
+    amount = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(%|px)?\s*", width)
+    if not amount:
+        return ""
+    share = float(amount.group(1)) / (612 if amount.group(2) == "px" else 100)
+    return f"fig-w-{min(10, max(1, round(share * 10))) * 10}"
 
 
 def mark_html(site: SiteView, page: ResolvedPage, figure_id: str, name: str) -> str:
