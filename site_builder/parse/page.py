@@ -16,6 +16,7 @@ from markdown_it.token import Token
 from site_builder.load.content import IMAGE_SUFFIXES
 from site_builder.load.frontmatter import PageMeta, SplitPage
 from site_builder.markdown.directives import DIRECTIVES, directive_lines, unclosed_code
+from site_builder.parse.d2l import d2l_problems
 from site_builder.parse.myst import label_anchors, option_problems, page_links, without_title
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
@@ -119,6 +120,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
         problems.append(Problem(meta.path, env["nesting_limit"], _TOO_DEEP))
     problems += [Problem(meta.path, line, message) for line, message in env.get("near_misses", ())]
     _check_tokens(tokens, meta.path, problems)
+    problems += d2l_problems(tokens, meta.path)
     labels = label_anchors(tokens, meta.title)
     tokens = without_title(tokens, meta.title_line)
     blocks, run, state_ids = [], [], []
