@@ -8,9 +8,9 @@
     python build.py new figure ID [--from EXPERIMENT]   a figure module in figures/ (found by scanning)
     python build.py new experiment ID   an experiment module in lessonmodel/ (found by its @experiment mark)
     python build.py list [values|figures|sources|terms]   what pages may cite, one line each
+    python build.py import PATH     a MyST or d2l page made a page of this course, and what still needs a hand
 
-Every mistake a teacher can make is printed as ``path:line: message``; the
-build then exits with status 1 and leaves the previous site untouched.
+Every mistake is printed as ``path:line: message``; the build then exits with status 1, the site untouched.
 """
 
 from __future__ import annotations
@@ -32,13 +32,11 @@ WORKERS = 2
 def LANGUAGE() -> str:  # noqa: N802 (read when needed: a teacher may change site.yml)
     """The course's language (site.yml ``language``): teacher-facing messages are printed in it."""
     from site_builder.load.yamlnodes import course_language
-
     return course_language(ROOT)
 
 
 def _(msgid: str, /, **params):
     from site_builder.vocabulary.i18n import Text
-
     return Text(msgid, **params)
 
 
@@ -148,7 +146,6 @@ def check(report_dir: Path | None = None) -> int:
 def _drawn_marks(measured: Measured) -> dict:
     """Figure id → its marks' boxes as drawn now (the manifest keeps them: notes point at them)."""
     from figures.manifest import mark_boxes
-
     return {fid: mark_boxes(entry) for fid, entry in measured.drawn.items()}
 
 
@@ -231,9 +228,6 @@ def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
     return new_figure(figure_id, inputs, known=figures.FIGURE_IDS, catalog=catalog_name(LANGUAGE()))
 
 
-LISTS = ("values", "figures", "sources", "terms")
-
-
 def list_assets(what: str) -> int:
     """Print what a page may cite, one line each: the ids to copy into a lesson."""
     from site_builder.serve.commands import print_list
@@ -267,13 +261,19 @@ def main(argv: list[str] | None = None) -> int:
                                        "attention-span); experiment ids: lowercase letters, digits and '_'")
     new_parser.add_argument("--from", dest="inputs", action="append", default=[], metavar="EXPERIMENT",
                             help="figure only: draw from this experiment's results (a measured figure)")
+    commands.add_parser("import", help="make a MyST or d2l page a page of this course; list what needs a hand"
+                        ).add_argument("path", type=Path, help="the page's Markdown file")
     commands.add_parser("list", help="print what pages may cite: values, figures, sources or terms").add_argument(
-        "what", nargs="?", choices=LISTS, default="values", help="what to list (default values)")
+        "what", nargs="?", choices=("values", "figures", "sources", "terms"), default="values",
+        help="what to list (default values)")
     args = parser.parse_args(argv)
     if args.command == "new":
         return new(args.kind, args.id, tuple(args.inputs))
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
+    if args.command == "import":
+        from site_builder.serve.importer import run_import
+        return run_import(ROOT, args.path, LANGUAGE())
     from site_builder.render.search import SearchIndexError
     from site_builder.vocabulary.problems import ContentError
 

@@ -29,6 +29,16 @@ def new_lesson(root: Path, page_id: str, content_dir: str = "content") -> Path:
 
     Raises ``ValueError`` with a message for the teacher when the id is invalid or taken.
     """
+    skeleton = SKELETONS / f"lesson.{catalog_name(course_language(root, content_dir))}.md"
+    skeleton = skeleton if skeleton.is_file() else SKELETONS / "lesson.md"
+    return add_page(root, page_id, skeleton.read_text(encoding="utf-8").replace("{{id}}", page_id), content_dir)
+
+
+def add_page(root: Path, page_id: str, page_text: str, content_dir: str = "content") -> Path:
+    """Write ``content/pages/<id>.md`` holding ``page_text`` and list it in ``site.yml``; return the page path.
+
+    Raises ``ValueError`` with a message for the teacher when the id is invalid or taken.
+    """
     if not _PAGE_ID.match(page_id):
         raise ValueError(_("'{id}' is not a valid page id: use lowercase letters, digits and '-', "
                            "starting with a letter or digit (e.g. 'r56' or 'kv-paging')", id=page_id))
@@ -50,9 +60,7 @@ def new_lesson(root: Path, page_id: str, content_dir: str = "content") -> Path:
         raise ValueError(_("could not add '{id}' to the pages list of {path} automatically: add it by hand, "
                            "then run this again", id=page_id, path=site_yml.relative_to(root).as_posix()))
     page.parent.mkdir(parents=True, exist_ok=True)
-    skeleton = SKELETONS / f"lesson.{catalog_name(course_language(root, content_dir))}.md"
-    skeleton = skeleton if skeleton.is_file() else SKELETONS / "lesson.md"
-    page.write_text(skeleton.read_text(encoding="utf-8").replace("{{id}}", page_id), encoding="utf-8")
+    page.write_text(page_text, encoding="utf-8")
     site_yml.write_text(listed, encoding="utf-8")
     return page
 
