@@ -11,7 +11,8 @@ Flagged (the rule a teacher can predict):
   ``2.22×10⁻¹⁵``, ``10^-15``);
 - a number written in digits and followed by a unit: a percentage (``65%``, ``‰``, ``3 个百分点``),
   a size in bytes (``512 KiB``, ``13B``, ``64 字节``), a duration (``3 ms``, ``0.5 秒``, ``2 小时``),
-  a rate or a frequency (``30 tok/s``, ``312 TFLOPS``, ``1.4 GHz``);
+  a rate or a frequency (``30 tok/s``, ``312 TFLOPS``, ``1.4 GHz``, ``16 GB/s``, ``100 Gbit/s``, ``25 Gbps``,
+  ``16 GT/s``; ``3 μs`` with either micro sign);
 - Chinese numerals that state a proportion or a decimal (``三成``, ``三成五``, ``百分之三十``,
   ``五分之一``, ``零点三五``, ``三十%``, ``三个百分点``) or stand right before a unit (``三毫秒``,
   ``两字节``), unless ``第`` or ``每`` comes first (``第一秒``, ``每一秒``).
@@ -52,7 +53,8 @@ _NUMBER = re.compile(
 )
 _UNIT = re.compile(
     rf"\s*(?:{_PERCENT}|{_CJK_UNITS}"
-    r"|[KMGTPE]i?B|kB|B|[Bb]ytes?"
+    r"|(?:[KMGTPE]i?B|kB|B)(?:/s|ps)?|[Bb]ytes?(?:/s)?"
+    r"|[kKMGTP]?(?:bit|b)(?:/s|ps)|[kKMGTP]?bits?/s|[MGT]T/s"
     r"|ns|[µμu]s|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?"
     r"|tok(?:en)?s?/s|it/s|[KMGTP]?FLOP(?:s|S|/s)?|[kMG]?Hz)"
     r"(?![A-Za-z0-9])")

@@ -59,6 +59,11 @@ def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[st
                                                  target=target) + suggest(target, _labels(anchors)))
                  for target, line in page.links if locate("ref", target, page.meta.id, anchors) is None]
     problems += _term_problems(page, content)
+    problems += [Problem(page.meta.path, line, _("unknown source '{id}'", id=source) + suggest(source, sources)
+                         + _(" (sources are listed in content/sources.yml)")) if source else
+                 Problem(page.meta.path, line, _("'{{quoted}}' needs the id of the source its numbers come from, "
+                                                 "as in ':::{{quoted}} M34'"))
+                 for source, line, _last in page.quoted if source not in sources]
     problems += [p for block in page.blocks if isinstance(block, StateSource)
                  for p in _check_state(block, page, evidence)]
     if page.meta.kind in ("lesson", "article"):
@@ -288,7 +293,10 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> li
 
 def _unbound_numbers(page: ParsedPage) -> list[Problem]:
     problems = []
+    quoting = {line for _source, first, last in page.quoted for line in range(first, last + 1)}
     for number, line, state in unbound_numbers(page.texts, {line for _id, line, _title in page.anchors}):
+        if line in quoting:  # a {quoted} block's numbers are its source's, shown with it
+            continue
         where = _("state {id}: ", id=state) if state else ""
         problems.append(Problem(page.meta.path, line, where + _("number '{number}' is written "
                                           "by hand: cite a value with {{num}}`name`, or mark an illustration "

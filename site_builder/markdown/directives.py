@@ -64,6 +64,7 @@ DIRECTIVES: dict[str, Directive] = {
     "code-cell": Directive(("tags",), literal="code"),
     "code-block": Directive(_CODE_OPTIONS, literal="code"),
     "code": Directive(_CODE_OPTIONS, literal="code"),
+    "quoted": Directive(),
 }
 """The directives a page may use, by name."""
 _LANGUAGES = {"ipython3": "python", "ipython": "python", "python3": "python"}
@@ -96,6 +97,7 @@ _OPEN_HTML = {
     "teacher": ('<aside class="teacher-note" data-teacher><p class="teacher-label">{}</p>\n', _("Teacher notes")),
 }
 _CLOSE_HTML = {"more": "</details>\n", "teacher": "</aside>\n"}
+_QUOTED_NOTE = _("The numbers above are quoted from")
 _CODE_CELL_NOTE = _("The output of this cell is not produced here: the site shows its code only.")
 
 
@@ -109,6 +111,8 @@ def _render_open(self, tokens, idx, options, env) -> str:
         return f'<{tag} class="admonition {kind}"><{head} class="admonition-title">{escapeHtml(title)}</{head}>\n'
     if meta["name"] == "code-cell":
         return '<div class="code-cell">\n'
+    if meta["name"] == "quoted":
+        return '<div class="quoted">\n'
     if meta["name"] in ("math", "figure", "image"):
         return ""  # the formula or picture shows its own number and anchor
     if meta["name"] not in _OPEN_HTML:
@@ -123,6 +127,9 @@ def _render_close(self, tokens, idx, options, env) -> str:
         return "</details>\n" if _admonition_kind(meta)[1] else "</aside>\n"
     if meta["name"] in ("math", "figure", "image"):
         return ""
+    if meta["name"] == "quoted" and "role_html" in env:  # the source as {src} shows it, linked to sources.html
+        said = escapeHtml(env.get("say", str)(_QUOTED_NOTE))
+        return f'<p class="quoted-source">{said} {env["role_html"]("src", meta["arg"], False)}</p></div>\n'
     if meta["name"] == "code-cell":
         return f'<p class="code-cell-note">{escapeHtml(env.get("say", str)(_CODE_CELL_NOTE))}</p></div>\n'
     return _CLOSE_HTML.get(meta["name"], "</div>\n")
@@ -207,7 +214,7 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
 
     closing = state.push("directive_close", "div", -1)
     closing.block = True
-    closing.meta = {"name": opened.group(2), "options": options}
+    closing.meta = {"name": opened.group(2), "arg": opened.group(3).strip(), "options": options}
     state.line = token.map[1]
     return True
 

@@ -76,3 +76,10 @@ def page_links(tokens: list[Token]) -> tuple[tuple[str, int], ...]:
     return tuple((target, child.meta.get("line", 0)) for token in tokens if token.type == "inline"
                  for child in token.children or () if child.type == "link_open"
                  and (target := page_link(str(child.attrGet("href") or ""))) is not None)
+
+
+def quoted_blocks(tokens: list[Token]) -> tuple[tuple[str, int, int], ...]:
+    """Each ``{quoted}`` block: (the source it quotes, its first and last line), 1-based. The numbers typed
+    in it are that source's, shown with it, so the hand-typed-number rule leaves them."""
+    return tuple((t.meta["arg"].strip(), t.map[0] + 1, t.map[1]) for t in tokens
+                 if t.type == "directive_open" and t.meta["name"] == "quoted" and t.map)

@@ -17,7 +17,7 @@ from site_builder.load.content import IMAGE_SUFFIXES
 from site_builder.load.frontmatter import PageMeta, SplitPage
 from site_builder.markdown.directives import DIRECTIVES, directive_lines, unclosed_code
 from site_builder.parse.d2l import d2l_problems
-from site_builder.parse.myst import label_anchors, option_problems, page_links, without_title
+from site_builder.parse.myst import label_anchors, option_problems, page_links, quoted_blocks, without_title
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 from site_builder.vocabulary.provenance import PROVENANCES
@@ -106,6 +106,8 @@ class ParsedPage:
     directive_lines: tuple[tuple[int, str, str, str], ...] = ()
     """Each line of directive syntax, in order: (0-based line, directive name, ``open``, ``close`` or the
     option's key, the argument or the option's value)."""
+    quoted: tuple[tuple[str, int, int], ...] = ()
+    """Each ``{quoted}`` block: (source id, first line, last line)."""
     links: tuple[tuple[str, int], ...] = ()
     """Each Markdown link to a page or label of this site (``[](#label)``, ``[x](page.md)``): its ``{ref}`` target
     and line."""
@@ -149,7 +151,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
                       page.warnings + _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
                             if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
-                      directive_lines(tokens), page_links(tokens)), problems
+                      directive_lines(tokens), quoted_blocks(tokens), page_links(tokens)), problems
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")

@@ -169,11 +169,15 @@ def _runs(block: Block) -> tuple[tuple[Token, ...], ...]:
 
 
 def block_uses(blocks: Iterable[Block]) -> tuple[Use, ...]:
-    """Every role in ``blocks``, in order."""
+    """Every role in ``blocks``, in order, then the source of each ``{quoted}`` block (it cites it)."""
+    blocks = tuple(blocks)
     return tuple(Use(child.meta["name"], child.content.strip(), b.id if isinstance(b, StateSource) else "",
                      bool(child.meta.get("block")))
                  for b in blocks for run in _runs(b) for token in run if token.type == "inline"
-                 for child in token.children or () if child.type == "myst_role")
+                 for child in token.children or () if child.type == "myst_role") \
+        + tuple(Use("src", token.meta["arg"].strip(), b.id if isinstance(b, StateSource) else "", False)
+                for b in blocks for run in _runs(b) for token in run
+                if token.type == "directive_open" and token.meta["name"] == "quoted")
 
 
 def block_pictures(site: SiteView, page: ParsedPage, blocks: Iterable[Block]) -> tuple[Picture, ...]:
