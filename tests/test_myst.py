@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from sitekit import fake_evidence, write_site
 
 from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.markdown.directives import DIRECTIVES
+from site_builder.markdown.mathrender import render_math
 from site_builder.vocabulary.problems import ContentError
+from site_builder.write.verify import verify_output
 
 FIXTURES = Path(__file__).parent / "fixtures" / "myst"
 
@@ -197,3 +200,30 @@ def test_a_figure_is_numbered_captioned_sized_and_referenceable_in_both_forms(tm
 def test_an_image_without_alt_text_is_an_error_at_its_line(tmp_path):
     page = "# 标题\n\n```{image} images/none.png\n```\n"
     assert "content/pages/x.md:3: image 'images/none.png' has no alt text" in problems(tmp_path, {"x": page})[0]
+
+
+# The bugs met on the way (issue 29, item 6)
+
+def test_a_left_right_group_with_an_exponent_is_one_raised_base():
+    mathml = render_math(r"\left(a-b\right)^2", False)
+    power = ET.fromstring(mathml).find("{http://www.w3.org/1998/Math/MathML}msup")
+    assert [child.tag.split("}")[1] for child in power] == ["mrow", "mn"]  # base and exponent: valid MathML
+
+
+def test_a_labelled_display_formula_right_after_a_line_of_text_needs_no_blank_line(tmp_path):
+    _prepared, files = build(tmp_path, {"x": "# 标题\n\n正文一行\n$$x^2$$ (eq-x)\n\n见 {eq}`eq-x`。\n"})
+    html = prose(main_html(files, "x"))
+    assert '<div class="equation" id="eq-x">' in html and '<a class="ref" href="#eq-x">(1)</a>' in html
+
+
+def test_tags_shown_in_a_code_block_are_no_links(tmp_path):
+    page = "# 标题\n\n```md\n<img src=\"images/none.png\" alt=\"a\">\n<a href='nowhere.html'>x</a>\n```\n"
+    prepared, public_files = build(tmp_path, {"index": "# 首页\n", "x": page})
+    sites = {}
+    for name, files in (("_site", public_files), ("_site-teacher", render_site(prepared, teacher=True))):
+        sites[name] = tmp_path / name
+        for path, data in files.items():
+            (sites[name] / path).parent.mkdir(parents=True, exist_ok=True)
+            (sites[name] / path).write_bytes(data if isinstance(data, bytes) else Path(data).read_bytes())
+    found = verify_output(prepared, sites["_site"], sites["_site-teacher"])
+    assert [str(p) for p in found if p.path.endswith("/x.html")] == []

@@ -299,6 +299,9 @@ def _is_ordinary(node: ET.Element) -> bool:
 
 
 def _is_inner(node: ET.Element) -> bool:
+    """A \\left…\\right group, possibly with scripts (``\\left(a\\right)^2`` is one Inner atom raised)."""
+    if node.tag in _SCRIPTED and len(node):
+        node = node[0]
     return node.tag == "mrow" and len(node) > 0 and node[0].get("fence") == "true"
 
 
@@ -316,7 +319,10 @@ def _space_binaries(parent: ET.Element) -> None:
 
 def _space_inner(parent: ET.Element) -> None:
     """TeX puts a thin space between a \\left…\\right group and a neighbouring
-    ordinary atom (`V\\left(x\\right)y`); Chromium puts none."""
+    ordinary atom (`V\\left(x\\right)y`); Chromium puts none. Never inside a script element: its children are
+    base and scripts, not a row (a space there would sit on the baseline as one more child)."""
+    if parent.tag in _SCRIPTED:
+        return
     for child in [c for c in parent if _is_inner(c)]:
         children = list(parent)
         index = children.index(child)

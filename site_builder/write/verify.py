@@ -28,8 +28,15 @@ class _Page:
     """(URL as written, offset in the file); the line is counted only for a broken link."""
 
 
+_CODE = re.compile(r"<code\b[^>]*>.*?</code>", re.DOTALL)
+"""Code shown as text: a tag written in it (```` ```md ```` showing ``<img src=…>``) is no link (highlighted code
+keeps its quotes unescaped, so the attribute pattern would otherwise find it)."""
+
+
 def _scan(text: str) -> _Page:
     ids, links = set(), []
+    if "<code" in text:
+        text = _CODE.sub(lambda code: " " * len(code.group()), text)  # same length: offsets still give lines
     for match in _ATTRIBUTE.finditer(text):
         value = html.unescape(match.group(2) if match.group(2) is not None else match.group(3))
         if match.group(1) == "id":
