@@ -227,3 +227,9 @@ def test_tags_shown_in_a_code_block_are_no_links(tmp_path):
             (sites[name] / path).write_bytes(data if isinstance(data, bytes) else Path(data).read_bytes())
     found = verify_output(prepared, sites["_site"], sites["_site-teacher"])
     assert [str(p) for p in found if p.path.endswith("/x.html")] == []
+
+
+def test_the_same_page_in_colon_fences_renders_the_same(tmp_path):
+    """constructs-colons.md is constructs.md with every backtick fence of a directive written with colons."""
+    _prepared, files = build(tmp_path, fixture_pages("constructs", "constructs-colons", "other"))
+    assert prose(main_html(files, "constructs-colons")) == prose(main_html(files, "constructs"))
