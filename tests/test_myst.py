@@ -233,3 +233,17 @@ def test_the_same_page_in_colon_fences_renders_the_same(tmp_path):
     """constructs-colons.md is constructs.md with every backtick fence of a directive written with colons."""
     _prepared, files = build(tmp_path, fixture_pages("constructs", "constructs-colons", "other"))
     assert prose(main_html(files, "constructs-colons")) == prose(main_html(files, "constructs"))
+
+
+def test_exercises_show_their_solutions_folded_and_index_and_contents_show_nothing(tmp_path):
+    _prepared, files = build(tmp_path, fixture_pages("exercises"))
+    html = prose(main_html(files, "exercises"))
+    assert html == expected_html("exercises", html)
+    assert '<details class="admonition solution"><summary class="admonition-title">解答</summary>' in html
+    assert "single:" not in html and "depth" not in html
+
+
+def test_an_unknown_directive_in_backticks_is_one_error_whatever_it_holds(tmp_path):
+    page = "# 标题\n\n```{raw} html\n<div class=\"x\">\n\n```\n"
+    assert problems(tmp_path, {"x": page}) == [
+        f"content/pages/x.md:3: unknown directive '{{raw}}' (known: {', '.join(DIRECTIVES)})"]

@@ -43,13 +43,16 @@ class Directive:
     """The option keys it accepts; any other is an error."""
     literal: str = ""
     """``''``: its content is Markdown; ``'math'``, ``'code'`` or ``'figure'``: its content is text, made one
-    token (a figure's is its caption)."""
+    token (a figure's is its caption); ``'skip'``: its content is not shown (``{index}`` entries, ``{contents}``:
+    the page has its own table of contents)."""
 
 
 ADMONITIONS = {"note": _("Note"), "warning": _("Warning"), "tip": _("Tip"), "important": _("Important"),
                "hint": _("Hint"), "seealso": _("See also"), "caution": _("Caution"), "attention": _("Attention"),
                "danger": _("Danger"), "error": _("Error")}
 """MyST's admonitions, each with its title in the course's language; ``{admonition}`` takes its title as argument."""
+_EXERCISES = {"exercise": _("Exercise"), "solution": _("Solution")}
+"""sphinx-exercise's boxes: an exercise shows its argument after the title; a solution is always folded."""
 _CODE_OPTIONS = ("caption", "linenos", "lineno-start", "emphasize-lines", "name", "dedent")
 
 DIRECTIVES: dict[str, Directive] = {
@@ -65,8 +68,17 @@ DIRECTIVES: dict[str, Directive] = {
     "code-block": Directive(_CODE_OPTIONS, literal="code"),
     "code": Directive(_CODE_OPTIONS, literal="code"),
     "quoted": Directive(),
+    "exercise": Directive(("label", "class", "nonumber", "hidden")),
+    "solution": Directive(("label", "class", "hidden")),
+    "index": Directive(("name",), literal="skip"),
+    "contents": Directive(("depth", "local", "backlinks", "class"), literal="skip"),
 }
 """The directives a page may use, by name."""
+_BOXES = {**ADMONITIONS, "admonition": _("Note"), **_EXERCISES}
+"""The directives shown as a titled box (folded with ``:class: dropdown``)."""
+_SKIPPED = Directive(literal="skip")
+"""How a directive whose content is not read is read: an unknown one in backticks too (the parse stage reports it
+once; reading its content as Markdown would report what it holds, raw HTML for one)."""
 _LANGUAGES = {"ipython3": "python", "ipython": "python", "python3": "python"}
 """Jupyter kernel names a ``{code-cell}`` gives as its language → the language Pygments knows."""
 
@@ -103,18 +115,21 @@ _CODE_CELL_NOTE = _("The output of this cell is not produced here: the site show
 
 def _render_open(self, tokens, idx, options, env) -> str:
     meta, say = tokens[idx].meta, env.get("say", str)  # in the course's language
-    if meta["name"] in ADMONITIONS or meta["name"] == "admonition":
-        title = meta["arg"] if meta["name"] == "admonition" and meta["arg"] else say(ADMONITIONS.get(meta["name"],
-                                                                                                    _("Note")))
+    if meta["name"] in _BOXES:
+        title = meta["arg"] if meta["name"] == "admonition" and meta["arg"] else say(_BOXES[meta["name"]])
+        title += f" {meta['arg']}" if meta["name"] == "exercise" and meta["arg"] else ""
         kind, folded = _admonition_kind(meta)
         tag, head = ("details", "summary") if folded else ("aside", "p")
-        return f'<{tag} class="admonition {kind}"><{head} class="admonition-title">{escapeHtml(title)}</{head}>\n'
+        label = meta["options"].get("name", meta["options"].get("label", ("", 0)))[0]
+        anchor = f' id="{escapeHtml(label)}"' if label else ""  # the anchor its :name: or :label: gives the page
+        return (f'<{tag} class="admonition {kind}"{anchor}><{head} class="admonition-title">{escapeHtml(title)}'
+                f"</{head}>\n")
     if meta["name"] == "code-cell":
         return '<div class="code-cell">\n'
     if meta["name"] == "quoted":
         return '<div class="quoted">\n'
-    if meta["name"] in ("math", "figure", "image"):
-        return ""  # the formula or picture shows its own number and anchor
+    if meta["name"] in ("math", "figure", "image") or DIRECTIVES.get(meta["name"], _SKIPPED).literal == "skip":
+        return ""  # the formula or picture shows its own number and anchor; a skipped one shows nothing
     if meta["name"] not in _OPEN_HTML:
         return "<div>\n"
     html, label = _OPEN_HTML[meta["name"]]
@@ -123,9 +138,9 @@ def _render_open(self, tokens, idx, options, env) -> str:
 
 def _render_close(self, tokens, idx, options, env) -> str:
     meta = tokens[idx].meta
-    if meta["name"] in ADMONITIONS or meta["name"] == "admonition":
+    if meta["name"] in _BOXES:
         return "</details>\n" if _admonition_kind(meta)[1] else "</aside>\n"
-    if meta["name"] in ("math", "figure", "image"):
+    if meta["name"] in ("math", "figure", "image") or DIRECTIVES.get(meta["name"], _SKIPPED).literal == "skip":
         return ""
     if meta["name"] == "quoted" and "role_html" in env:  # the source as {src} shows it, linked to sources.html
         said = escapeHtml(env.get("say", str)(_QUOTED_NOTE))
@@ -139,8 +154,8 @@ def _admonition_kind(meta: dict) -> tuple[str, bool]:
     """An admonition's style (``{admonition}`` takes it from its ``:class:``, else ``note``) and whether
     ``:class: dropdown`` folds it."""
     classes = meta["options"].get("class", ("", 0))[0].split()
-    kind = meta["name"] if meta["name"] in ADMONITIONS else next((c for c in classes if c in ADMONITIONS), "note")
-    return kind, "dropdown" in classes
+    kind = meta["name"] if meta["name"] != "admonition" else next((c for c in classes if c in ADMONITIONS), "note")
+    return kind, "dropdown" in classes or meta["name"] == "solution"
 
 
 def _line(state: StateBlock, number: int) -> str:
@@ -196,8 +211,8 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     token.markup = opened.group(1)
     token.meta = {"name": opened.group(2), "arg": opened.group(3), "options": options, "closed": False}
     token.map = [start, start + 1]  # until its end is known
-    spec = DIRECTIVES.get(opened.group(2))
-    if spec is not None and spec.literal:
+    spec = DIRECTIVES.get(opened.group(2), _SKIPPED if token.markup[0] == "`" else None)
+    if spec is not None and spec.literal:  # (an unknown one in backticks is skipped whole: it is one error)
         last = _literal(state, token, spec.literal, body, end)
     else:
         stack = state.env.setdefault(_STACK, [])
@@ -247,8 +262,9 @@ def _literal(state: StateBlock, directive: Token, kind: str, body: int, end: int
     directive.meta["closed"] = close is not None
     state.line = stop
     text = state.getLines(body, stop, state.blkIndent, True)
-    if kind == "figure":
-        _figure(state, directive, " ".join(text.split()))
+    if kind in ("figure", "skip"):
+        if kind == "figure":
+            _figure(state, directive, " ".join(text.split()))
         return stop
     token = state.push("math_block" if kind == "math" else "fence", "math" if kind == "math" else "code", 0)
     token.block = True

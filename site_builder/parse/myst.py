@@ -54,7 +54,7 @@ def label_anchors(tokens: list[Token], page_title: str) -> list[tuple[str, int, 
             if label and i + 1 < len(tokens) and tokens[i + 1].type == "math_block":
                 tokens[i + 1].meta["label"] = label  # numbered when the loop reaches it
         elif token.type == "directive_open" and token.meta["name"] not in ("figure", "image") \
-                and (name := _option(token, "name")):
+                and (name := _option(token, "name") or _option(token, "label")):
             anchors.append((name, line, token.meta["arg"] or name))
     return anchors
 
