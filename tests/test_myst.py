@@ -247,3 +247,13 @@ def test_an_unknown_directive_in_backticks_is_one_error_whatever_it_holds(tmp_pa
     page = "# 标题\n\n```{raw} html\n<div class=\"x\">\n\n```\n"
     assert problems(tmp_path, {"x": page}) == [
         f"content/pages/x.md:3: unknown directive '{{raw}}' (known: {', '.join(DIRECTIVES)})"]
+
+
+@pytest.mark.parametrize("written, message", [
+    ("```{exercise-start}\n```\n\n正文\n", "content/pages/x.md:3: '{exercise-start}' has no '{exercise-end}' after "
+                                          "it in the same block: add one where the box ends"),
+    ("正文\n\n```{solution-end}\n```\n", "content/pages/x.md:5: '{solution-end}' ends no '{solution-start}' opened "
+                                        "before it in the same block"),
+])
+def test_a_gated_exercise_needs_both_its_start_and_its_end(tmp_path, written, message):
+    assert problems(tmp_path, {"x": f"# 标题\n\n{written}"}) == [message]

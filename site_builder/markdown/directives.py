@@ -70,12 +70,20 @@ DIRECTIVES: dict[str, Directive] = {
     "quoted": Directive(),
     "exercise": Directive(("label", "class", "nonumber", "hidden")),
     "solution": Directive(("label", "class", "hidden")),
+    "exercise-start": Directive(("label", "class", "nonumber", "hidden")),
+    "exercise-end": Directive(),
+    "solution-start": Directive(("label", "class", "hidden")),
+    "solution-end": Directive(),
     "index": Directive(("name",), literal="skip"),
     "contents": Directive(("depth", "local", "backlinks", "class"), literal="skip"),
 }
 """The directives a page may use, by name."""
-_BOXES = {**ADMONITIONS, "admonition": _("Note"), **_EXERCISES}
-"""The directives shown as a titled box (folded with ``:class: dropdown``)."""
+_BOXES = {**ADMONITIONS, "admonition": _("Note"), **_EXERCISES,
+          **{f"{name}-start": title for name, title in _EXERCISES.items()}}
+"""The directives shown as a titled box (folded with ``:class: dropdown``). sphinx-exercise's gated form,
+``{exercise-start}`` … ``{exercise-end}``, opens the box at the start and closes it at the end: what stands
+between them is read as the page is (the parse stage checks each start has its end)."""
+GATES = {"exercise-start": "exercise-end", "solution-start": "solution-end"}
 _SKIPPED = Directive(literal="skip")
 """How a directive whose content is not read is read: an unknown one in backticks too (the parse stage reports it
 once; reading its content as Markdown would report what it holds, raw HTML for one)."""
@@ -117,7 +125,7 @@ def _render_open(self, tokens, idx, options, env) -> str:
     meta, say = tokens[idx].meta, env.get("say", str)  # in the course's language
     if meta["name"] in _BOXES:
         title = meta["arg"] if meta["name"] == "admonition" and meta["arg"] else say(_BOXES[meta["name"]])
-        title += f" {meta['arg']}" if meta["name"] == "exercise" and meta["arg"] else ""
+        title += f" {meta['arg']}" if meta["name"].startswith("exercise") and meta["arg"] else ""
         kind, folded = _admonition_kind(meta)
         tag, head = ("details", "summary") if folded else ("aside", "p")
         label = meta["options"].get("name", meta["options"].get("label", ("", 0)))[0]
@@ -128,7 +136,8 @@ def _render_open(self, tokens, idx, options, env) -> str:
         return '<div class="code-cell">\n'
     if meta["name"] == "quoted":
         return '<div class="quoted">\n'
-    if meta["name"] in ("math", "figure", "image") or DIRECTIVES.get(meta["name"], _SKIPPED).literal == "skip":
+    if meta["name"] in ("math", "figure", "image", *GATES.values()) \
+            or DIRECTIVES.get(meta["name"], _SKIPPED).literal == "skip":
         return ""  # the formula or picture shows its own number and anchor; a skipped one shows nothing
     if meta["name"] not in _OPEN_HTML:
         return "<div>\n"
@@ -138,6 +147,10 @@ def _render_open(self, tokens, idx, options, env) -> str:
 
 def _render_close(self, tokens, idx, options, env) -> str:
     meta = tokens[idx].meta
+    if meta["name"] in GATES:
+        return ""  # the box stays open until its end
+    if meta["name"] in GATES.values():
+        return "</details>\n" if meta["name"] == "solution-end" else "</aside>\n"  # what its start opened
     if meta["name"] in _BOXES:
         return "</details>\n" if _admonition_kind(meta)[1] else "</aside>\n"
     if meta["name"] in ("math", "figure", "image") or DIRECTIVES.get(meta["name"], _SKIPPED).literal == "skip":
@@ -155,7 +168,8 @@ def _admonition_kind(meta: dict) -> tuple[str, bool]:
     ``:class: dropdown`` folds it."""
     classes = meta["options"].get("class", ("", 0))[0].split()
     kind = meta["name"] if meta["name"] != "admonition" else next((c for c in classes if c in ADMONITIONS), "note")
-    return kind, "dropdown" in classes or meta["name"] == "solution"
+    gated = meta["name"] in GATES  # its end closes it, so it is folded only if a solution
+    return kind.removesuffix("-start"), meta["name"].startswith("solution") or ("dropdown" in classes and not gated)
 
 
 def _line(state: StateBlock, number: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from markdown_it.token import Token
 
-from site_builder.markdown.directives import DIRECTIVES
+from site_builder.markdown.directives import DIRECTIVES, GATES
 from site_builder.markdown.myst import page_link
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, suggest
@@ -83,3 +83,31 @@ def quoted_blocks(tokens: list[Token]) -> tuple[tuple[str, int, int], ...]:
     in it are that source's, shown with it, so the hand-typed-number rule leaves them."""
     return tuple((t.meta["arg"].strip(), t.map[0] + 1, t.map[1]) for t in tokens
                  if t.type == "directive_open" and t.meta["name"] == "quoted" and t.map)
+
+
+def gate_problems(tokens: list[Token], path: str) -> list[Problem]:
+    """Each ``{exercise-start}`` (``{solution-start}``) needs its end after it, in the same block, before the next
+    start; an end needs its start. The box is open between them, so a missing one would leave it open."""
+    problems, open_gate = [], None
+    for token in tokens:
+        name = token.meta.get("name") if token.type == "directive_open" else None
+        line = token.map[0] + 1 if token.map else 0
+        if name in GATES:
+            if open_gate is not None:
+                problems.append(_unended(open_gate, path))
+            open_gate = token
+        elif name in GATES.values():
+            if open_gate is None or GATES[open_gate.meta["name"]] != name or open_gate.level != token.level:
+                problems.append(Problem(path, line, _("'{{{name}}}' ends no '{{{start}}}' opened before it in the "
+                                                      "same block", name=name, start=name.replace("-end", "-start"))))
+                if open_gate is not None:
+                    problems.append(_unended(open_gate, path))
+            open_gate = None
+    return problems + ([_unended(open_gate, path)] if open_gate is not None else [])
+
+
+def _unended(start: Token, path: str) -> Problem:
+    name = start.meta["name"]
+    return Problem(path, start.map[0] + 1 if start.map else 0, _(
+        "'{{{name}}}' has no '{{{end}}}' after it in the same block: add one where the box ends",
+        name=name, end=GATES[name]))

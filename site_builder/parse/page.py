@@ -16,8 +16,8 @@ from markdown_it.token import Token
 from site_builder.load.content import IMAGE_SUFFIXES
 from site_builder.load.frontmatter import PageMeta, SplitPage
 from site_builder.markdown.directives import DIRECTIVES, directive_lines, unclosed_code
+from site_builder.parse import myst
 from site_builder.parse.d2l import d2l_problems
-from site_builder.parse.myst import label_anchors, option_problems, page_links, quoted_blocks, without_title
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 from site_builder.vocabulary.provenance import PROVENANCES
@@ -122,9 +122,9 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
         problems.append(Problem(meta.path, env["nesting_limit"], _TOO_DEEP))
     problems += [Problem(meta.path, line, message) for line, message in env.get("near_misses", ())]
     _check_tokens(tokens, meta.path, problems)
-    problems += d2l_problems(tokens, meta.path)
-    labels = label_anchors(tokens, meta.title)
-    tokens = without_title(tokens, meta.title_line)
+    problems += d2l_problems(tokens, meta.path) + myst.gate_problems(tokens, meta.path)
+    labels = myst.label_anchors(tokens, meta.title)
+    tokens = myst.without_title(tokens, meta.title_line)
     blocks, run, state_ids = [], [], []
     for name, part in _top_level(tokens, ("state",)):
         if not name:
@@ -151,7 +151,7 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
                       page.warnings + _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
                             if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
-                      directive_lines(tokens), quoted_blocks(tokens), page_links(tokens)), problems
+                      directive_lines(tokens), myst.quoted_blocks(tokens), myst.page_links(tokens)), problems
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -201,7 +201,7 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                                         + (suggest(name, DIRECTIVES)
                                            or _(" (known: {names})", names=", ".join(DIRECTIVES)))))
             else:
-                problems += option_problems(token, path)
+                problems += myst.option_problems(token, path)
             if not token.meta["closed"]:
                 problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
                                                       "add a line '{closer}' after its content",
