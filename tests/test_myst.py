@@ -257,3 +257,27 @@ def test_an_unknown_directive_in_backticks_is_one_error_whatever_it_holds(tmp_pa
 ])
 def test_a_gated_exercise_needs_both_its_start_and_its_end(tmp_path, written, message):
     assert problems(tmp_path, {"x": f"# 标题\n\n{written}"}) == [message]
+
+
+def test_cite_reads_its_sources_from_a_bibtex_file(tmp_path):
+    page = "# 标题\n\n见 {cite}`Lecture.Cache.2020` 和 {cite:p}`Lecture.Cache.2020,Another_Book`。\n"
+    root = write_site(tmp_path, {"x": page})
+    (root / "content" / "references.bib").write_text((FIXTURES / "references.bib").read_text(encoding="utf-8"),
+                                                      encoding="utf-8")
+    prepared = prepare_site(root, fake_evidence(tmp_path / "fig"))
+    files = render_site(prepared, teacher=False)
+    assert prose(main_html(files, "x")) == (
+        '<p>见 <a class="src" href="sources.html#Lecture-Cache-2020">[Lecture-Cache-2020]</a> 和 '
+        '<a class="src" href="sources.html#Lecture-Cache-2020">[Lecture-Cache-2020]</a> '
+        '<a class="src" href="sources.html#Another-Book">[Another-Book]</a>。</p>\n')
+    sources = files["sources.html"].decode()
+    assert "A Made-Up Note on KV Caches" in sources
+    for source in ("Lecture-Cache-2020", "Another-Book"):  # each lists the page that cites it
+        entry = sources[sources.index(f'id="{source}"'):]
+        assert 'href="x.html"' in entry[:entry.index("</section>")]
+
+
+def test_a_cited_key_no_source_has_is_an_error_at_its_line(tmp_path):
+    assert problems(tmp_path, {"x": "# 标题\n\n见 {cite}`Nobody.2019`。\n"}) == [
+        "content/pages/x.md:3: unknown source 'Nobody-2019' (cited keys are read from content/references.bib and "
+        "content/sources.yml)"]

@@ -9,6 +9,7 @@ from collections.abc import Callable, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
 from site_builder.check.refs import REFERENCE_ROLES, locate, split_title
+from site_builder.load.bibtex import CITE_ROLES, cited_ids
 from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
 from site_builder.load.glossary import find_term, forbidden_uses
 from site_builder.load.value_text import check_value_text
@@ -23,7 +24,7 @@ from site_builder.vocabulary.provenance import BADGE_TEXT, PROVENANCES
 LANGUAGES = ("zh-CN", "en")
 """The languages of the catalogs (site_builder/locales)."""
 
-ROLES = ("num", "fig", "src", "ref", "example", "term", "mark", *REFERENCE_ROLES[1:])
+ROLES = ("num", "fig", "src", "ref", "example", "term", "mark", *REFERENCE_ROLES[1:], *CITE_ROLES)
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
@@ -106,6 +107,10 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
     if use.name == "fig" and use.target not in evidence.figures:
         return [Problem(path, use.line,
                         _("unknown figure '{id}'", id=use.target) + suggest(use.target, evidence.figures))]
+    if use.name in CITE_ROLES:
+        return [Problem(path, use.line, _("unknown source '{id}'", id=key) + suggest(key, sources)
+                        + _(" (cited keys are read from content/references.bib and content/sources.yml)"))
+                for key in cited_ids(use.target) if key not in sources]
     if use.name == "src" and use.target not in sources:
         return [Problem(path, use.line, _("unknown source '{id}'", id=use.target) + suggest(use.target, sources)
                         + _(" (sources are listed in content/sources.yml)"))]

@@ -9,6 +9,7 @@ import stat
 from collections import Counter
 from pathlib import Path
 
+from site_builder.load.bibtex import load_bibtex
 from site_builder.load.content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from site_builder.load.glossary import load_glossary
 from site_builder.load.value_text import parse_value_text
@@ -41,6 +42,10 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
         return None, problems  # refused: already reported
     config = _load_config(config_file, files, set(read) - set(files), problems, content_dir)
     sources = _load_sources(_read_or_none(root, base, base / "sources.yml", problems), problems)
+    if bib := _read_or_none(root, base, base / "references.bib", problems):  # MyST's {cite}: more sources
+        cited, errors = load_bibtex(bib)
+        sources += tuple(s for s in cited if s.id not in {known.id for known in sources})
+        problems += errors
     records = tuple(_load_record(source, problems) for p in sorted((base / "records").glob("*.json"))
                     if (source := _read(root, base, p, problems)) is not None)
     glossary_file = _read_or_none(root, base, base / "glossary.yml", problems)

@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from site_builder.check.refs import REFERENCE_ROLES, locate, number_in, split_title
 from site_builder.check.site import resolve_mark, resolve_ref
+from site_builder.load.bibtex import CITE_ROLES, cited_ids
 from site_builder.load.content import FigureInfo
 from site_builder.load.glossary import find_term
 from site_builder.parse.page import ParsedPage, image_path
@@ -90,8 +91,9 @@ def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
                 return str(figure_macro(figure_context(figure, site), f"{page_id}-fig-{target}"))
             text = site.say(_("Figure: {alt}", alt=figure.alt))
             return f'<a class="fig-ref" href="{escapeHtml(_figure_href(page, target))}">{escapeHtml(text)}</a>'
-        if name == "src":
-            return f'<a class="src" href="sources.html#{escapeHtml(target)}">[{escapeHtml(target)}]</a>'
+        if name == "src" or name in CITE_ROLES:  # {cite}`a,b`: each source as {src} shows it
+            return " ".join(f'<a class="src" href="sources.html#{escapeHtml(key)}">[{escapeHtml(key)}]</a>'
+                            for key in ([target] if name == "src" else cited_ids(target)))
         if name in REFERENCE_ROLES:
             href, text = ref_link(site, target, page_id, name)
             return f'<a class="ref" href="{escapeHtml(href)}">{escapeHtml(text)}</a>'

@@ -19,6 +19,7 @@ from markdown_it.token import Token
 from site_builder.check.images import Picture
 from site_builder.check.refs import REFERENCE_ROLES, split_title
 from site_builder.check.site import derived_provenance, resolve_mark
+from site_builder.load.bibtex import CITE_ROLES, cited_ids
 from site_builder.load.content import Content, Evidence, FigureInfo
 from site_builder.markdown.source import picture_address, role_pieces
 from site_builder.parse.page import ParsedPage, StateSource, image_path
@@ -169,7 +170,8 @@ def _runs(block: Block) -> tuple[tuple[Token, ...], ...]:
 
 
 def block_uses(blocks: Iterable[Block]) -> tuple[Use, ...]:
-    """Every role in ``blocks``, in order, then the source of each ``{quoted}`` block (it cites it)."""
+    """Every role in ``blocks``, in order, then the source of each ``{quoted}`` block and each source a ``{cite}``
+    names (both cite it)."""
     blocks = tuple(blocks)
     return tuple(Use(child.meta["name"], child.content.strip(), b.id if isinstance(b, StateSource) else "",
                      bool(child.meta.get("block")))
@@ -177,7 +179,11 @@ def block_uses(blocks: Iterable[Block]) -> tuple[Use, ...]:
                  for child in token.children or () if child.type == "myst_role") \
         + tuple(Use("src", token.meta["arg"].strip(), b.id if isinstance(b, StateSource) else "", False)
                 for b in blocks for run in _runs(b) for token in run
-                if token.type == "directive_open" and token.meta["name"] == "quoted")
+                if token.type == "directive_open" and token.meta["name"] == "quoted")\
+        + tuple(Use("src", key, b.id if isinstance(b, StateSource) else "", False)
+                for b in blocks for run in _runs(b) for token in run if token.type == "inline"
+                for child in token.children or () if child.type == "myst_role" and child.meta["name"] in CITE_ROLES
+                for key in cited_ids(child.content))
 
 
 def block_pictures(site: SiteView, page: ParsedPage, blocks: Iterable[Block]) -> tuple[Picture, ...]:
@@ -275,6 +281,8 @@ def role_text(site: SiteView, name: str, target: str, state_figure: str = "") ->
         return site.say(_("(figure {id}: {alt})", id=target, alt=evidence.figures[target].alt))
     if name == "src":
         return f"[{target}]"
+    if name in CITE_ROLES:
+        return " ".join(f"[{key}]" for key in cited_ids(target))
     if name in REFERENCE_ROLES:
         text, target = split_title(target)
         page = site.pages.get(target.removesuffix(".md").rsplit("/", 1)[-1] if name == "doc"
