@@ -36,7 +36,8 @@ LABEL = "on the line before the heading or picture it labels"
 def test_every_d2l_construct_is_an_error_with_its_conversion(tmp_path):
     assert problems(tmp_path, PAGE) == [
         conversion(2, ":label:`sec_scores`", f"write '(sec_scores)=' {LABEL}"),
-        conversion(4, ":cite:`Lecture.2017`", "write {src}`Lecture.2017` and list the source in content/sources.yml"),
+        conversion(4, ":cite:`Lecture.2017`",
+                   "write {cite}`Lecture.2017` and put its BibTeX entry in content/references.bib"),
         conversion(4, ":eqref:`eq_score`", "write {eq}`eq_score`"),
         conversion(7, ":eqlabel:`eq_score`", "write the formula as '$$ … $$ (eq_score)'"),
         f"{P}:9: an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' on a "

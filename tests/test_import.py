@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from PIL import Image
-from sitekit import SOURCES_YML, fake_evidence, write_site
+from sitekit import fake_evidence, write_site
 
 from site_builder.engine.pipeline import prepare_site
 from site_builder.serve.importer import convert_page, run_import
@@ -34,7 +34,7 @@ def test_a_d2l_page_is_converted_and_its_hand_steps_listed():
     converted = convert_page((FIXTURES / "d2l" / "scores.md").read_text(encoding="utf-8"))
     assert converted.text == expected(FIXTURES / "d2l" / "scores.converted.md", converted.text)
     assert notes(converted) == [
-        "4: list the source 'Lecture-2017' in content/sources.yml",
+        "4: cited key 'Lecture.2017': put its BibTeX entry in content/references.bib",
         "8: picture '../img/scores.png': copy it into content/pages/images/ (PNG, JPEG, GIF or WebP) and write "
         "that path"]
     assert "tensorflow" not in converted.text and "#@tab" not in converted.text  # one framework kept
@@ -44,7 +44,7 @@ def test_a_myst_page_is_converted_and_what_has_no_equivalent_is_listed():
     converted = convert_page((FIXTURES / "myst" / "lecture.md").read_text(encoding="utf-8"))
     assert converted.text == expected(FIXTURES / "myst" / "lecture.converted.md", converted.text)
     assert notes(converted) == [
-        "4: list the source 'Kvcache-2020' in content/sources.yml",
+        "4: cited key 'Kvcache.2020': put its BibTeX entry in content/references.bib",
         "4: '{{ undefined }}' has no substitution in the front matter: write its text",
         "6: directive '{tab-set}' has no equivalent here: rewrite this part by hand",
         "7: directive '{tab-item}' has no equivalent here: rewrite this part by hand",
@@ -53,13 +53,14 @@ def test_a_myst_page_is_converted_and_what_has_no_equivalent_is_listed():
 
 
 def test_the_imported_d2l_page_builds_once_its_hand_steps_are_done(tmp_path, capsys):
-    root = write_site(tmp_path, {}, site_yml="title: 课\nlanguage: en\nbase_url: https://example.org/\npages: []\n",
-                      sources=SOURCES_YML + "- id: Lecture-2017\n  title: 一份讲义\n")
+    root = write_site(tmp_path, {}, site_yml="title: 课\nlanguage: en\nbase_url: https://example.org/\npages: []\n")
+    (root / "content" / "references.bib").write_text("@misc{Lecture.2017, title = {一份讲义}}\n", encoding="utf-8")
     assert run_import(root, FIXTURES / "d2l" / "scores.md", "en") == 0
     said = capsys.readouterr().out.splitlines()
     assert said[0] == ("created content/pages/scores.md and listed it in content/site.yml; 2 thing(s) still need "
                        "a hand (then run python build.py, which names anything else at its line):")
-    assert said[1:] == ["content/pages/scores.md:4: list the source 'Lecture-2017' in content/sources.yml",
+    assert said[1:] == ["content/pages/scores.md:4: cited key 'Lecture.2017': put its BibTeX entry in "
+                        "content/references.bib",
                         "content/pages/scores.md:8: picture '../img/scores.png': copy it into content/pages/images/ "
                         "(PNG, JPEG, GIF or WebP) and write that path"]
     page = root / "content" / "pages" / "scores.md"

@@ -23,7 +23,7 @@ CONVERSIONS = {
     "eqref": lambda t: _("write {{eq}}`{target}`", target=t),
     "numref": lambda t: _("write {{numref}}`{target}`", target=t),
     "ref": lambda t: _("write {{ref}}`{target}`", target=t),
-    "cite": lambda t: _("write {{src}}`{target}` and list the source in content/sources.yml", target=t),
+    "cite": lambda t: _("write {{cite}}`{target}` and put its BibTeX entry in content/references.bib", target=t),
     "width": lambda t: _("write the picture as a ```{{figure}} with ':width: {target}'", target=t),
     "begin_tab": lambda t: _("keep one framework's text and delete the ':begin_tab:' and ':end_tab:' lines"),
     "end_tab": lambda t: _("keep one framework's text and delete the ':begin_tab:' and ':end_tab:' lines"),

@@ -7,11 +7,11 @@ is (MyST directives, labels, ``{eq}``…) stays as written; what it does not is 
 
 - d2l: ``:label:`` after a heading → ``(label)=`` before it; after a picture (with ``:width:``) → a
   ``{figure}`` with ``:name:``; ``:eqlabel:`` → ``$$ … $$ (label)``; ``:eqref:``/``:numref:``/``:ref:`` →
-  ``{eq}``/``{numref}``/``{ref}``; ``:cite:`` → ``{src}``; of the framework tabs (``#@tab``, ``%%tab``,
+  ``{eq}``/``{numref}``/``{ref}``; ``:cite:`` → ``{cite}``; of the framework tabs (``#@tab``, ``%%tab``,
   ``:begin_tab:``) only the chosen framework's code and text are kept;
-- MyST: the notebook header keys are dropped; ``{cite}`` → ``{src}``; ``{{ name }}`` → its substitution.
+- MyST: the notebook header keys are dropped; ``{{ name }}`` → its substitution.
 
-A citation key becomes a source id (``Vaswani.2017`` → ``Vaswani-2017``: ids are letters, digits and ``-``).
+Each cited key (``:cite:`` becomes ``{cite}``) is listed: its BibTeX entry goes in ``content/references.bib``.
 """
 
 from __future__ import annotations
@@ -152,13 +152,13 @@ def _line_role(name: str, target: str, out: list[str], notes: list[tuple[int, Te
 def _inline(line: str, substitutions: dict[str, str], number: int, notes: list[tuple[int, Text]]) -> str:
     """A line with d2l's inline roles, ``{cite}`` and substitutions converted (a citation noted: its source
     must be listed)."""
-    def cited(keys: str) -> str:
-        ids = [re.sub(r"[^A-Za-z0-9-]+", "-", key.strip()).strip("-") for key in keys.split(",")]
-        notes.extend((number, _("list the source '{id}' in content/sources.yml", id=key)) for key in ids)
-        return " ".join(f"{{src}}`{key}`" for key in ids)
+    def cited(keys: str, written: str) -> str:
+        notes.extend((number, _("cited key '{key}': put its BibTeX entry in content/references.bib", key=key.strip()))
+                     for key in keys.split(",") if key.strip())
+        return written
 
-    line = _MYST_CITE.sub(lambda m: cited(m.group(1)), line)
-    line = _D2L_ROLE.sub(lambda m: cited(m.group(2)) if m.group(1) == "cite" else
+    line = _MYST_CITE.sub(lambda m: cited(m.group(1), m.group(0)), line)
+    line = _D2L_ROLE.sub(lambda m: cited(m.group(2), f"{{cite}}`{m.group(2)}`") if m.group(1) == "cite" else
                          f"{{{'eq' if m.group(1) == 'eqref' else m.group(1)}}}`{m.group(2)}`", line)
 
     def substituted(found: re.Match[str]) -> str:
