@@ -17,6 +17,8 @@ from sitekit import fake_evidence, write_site
 from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.markdown.directives import DIRECTIVES
 from site_builder.markdown.mathrender import render_math
+from site_builder.render.keys import page_facts, render_keys, source_key
+from site_builder.resolve.resolved import SiteView
 from site_builder.vocabulary.problems import ContentError
 from site_builder.write.verify import verify_output
 
@@ -281,3 +283,14 @@ def test_a_cited_key_no_source_has_is_an_error_at_its_line(tmp_path):
     assert problems(tmp_path, {"x": "# 标题\n\n见 {cite}`Nobody.2019`。\n"}) == [
         "content/pages/x.md:3: unknown source 'Nobody-2019' (cited keys are read from content/references.bib and "
         "content/sources.yml)"]
+
+
+def test_a_page_that_links_a_label_is_rendered_again_when_the_labelled_heading_changes(tmp_path):
+    """The render key of a page with a bare label covers the page that defines it (any page may)."""
+    def key(folder: str, heading: str) -> str:
+        pages = {"x": "# 一\n\n见 {ref}`sec-far`。\n", "y": f"# 二\n\n(sec-far)=\n## {heading}\n"}
+        prepared = prepare_site(write_site(tmp_path / folder, pages), fake_evidence(tmp_path / "fig"))
+        site = SiteView(prepared.content, prepared.pages, prepared.evidence, False)
+        return render_keys(site, "", "", source_key, page_facts)[0]["x"]
+
+    assert key("a", "远处的一节") != key("b", "改了名的一节")

@@ -55,7 +55,7 @@ def d2l_code(info: str, content: str) -> str:
 
 def _roles(children: list[Token], path: str) -> list[Problem]:
     found = []
-    for text, code in zip(children, [*children[1:], None], strict=True):
+    for text, code in zip(children, [*children[1:], None], strict=False):  # each child and the one after it
         role = _ROLE.search(text.content) if text.type == "text" else None
         if role is None or role.group(1) not in CONVERSIONS:
             continue

@@ -164,8 +164,7 @@ def ref_link(site: SiteView, target: str, page_id: str, name: str = "ref") -> tu
     text, target = split_title(target)
     found = resolve_ref(target, page_id)
     if name in ("eq", "numref") or found[0] not in site.pages:  # a label or a {doc} path: look for it
-        anchors = {p: {a[0] for a in page.anchors} for p, page in site.pages.items()}
-        found = locate(name, target, page_id, anchors) or found
+        found = locate(name, target, page_id, site.anchor_names) or found
     target_page, anchor = found
     page = site.pages[target_page]
     if not anchor:

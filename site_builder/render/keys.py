@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from site_builder.check.refs import REFERENCE_ROLES, split_title
 from site_builder.load.content import Evidence
 from site_builder.parse.page import ParsedPage, StateSource
 from site_builder.render.html import SiteView
@@ -73,7 +74,8 @@ class PageFacts:
     roles: str
     """Hash of every role the page uses (the generated pages list them as backlinks)."""
     links: tuple[str, ...]
-    """Pages whose titles or anchors this page's ``{ref}`` links show (``#x`` is the page itself)."""
+    """Pages whose titles or anchors this page's ``{ref}`` (``{eq}``, ``{numref}``, ``{doc}``, Markdown) links show
+    (``#x`` is the page itself); a name no page has is a bare label, which any page may define."""
     shown: str
     """Hash of the states that show a figure (figures.html lists them under each figure)."""
 
@@ -81,9 +83,22 @@ class PageFacts:
 def page_facts(page: ParsedPage) -> PageFacts:
     meta = page.meta
     shown = [(b.id, b.title, b.figure) for b in page.blocks if isinstance(b, StateSource) and b.figure]
-    links = {use.target.partition("#")[0] or meta.id for use in page.roles if use.name == "ref"}
+    targets = [(use.name, split_title(use.target)[1]) for use in page.roles if use.name in REFERENCE_ROLES]
+    links = {_linked_page(name, target, meta.id) for name, target in [*targets, *(("ref", t) for t, _ in page.links)]}
     return PageFacts(digest(meta.id, meta.title, meta.label, meta.kind, meta.summary, repr(page.anchors)),
                      digest(repr(page.roles)), tuple(sorted(links)), digest(repr(shown)))
+
+
+def _linked_page(name: str, target: str, page_id: str) -> str:
+    """The page a reference's target names (for a bare label: the label itself)."""
+    if name == "doc":
+        return target.removesuffix(".md").rsplit("/", 1)[-1]
+    return target.partition("#")[0] or page_id
+
+
+def _depends(page: PageFacts, facts: dict[str, PageFacts]) -> list[str]:
+    """The pages whose outlines a page's links show: those it names, or every page when it names a label."""
+    return list(facts) if any(t not in facts for t in page.links) else [t for t in page.links if t in facts]
 
 
 def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Callable[[ParsedPage], str],
@@ -99,8 +114,8 @@ def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Ca
                   repr(sorted(site.images.items())))
     facts = {page_id: facts_of(page) for page_id, page in site.pages.items()}
     nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
-    keys = {page_id: digest(base, nav, source_key_of(page), *(facts[t].outline for t in facts[page_id].links
-                                                               if t in facts))
+    keys = {page_id: digest(base, nav, source_key_of(page),
+                            *(facts[t].outline for t in _depends(facts[page_id], facts)))
             for page_id, page in site.pages.items()}
     generated = digest(base, nav, repr(site.content.sources), repr(site.content.value_text),
                        *(f.outline + f.roles + f.shown for f in facts.values()))
