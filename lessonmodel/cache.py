@@ -131,8 +131,8 @@ class ConcatCache(_Cache):
         return replace(self, keys=keys, values=values), k_all, v_all
 
 
-def make_concat_cache(cfg: ModelConfig) -> ConcatCache:
+def make_concat_cache(cfg: ModelConfig, batch: int = 1) -> ConcatCache:
     """An empty naive cache (zero-length arrays per layer)."""
-    shape = (1, 0, cfg.n_kv_heads, cfg.d_head)  # (B=1, 0, n_kv, d_head)
+    shape = (batch, 0, cfg.n_kv_heads, cfg.d_head)  # (B, 0, n_kv, d_head)
     empty = tuple(np.zeros(shape, dtype=cfg.np_dtype) for _ in range(cfg.n_layers))
     return ConcatCache(empty, empty)

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from lessonmodel.cache import ConcatCache, KVCache
+from lessonmodel.cache import ConcatCache, KVCache, make_concat_cache
 from lessonmodel.config import ModelConfig
 from lessonmodel.kernels import BY_NAME, Kernels
 from lessonmodel.params import LayerParams, Params
@@ -155,23 +155,15 @@ def _check_positions(positions: np.ndarray | None, n: int) -> np.ndarray:
 
 
 def forward_trace(params: Params, tokens: np.ndarray, positions: np.ndarray | None = None) -> Trace:
-    """Full recompute of every position (no cache), keeping each layer's K, V and attention."""
+    """Full recompute of every position (no cache), keeping each layer's K, V and attention.
+
+    The blocks are the ones cached decoding runs: a recompute is one pass over an empty growing
+    cache, whose arrays then hold exactly the new tokens' K and V.
+    """
     ids, batched = _as_batch(params, tokens)
-    pos = _check_positions(positions, ids.shape[1])
-    cfg = params.config
-    x = params.embedding[ids]  # (B, T, D)
-    keys, values, attention = [], [], []
-    ops = BY_NAME[cfg.kernels]
-    for lp in params.layers:
-        q, k, v = project_qkv(lp, rms_norm(x, lp.attn_norm, ops), pos, cfg)
-        out, w = attend(q, k, v, cfg.causal, ops)
-        x = x + ops.matmul(out, lp.wo)  # (B, T, D)
-        x = x + mlp(lp, rms_norm(x, lp.mlp_norm, ops), ops)
-        keys.append(k)
-        values.append(v)
-        attention.append(w)
-    logits = logits_of(params, x)  # (B, T, V)
-    return Trace(logits if batched else logits[0], tuple(keys), tuple(values), tuple(attention))
+    empty = make_concat_cache(params.config, batch=ids.shape[0])
+    logits, cache, attention = run_cached(params, ids, empty, positions)
+    return Trace(logits if batched else logits[0], cache.keys, cache.values, attention)
 
 
 def forward(params: Params, tokens: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
