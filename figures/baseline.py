@@ -71,7 +71,7 @@ def draw_png(figure: Figure, data: Mapping[str, Any]) -> bytes:
     import matplotlib
 
     buf = io.BytesIO()
-    with matplotlib.rc_context({"text.hinting": "no_hinting"}), drawn_figure(figure, data) as fig:
+    with matplotlib.rc_context({"text.hinting": "no_hinting"}), drawn_figure(figure, data) as (fig, _marks):
         fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 

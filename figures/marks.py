@@ -51,8 +51,8 @@ def mark(label: str, *targets: Any) -> Mark:
     return Mark(label, tuple(targets))
 
 
-def data_box(ax: Any, x0: float, y0: float, x1: float, y1: float) -> DataBox:
-    return DataBox(ax, x0, y0, x1, y1)
+data_box = DataBox
+"""``data_box(ax, x0, y0, x1, y1)``: what figure modules write for a ``DataBox``."""
 
 
 class MarkError(ValueError):
