@@ -58,9 +58,8 @@ def rope(x: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
     return out
 
 
-def project_qkv(
-    lp: LayerParams, h: np.ndarray, positions: np.ndarray, cfg: ModelConfig
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def project_qkv(lp: LayerParams, h: np.ndarray, positions: np.ndarray,
+                cfg: ModelConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Queries, keys and values of the new tokens; q and k carry RoPE already."""
     b, t, _ = h.shape
     mm = BY_NAME[cfg.kernels].matmul
@@ -87,9 +86,7 @@ def visibility(n_new: int, n_visible: int, causal: bool) -> np.ndarray:
     return np.arange(n_visible)[None, :] <= first + np.arange(n_new)[:, None]  # (T, S)
 
 
-def attend(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool, ops: Kernels
-) -> tuple[np.ndarray, np.ndarray]:
+def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool, ops: Kernels) -> tuple[np.ndarray, np.ndarray]:
     """softmax(q kᵀ / sqrt(Dh)) v for every head; returns output (B, T, H*Dh) and weights (B, H, T, S)."""
     b, t, n_heads, d_head = q.shape
     n_rep = n_heads // k.shape[2]
@@ -175,17 +172,14 @@ def _check_cache(params: Params, cache: KVCache | ConcatCache) -> None:
     cfg = params.config
     k = cache.keys[0]
     if len(cache.keys) != cfg.n_layers or k.shape[2:] != (cfg.n_kv_heads, cfg.d_head):
-        raise ValueError(
-            f"cache shape {len(cache.keys)} layers x {k.shape[2:]} does not match the model "
-            f"({cfg.n_layers} layers x ({cfg.n_kv_heads}, {cfg.d_head}))"
-        )
+        raise ValueError(f"cache shape {len(cache.keys)} layers x {k.shape[2:]} does not match the model "
+                         f"({cfg.n_layers} layers x ({cfg.n_kv_heads}, {cfg.d_head}))")
     if k.dtype != cfg.np_dtype:
         raise ValueError(f"cache dtype {k.dtype} does not match the model dtype {cfg.dtype}")
 
 
-def run_cached(
-    params: Params, tokens: np.ndarray, cache: Cache, positions: np.ndarray | None = None
-) -> tuple[np.ndarray, Cache, tuple[np.ndarray, ...]]:
+def run_cached(params: Params, tokens: np.ndarray, cache: Cache,
+               positions: np.ndarray | None = None) -> tuple[np.ndarray, Cache, tuple[np.ndarray, ...]]:
     """New tokens through every layer, reading and extending the cache.
 
     Returns logits (B, T, V), the extended cache and per-layer attention (B, H, T, S).
@@ -217,9 +211,8 @@ def prefill(params: Params, tokens: np.ndarray, cache: Cache) -> tuple[np.ndarra
     return (logits if np.asarray(tokens).ndim == 2 else logits[0]), cache
 
 
-def decode_step(
-    params: Params, token: int | np.ndarray, cache: Cache, position: int | None = None
-) -> tuple[np.ndarray, Cache]:
+def decode_step(params: Params, token: int | np.ndarray, cache: Cache,
+                position: int | None = None) -> tuple[np.ndarray, Cache]:
     """One new token (an int, or (B,) for a batch): next-token logits (V,) or (B, V), and the cache."""
     arr = np.asarray(token)
     if arr.ndim > 1:

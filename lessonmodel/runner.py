@@ -123,10 +123,8 @@ def _cached_run(name: str, cache_dir: Path, cfg: ModelConfig, src_hash: str) -> 
     return entry, discarded
 
 
-def run_experiment(
-    name: str, cache_dir: Path | None = None, cfg: ModelConfig = DEFAULT_CONFIG,
-    src_hash: str | None = None,
-) -> dict[str, Any]:
+def run_experiment(name: str, cache_dir: Path | None = None, cfg: ModelConfig = DEFAULT_CONFIG,
+                   src_hash: str | None = None) -> dict[str, Any]:
     """One experiment's entry, from `cache_dir` when its key and digest match, else computed (and stored)."""
     return _run([name], cache_dir, cfg, src_hash or source_hash())[name]
 
