@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,10 +96,9 @@ def mark_boxes(fig: Any, marks: Mapping[str, Any] | None, figure_id: str, draw: 
             raise MarkError(path, line, where + _(" must be mark(\"label\", artist, …) with a label and at least "
                                                   "one artist or data_box"))
         extents = [_extent(t, fig, renderer, drawn, where, path, line) for t in _flatten(entry.targets)]
-        x0 = max(min(e[0] for e in extents), 0.0)
-        x1 = min(max(e[2] for e in extents), fig.bbox.width)
-        y0 = max(min(e[1] for e in extents), 0.0)
-        y1 = min(max(e[3] for e in extents), height)
+        lefts, bottoms, rights, tops = zip(*extents, strict=True)
+        x0, y0 = max(min(lefts), 0.0), max(min(bottoms), 0.0)
+        x1, y1 = min(max(rights), fig.bbox.width), min(max(tops), height)
         if x1 - x0 < 1 or y1 - y0 < 1:
             raise MarkError(path, line, where + _(" covers no visible area of the figure"))
         # matplotlib's display space has y up; the SVG's has y down.
@@ -107,15 +106,13 @@ def mark_boxes(fig: Any, marks: Mapping[str, Any] | None, figure_id: str, draw: 
     return dict(sorted(boxes.items()))  # by name: the cache stores sorted JSON, and a cached build must match
 
 
-def _flatten(targets: tuple[Any, ...]) -> list[Any]:
+def _flatten(targets: Iterable[Any]) -> Iterator[Any]:
     """Containers (what ``barh`` returns) and lists stand for the artists they hold."""
-    flat: list[Any] = []
     for target in targets:
-        if isinstance(target, (list, tuple)):
-            flat += _flatten(tuple(target))
+        if isinstance(target, list | tuple):
+            yield from _flatten(target)
         else:
-            flat.append(target)
-    return flat
+            yield target
 
 
 def _extent(target: Any, fig: Any, renderer: Any, drawn: set[int], where: str, path: str,
