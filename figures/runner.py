@@ -17,6 +17,7 @@ discarded ids are named in one warning line (``warn``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.metadata
@@ -216,6 +217,8 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         from figures.registry import FIGURES as registry
     out_dir, cache_dir = Path(out_dir), Path(cache_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # a cache folder that cannot be made: each entry is drawn and reported
+        cache_dir.mkdir(parents=True, exist_ok=True)
     shared = sha256("".join(_source_hash(m) for m in _SHARED_MODULES).encode())
     mpl = importlib.metadata.version("matplotlib")  # read without importing matplotlib
     done: dict[str, dict[str, Any]] = {}
