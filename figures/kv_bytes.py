@@ -148,8 +148,9 @@ def draw_gqa(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                           lw=s.LW_THIN, ls="--")
         actual += ax.barh(y - 0.19, kib(r["per_token"]), height=0.36, color=_KIND_COLOR[_kind(r)], edgecolor=s.INK,
                           lw=s.LW_THIN)
-        ratios.append(ax.text(kib(r["per_token"]) + 40, y - 0.19, f"÷{r['n_heads'] / r['n_kv']:.0f}", va="center",
-                              fontsize=s.FS_SMALL, weight="bold"))
+        ratios.append(ax.text(kib(r["per_token"]) + 40, y - 0.19, f"÷{r['n_heads'] // r['n_kv']}" if
+                              r["n_heads"] % r["n_kv"] == 0 else f"÷{r['n_heads'] / r['n_kv']:.0f}",
+                              va="center", fontsize=s.FS_SMALL, weight="bold"))
     ax.set_yticks(ys, [f"{r['name']}\n{r['n_heads']} Q 头 → {r['n_kv']} K/V 头" for r in rows],
                   fontsize=s.FS_SMALL)
     ax.tick_params(axis="y", length=0)

@@ -96,9 +96,10 @@ def mark_boxes(fig: Any, marks: Mapping[str, Any] | None, figure_id: str, draw: 
             raise MarkError(path, line, where + _(" must be mark(\"label\", artist, …) with a label and at least "
                                                   "one artist or data_box"))
         extents = [_extent(t, fig, renderer, drawn, where, path, line) for t in _flatten(entry.targets)]
-        lefts, bottoms, rights, tops = zip(*extents, strict=True)
-        x0, y0 = max(min(lefts), 0.0), max(min(bottoms), 0.0)
-        x1, y1 = min(max(rights), fig.bbox.width), min(max(tops), height)
+        x0 = max(min(e[0] for e in extents), 0.0)
+        x1 = min(max(e[2] for e in extents), fig.bbox.width)
+        y0 = max(min(e[1] for e in extents), 0.0)
+        y1 = min(max(e[3] for e in extents), height)
         if x1 - x0 < 1 or y1 - y0 < 1:
             raise MarkError(path, line, where + _(" covers no visible area of the figure"))
         # matplotlib's display space has y up; the SVG's has y down.
