@@ -42,6 +42,7 @@ def test_a_page_holding_what_json_changes_is_not_kept():
     token = next(b for b in page.blocks if isinstance(b, tuple))[0]
     odd = dataclasses.replace(page, blocks=((Token(**{**vars_of(token), "meta": {"span": (1, 2)}}),),))
     assert parsed_store.encode_kept(odd) == ""
+    assert parsed_store.encode_kept(dataclasses.replace(page, anchors=list(page.anchors))) == ""
 
 
 def vars_of(token: Token) -> dict:

@@ -54,7 +54,10 @@ def _encoded(value: Any) -> dict:
             raise _NotKept(value)
         return {"k": _TOKEN(value)}
     if type(value) is _CLASSES.get(type(value).__name__):
-        return {"c": type(value).__name__, "f": [getattr(value, f.name) for f in dataclasses.fields(value)]}
+        fields = [getattr(value, f.name) for f in dataclasses.fields(value)]
+        if any(type(field) in (list, dict) or isinstance(field, str) and type(field) is not str for field in fields):
+            raise _NotKept(value)  # JSON would give back a tuple, or a plain str (Markup, say)
+        return {"c": type(value).__name__, "f": fields}
     raise _NotKept(value)
 
 
@@ -104,7 +107,7 @@ def _token(fields: list) -> Token:
 
 
 def load(file: Path | None) -> dict[str, str]:
-    """Source digest → the entry's JSON, for the entries whose JSON still has its recorded digest."""
+    """Source digest → the entry's JSON, for the entries that still have their recorded digest."""
     try:
         lines = file.read_text(encoding="utf-8").split("\n") if file else []
     except (OSError, UnicodeDecodeError):
@@ -118,7 +121,7 @@ def load(file: Path | None) -> dict[str, str]:
 
 
 def save(file: Path, entries: dict[str, str]) -> None:
-    """Keep ``entries`` (source digest → JSON), each with the SHA-256 of its JSON."""
+    """Keep ``entries`` (source digest → JSON), each with the SHA-256 of its key and JSON."""
     write_atomic(file, "".join(f"{key}\t{_digest(key, text)}\t{text}\n" for key, text in entries.items()).encode())
 
 
