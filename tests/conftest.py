@@ -52,3 +52,11 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def evidence(tmp_path_factory):
+    """sitekit's fake evidence (five values, four figures), once per module."""
+    from sitekit import fake_evidence
+
+    return fake_evidence(tmp_path_factory.mktemp("figures"))

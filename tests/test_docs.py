@@ -100,7 +100,7 @@ def test_the_docs_show_commands_and_every_sh_block_is_read():
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         assert not re.search(r"^[ \t]+```sh", text, re.MULTILINE), f"{page.name}: an indented sh block is not run"
-    assert GUIDE.name in (PROJECT / "tests" / "test_extension_guide.py").read_text(encoding="utf-8")
+    assert GUIDE.name in (PROJECT / "tests" / "test_cli.py").read_text(encoding="utf-8")
     assert set(NOT_RUN) <= set(SHOWN), "NOT_RUN names a command the docs no longer show"
 
 

@@ -1,4 +1,4 @@
-"""The resolved page: the public flavour holds no teacher material, the teacher flavour keeps all of it."""
+"""The resolved page (site_builder/resolve): one object per flavour, teacher material removed once."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from site_builder.render.notebook import lesson_notebook
 from site_builder.resolve.resolved import ResolvedPage, SiteView, Stepper, resolve_page, without_teacher
 
 SECRET = "只给教师看的提示"
+
+
 PAGE = lesson(f"""公开的开场白 {{num}}`exp.bytes`。
 
 ::::{{teacher}}

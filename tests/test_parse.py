@@ -1,4 +1,5 @@
-"""What editors do to files: a byte-order mark, Windows line ends, tab indentation, a forgotten closer."""
+"""Parsing pages (site_builder/parse): byte order marks and Windows line ends, tabs in lists, states and
+directives left open."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from site_builder.engine.pipeline import prepare_site
 from site_builder.vocabulary.problems import ContentError
 
 P = "content/pages/x.md"
+
+
 S0 = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n正文。\n"
+
+
 S1 = ":::{state} b1\n:title: 二\n:provenance: teaching\n\n正文二。\n:::\n"
 
 

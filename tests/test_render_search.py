@@ -1,4 +1,4 @@
-"""The search stage's text: what gets indexed, and the check that no teacher note gets there."""
+"""Search documents and the index (site_builder/render/search, search_index)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from site_builder.write.verify import verify_output
 from site_builder.write.writer import write_site
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic"
+
+
 TEACHER_PHRASE = "先指左边的方框再指右边的箭头然后翻页"  # in alpha.md's teacher note
 
 
