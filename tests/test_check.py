@@ -382,6 +382,16 @@ def test_build_with_a_bad_mark_writes_nothing_and_exits_1(tmp_path, monkeypatch,
     assert written == []
 
 
+# ---------------------------------------------------------------------------
+# Content cannot reach outside content/, and nothing the build writes lands outside its output folder.
+#
+# Policy: pictures come only from the figures the build draws (``:figure:`` in a state, ``{fig}`` on
+# its own line), so Markdown images are refused outright; relative links that climb out of the site
+# (``../``) or absolute host paths (``/etc/…``) are refused; every id (page, record, figure, source,
+# value) is matched against a registry, never used as a path; files linked in from outside
+# ``content/`` are refused; the writer refuses output paths with ``..`` or a leading ``/``.
+
+
 def _state(body: str = "正文。", figure: str = "") -> str:
     return (":::{state} b0\n:title: 一\n" + (f":figure: {figure}\n" if figure else "")
             + ":provenance: teaching\n\n" + body + "\n:::\n")

@@ -1,4 +1,4 @@
-"""The CI workflow (.github/workflows/pages.yml): actionlint and what each job may do."""
+"""The GitHub workflow: valid (actionlint, pinned in requirements-test.txt) and shaped as promised."""
 
 from __future__ import annotations
 

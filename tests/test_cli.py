@@ -19,6 +19,11 @@ from sitekit import (
     time_limit,
 )
 
+# ---------------------------------------------------------------------------
+# The extension guide, followed step by step in a copy of the project: the copy builds, and its fast test tier
+# and ``build.py check`` stay green (no test pins the course's own figures or experiments).
+
+
 GUIDES = (("docs/programmer-tutorial.md", "## Worked example"),)
 """Where the guide is, (file, heading of its section): the first that exists (the README no longer holds it)."""
 

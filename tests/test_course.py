@@ -37,6 +37,10 @@ def test_the_real_course_passes_the_check(prepared):
     assert prepared.pages  # the fixture's prepare_site raises ContentError with every problem
 
 
+# ---------------------------------------------------------------------------
+# The real course in content/: every state CONTENT.md asks for, and no sentence copied from the seeds.
+
+
 SEEDS = ROOT.parent / "shared" / "seeds"
 
 
@@ -180,6 +184,16 @@ def test_glossary_definitions_show_their_formulas_as_maths(prepared):
     assert cards and all("d_h" in card and "$" not in card for card in cards)
 
 
+# ---------------------------------------------------------------------------
+# The real course: every pointing step names a real region of its figure, and every position
+# word written next to a mark is true of where matplotlib drew it.
+#
+# The seed notes pointed at things the figures do not show (a parameter block "on the left", an
+# A/B request "bottom right", a distribution "far right", a Q box in r55 b1, T values on a byte
+# axis, a head-connection diagram in a bar chart). The last test puts those sentences back against
+# the real figures and expects the build to refuse them.
+
+
 LESSONS = ("rc-v1", "r55", "kv-bytes")
 
 
@@ -272,6 +286,10 @@ def test_the_six_seed_mismatches_are_gone(page_id, state_id, now, before):
     assert now in state and before not in state
 
 
+# ---------------------------------------------------------------------------
+# The gallery (teacher site) and `build.py list` on the real course: every figure, every value, their uses.
+
+
 @pytest.fixture(scope="module")
 def gallery(prepared) -> str:
     files = render_site(prepared, teacher=True)
@@ -329,6 +347,17 @@ def test_real_course_both_sites_only_hold_allowed_urls(prepared, tmp_path):
         assert_no_unsafe_url(files)
         scanned += len(files)
     assert scanned >= 2 * (len(prepared.pages) + len(prepared.evidence.figures))
+
+
+# ---------------------------------------------------------------------------
+# A course published with ``language: en`` says everything of its own in English.
+#
+# The real course is rendered from a copy of ``content/`` whose every Chinese character was replaced
+# by a private-use character (one per character, so words stay distinct and the glossary, marks and
+# checks behave as before), with the figures' and values' texts replaced the same way. What is left
+# of Chinese in the built files can only come from the build itself: its interface, llms.txt, the
+# numbers, glossary and gallery pages, the notebooks' notes, the strings scripts show. With
+# ``language: en`` there must be none; with ``zh-CN`` the same detector finds the Chinese interface.
 
 
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")

@@ -21,6 +21,15 @@ from site_builder.engine.builder import Engine, Output
 from site_builder.engine.pipeline import PARALLEL_MIN_PAGES, prepare_site, render_site
 from site_builder.vocabulary.problems import ContentError
 
+# ---------------------------------------------------------------------------
+# Caches are verified or rebuilt, never trusted (issue #23 item 5).
+#
+# A cache entry that is unreadable, wrong-shaped or edited is discarded with at most one warning line
+# and made again, with no traceback, and the site is what a build from clean caches makes. The shared
+# asset edited in place is ``test_an_asset_edited_in_place_...`` below; parsed pages
+# are no longer kept between processes (site_builder/engine/builder.py), so there is no parse store to corrupt.
+
+
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "basic" / "content"
 
 
@@ -196,11 +205,12 @@ BUILD_DAMAGE = {"search documents": _damage_search, "math-font subsets": _damage
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """A copy of the project built once: its root and its sites' files' digests."""
+def course(tmp_path_factory) -> tuple[Path, dict[str, str], list[str]]:
+    """A copy of the project built once: its root, its sites' files' digests, and what a build with
+    nothing damaged says anyway (a second build: every case's build must leave the caches settled)."""
     root = project_copy(tmp_path_factory.mktemp("course"))
     _build(root)
-    return root, _sites(root)
+    return root, _sites(root), _build(root)
 
 
 def _build(root: Path) -> list[str]:
@@ -217,8 +227,7 @@ def _sites(root: Path) -> dict[str, str]:
 @pytest.mark.slow  # each case is a python build.py of the real course (a few seconds)
 @pytest.mark.parametrize("damage", BUILD_DAMAGE, ids=list(BUILD_DAMAGE))
 def test_a_damaged_cache_of_each_kind_leaves_the_real_course_as_built(course, damage):
-    root, true = course
-    quiet = _build(root)  # nothing damaged: what a build says anyway
+    root, true, quiet = course
     BUILD_DAMAGE[damage](root)
     said = _build(root)
     assert len(said) <= len(quiet) + 1, said
@@ -245,6 +254,14 @@ def test_a_search_document_edited_in_the_cache_is_not_read_back(tmp_path):
     kept = tmp_path / search._DOCUMENTS
     kept.write_text(kept.read_text(encoding="utf-8").replace("缓存", "泄露"), encoding="utf-8")
     assert search._held_documents(tmp_path) == {"b.html": ("key-b", "<p>状态</p>")}
+
+
+# ---------------------------------------------------------------------------
+# Two clean builds of the same content are byte-identical.
+#
+# Each build runs in its own process, in its own copy of the project (different absolute paths),
+# at a different time, with a different hash seed and time zone, so nothing that varies between
+# machines or runs (paths, dict order of sets, timestamps, the clock) can leak into the output.
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -342,6 +359,11 @@ def test_real_course_builds_are_byte_identical(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     for name in ("_site", "_site-teacher"):
         assert_same_tree(first / name, second / name)
+
+
+# ---------------------------------------------------------------------------
+# The engine in the dev server: only what a save changed is rendered and written, and the result equals
+# a full build.
 
 
 FIXTURE_INCREMENTAL = Path(__file__).parent / "fixtures" / "basic" / "content"
@@ -501,6 +523,10 @@ def test_a_save_keeping_size_and_modification_time_is_still_seen(site):
     assert "进一步的说明文字" in (root / "out" / "alpha.html").read_text(encoding="utf-8")
 
 
+# ---------------------------------------------------------------------------
+# Rendering pages in forked workers gives exactly the files of rendering them in one process.
+
+
 STATE = ":::{state} b0\n:title: 第{n}课\n:provenance: teaching\n\n正文 $x_{n}$，见 {ref}`p0`。\n:::\n"
 
 
@@ -510,6 +536,10 @@ def test_parallel_render_equals_serial(tmp_path):
     prepared = prepare_site(write_site(tmp_path, pages), fake_evidence(tmp_path / "fig"))
     for teacher in (False, True):
         assert render_site(prepared, teacher, workers=2) == render_site(prepared, teacher, workers=1)
+
+
+# ---------------------------------------------------------------------------
+# A new build process reuses the last build's pages and files, and writes what a clean build writes.
 
 
 FIXTURE_PERSISTENT = ROOT / "tests" / "fixtures" / "basic" / "content"

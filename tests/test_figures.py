@@ -22,6 +22,14 @@ from figures.report import write_report
 from figures.runner import render
 from figures.spec import Figure
 
+# ---------------------------------------------------------------------------
+# Figures are checked by what a reader sees: baseline PNGs, pixel tolerance, data by value class.
+#
+# Both directions are proven on the real figures: what another CPU or another
+# build of the same font changes passes; a moved bar, a changed label or a
+# changed number fails, naming the figure.
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -236,6 +244,10 @@ def test_build_check_end_to_end_names_each_figure_and_writes_the_report(tmp_path
     page = (work / "report" / "index.html").read_text("utf-8")
     assert 'id="bidirectional"' in page and (work / "report" / "bidirectional-diff.png").exists()
     assert page.count('<section class="figure"') == 3
+
+
+# ---------------------------------------------------------------------------
+# Tests of the figures package: registry, cache, determinism (the manifest: the baseline tests above).
 
 
 RECORDS = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in (ROOT / "content" / "records").glob("*.json")}

@@ -35,6 +35,10 @@ from site_builder.load.value_text import check_value_text, parse_value_text
 from site_builder.vocabulary.problems import ContentError
 from site_builder.vocabulary.urls import UnsafeOutputError, check_html, url_problems
 
+# ---------------------------------------------------------------------------
+# Every mistake a teacher can make: the exact ``path:line: message``, all at once.
+
+
 P = "content/pages/x.md"
 
 
@@ -595,6 +599,10 @@ def test_safe_markdown_in_a_definition_renders_as_before(tmp_path):
     assert ('见 <a href="https://example.org/paper">论文</a> 与 <a href="numbers.html">数值页</a>，<em>强调</em>，'
             '<code>&lt;b&gt;</code>，记作 <span class="math-run"><span class="math"><math xmlns="http://www.w3.org/1998/Math/'
             'MathML" alttext="d_h"><msub><mi>d</mi><mi>h</mi></msub></math></span>。</span></p>') in page
+
+
+# ---------------------------------------------------------------------------
+# content/values.yml: Chinese titles and descriptions for numbers.html, checked against the values.
 
 
 TEXT = """groups:

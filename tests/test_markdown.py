@@ -97,6 +97,13 @@ def test_many_dollar_signs_do_not_make_parsing_quadratic(text):
         make_markdown().parse(text)
 
 
+# ---------------------------------------------------------------------------
+# Markdown plugins: fixture files of input Markdown and expected HTML.
+#
+# Regenerate an expected file after a deliberate change with
+# ``UPDATE_FIXTURES=1 pytest tests/test_markdown.py`` and review the diff.
+
+
 FIXTURES = Path(__file__).parent / "fixtures" / "markdown"
 
 

@@ -1,5 +1,4 @@
-"""Parsing pages (site_builder/parse): byte order marks and Windows line ends, tabs in lists, states and
-directives left open."""
+"""What editors do to files: a byte-order mark, Windows line ends, tab indentation, a forgotten closer."""
 
 from __future__ import annotations
 

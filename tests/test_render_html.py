@@ -312,6 +312,10 @@ def test_xss_corpus_runs_no_script_in_chromium(xss_outputs, tmp_path, browser):
     assert not fired, "\n".join(fired[:20])
 
 
+# ---------------------------------------------------------------------------
+# Teacher-supplied pictures: alt text required, the page's folder only, resized, hashed, size-limited.
+
+
 P = "content/pages/x.md"
 
 
@@ -445,6 +449,10 @@ def test_the_lesson_notebook_shows_the_published_picture_by_its_address(tmp_path
     linked = re.findall(r"!\[一块 GPU 板卡的照片\]\(([^ )]+)", prose)
     base = prepared.content.config.base_url
     assert len(linked) == 1 and linked[0].startswith(base) and linked[0].removeprefix(base) in files, linked
+
+
+# ---------------------------------------------------------------------------
+# End to end on the fixture site: load → parse → check → render → write, asserting on the HTML.
 
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic"

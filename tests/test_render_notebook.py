@@ -1,4 +1,4 @@
-"""Lesson notebooks (site_builder/render/notebook): linked, executed, and matching every published value."""
+"""Each lesson's notebook, executed with nbclient: it recomputes every measured value its page shows."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Search documents and the index (site_builder/render/search, search_index)."""
+"""The search stage's text: what gets indexed, and the check that no teacher note gets there."""
 
 from __future__ import annotations
 

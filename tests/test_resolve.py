@@ -1,4 +1,4 @@
-"""The resolved page (site_builder/resolve): one object per flavour, teacher material removed once."""
+"""The resolved page: the public flavour holds no teacher material, the teacher flavour keeps all of it."""
 
 from __future__ import annotations
 

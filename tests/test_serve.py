@@ -187,6 +187,11 @@ def test_host_header_is_parsed_strictly(dev_server, host, status):
     assert reply.split(b"\r\n", 1)[0].split(b" ")[1] == str(status).encode(), header
 
 
+# ---------------------------------------------------------------------------
+# `build.py new experiment|figure`: a skeleton written, found by discovery, no Python source edited; or nothing
+# written.
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -287,6 +292,10 @@ def test_bad_or_taken_ids_write_nothing(packages, make, message):
         make(package)
     assert str(error.value) == message
     assert _sources(packages) == before
+
+
+# ---------------------------------------------------------------------------
+# The dev server: reload events, error overlay data, recovery, path safety, and the lesson scaffold.
 
 
 def get(port: int, path: str, host: str | None = None) -> tuple[int, bytes]:
@@ -453,6 +462,10 @@ def test_page_ids_are_inserted_keeping_the_file_as_written():
     block = "title: x\npages:\n  - a   # first\n  # a comment\n  - b\nbase_url: u\n"
     assert add_page_id(block, "c") == "title: x\npages:\n  - a   # first\n  # a comment\n  - b\n  - c\nbase_url: u\n"
     assert add_page_id("pages: [a,\n  b]  # end\n", "c") == "pages: [a,\n  b, c]  # end\n"
+
+
+# ---------------------------------------------------------------------------
+# `python build.py serve` as a teacher runs it: a busy port, Ctrl-C, and `make serve`.
 
 
 SERVING = "http://127.0.0.1:"

@@ -11,6 +11,9 @@ from hypothesis import strategies as st
 from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.urls import UnsafeOutputError, allowed_url, check_html, url_problems
 
+# ---------------------------------------------------------------------------
+# The one atomic write (site_builder/vocabulary/atomic.py): old or new, never half, nothing left behind.
+
 
 def test_writes_text_and_bytes_and_makes_the_folder(tmp_path):
     write_atomic(tmp_path / "a" / "b.txt", "缓存\n")

@@ -29,6 +29,15 @@ from site_builder.render import search, search_index
 from site_builder.vocabulary.problems import ContentError
 from site_builder.write import writer
 
+# ---------------------------------------------------------------------------
+# The output is atomic even under SIGKILL: after a build is killed at any moment, each output
+# folder holds either the complete previous site or the complete new one, never a mixture or nothing.
+#
+# The fixture site is built once (the "old" trees), one page is changed and built elsewhere (the
+# "new" trees); then 20 builds are started and killed at seeded random moments spread over a build's
+# measured duration, and each output folder is compared by tree hash with the two known-good trees.
+
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
