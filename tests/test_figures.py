@@ -37,14 +37,13 @@ SOME = ("bidirectional", "r55-b2")
 
 
 @pytest.fixture(scope="module")
-def inputs() -> tuple[dict[str, Any], dict[str, Any]]:
+def inputs(model_results) -> tuple[dict[str, Any], dict[str, Any]]:
     """The real lessonmodel results and content records."""
-    import lessonmodel
     from site_builder.load.loader import load_content
 
     content, problems = load_content(ROOT)
     assert content is not None, problems
-    return lessonmodel.run_all(None), {r.id: r.data for r in content.records}
+    return model_results, {r.id: r.data for r in content.records}
 
 
 def _check(inputs, ids=SOME, results=None, registry=None, **paths):

@@ -455,8 +455,8 @@ KIB, MIB, GIB = 1024, 1024**2, 1024**3
 
 
 @pytest.fixture(scope="module")
-def doc():
-    return run_all(None)
+def doc(model_results):
+    return model_results
 
 
 def values(doc, exp):
