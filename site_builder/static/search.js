@@ -4,6 +4,9 @@
  * fetched from this site only when the box is first used, so pages stay light.
  * Results are built as DOM nodes; Pagefind's excerpt is parsed in an inert
  * document and only its text and <mark> survive.
+ * Keys: "/" anywhere outside a form field goes to the box; ArrowDown/ArrowUp move between the box
+ * and the result links (focus moves, so a screen reader reads each link); Enter in the box opens
+ * the first result shown for what is typed; Escape closes the list and returns to the box.
  */
 (function () {
   "use strict";
@@ -49,12 +52,14 @@
     return out;
   }
 
-  /** The part of the page that matched best, so the link lands on the right state or section. */
+  /** The part of the page that matched best, so the link lands on the right state or section: the most
+   *  matched words, each counted by its weight (a word in a state's title counts more than in its text). */
   function bestPart(result) {
-    var best = null;
+    var best = null, bestScore = 0;
     (result.sub_results || []).forEach(function (sub) {
-      var hits = (sub.locations || []).length;
-      if (hits && (!best || hits > (best.locations || []).length)) best = sub;
+      var score = (sub.weighted_locations || []).reduce(function (sum, at) { return sum + at.weight; }, 0) ||
+        (sub.locations || []).length;
+      if (score > bestScore) { best = sub; bestScore = score; }
     });
     return best;
   }
@@ -83,6 +88,8 @@
     panel.hidden = false;
   }
 
+  var shownFor = "";  // the query whose results the list shows
+
   function search() {
     var term = input.value.trim();
     if (!term) { panel.hidden = true; list.textContent = ""; status.textContent = ""; return; }
@@ -90,7 +97,11 @@
       return loaded.find(term).then(function (found) {
         if (found === null || input.value.trim() !== term) return;  // a newer query is on its way
         return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) { return r.data(); }))
-          .then(function (results) { render(results, found.results.length, term, loaded.text); });
+          .then(function (results) {
+            if (input.value.trim() !== term) return;
+            render(results, found.results.length, term, loaded.text);
+            shownFor = term;
+          });
       });
     }).catch(function () {
       status.textContent = summary.textContent = JSON.parse(document.documentElement.dataset.ui || "{}").unavailable;
@@ -98,11 +109,43 @@
     });
   }
 
+  function links() { return Array.prototype.slice.call(list.querySelectorAll("a")); }
+
   input.addEventListener("focus", load, { once: true });
   input.addEventListener("input", search);
   input.addEventListener("keydown", function (event) {
     if (event.key === "Escape" && !panel.hidden) { panel.hidden = true; event.stopPropagation(); }
-    if (event.key === "Enter") search();
+    if (event.key === "ArrowDown" && links().length) {
+      event.preventDefault();
+      panel.hidden = false;
+      links()[0].focus();
+    }
+    if (event.key === "Enter") {
+      event.preventDefault();
+      if (shownFor === input.value.trim() && links().length) links()[0].click();
+      else search();
+    }
+  });
+  list.addEventListener("keydown", function (event) {
+    var all = links(), at = all.indexOf(document.activeElement);
+    if (at < 0) return;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      var next = at + (event.key === "ArrowDown" ? 1 : -1);
+      (next < 0 ? input : all[Math.min(next, all.length - 1)]).focus();
+    } else if (event.key === "Escape") {
+      event.stopPropagation();
+      input.focus();  // first: focusing the box opens the list again
+      panel.hidden = true;
+    }
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+    var target = event.target;
+    if (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+    event.preventDefault();
+    input.focus();
+    input.select();
   });
   document.addEventListener("click", function (event) {
     if (!box.contains(event.target)) panel.hidden = true;
