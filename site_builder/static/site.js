@@ -327,12 +327,29 @@
     }
   }
 
+  // ---------------------------------------------------------- term cards --
+  // A glossary term's card (a CSS ::after, site.css) starts at the term's left edge; near the right
+  // edge of a phone it ran off the screen and widened the page. Before it shows, shift it left by
+  // what would not fit (CSSOM, which the CSP allows; --card-shift is read by site.css).
+  var CARD_MARGIN = 8;
+
+  function placeCard(event) {
+    var term = event.target.closest && event.target.closest("a.term");
+    if (!term) return;
+    var width = Math.min(22 * parseFloat(getComputedStyle(root).fontSize), 0.8 * root.clientWidth);
+    var left = term.getBoundingClientRect().left;
+    var shift = Math.min(0, root.clientWidth - CARD_MARGIN - (left + width));
+    term.style.setProperty("--card-shift", Math.max(shift, CARD_MARGIN - left) + "px");
+  }
+
   // ---------------------------------------------------------------- init --
   function init() {
     document.querySelectorAll("[data-js-only]").forEach(function (el) { el.hidden = false; });
     document.querySelectorAll("[data-theme-toggle]").forEach(initTheme);
     paintFigures();
     initNav();
+    document.addEventListener("pointerover", placeCard);
+    document.addEventListener("focusin", placeCard);
     document.querySelectorAll("[data-copy-target]").forEach(initCopy);
     document.querySelectorAll("[data-stepper]").forEach(function (el) {
       if (el.querySelector(".state")) steppers.push(new Stepper(el));
