@@ -94,7 +94,26 @@
     this.next.addEventListener("click", this.step.bind(this, 1));
     var start = this.indexOfId(idFromHash());
     this.show(start < 0 ? 0 : start, {});
+    this.reserve();
   }
+
+  /** The states share one grid cell (site.css); hold it at the tallest state's height, so what
+   *  follows the stepper never moves when a shorter state is shown. A move by hash or Back has no
+   *  input to excuse a shift. Measured with every state shown for one synchronous layout (never
+   *  painted); again when the width, the notes or presenting change. Presenting fits one state to
+   *  the screen instead (present.js). */
+  Stepper.prototype.reserve = function () {
+    var box = this.el.querySelector(".states");
+    box.style.minHeight = "";
+    if (root.dataset.present === "on" || getComputedStyle(box).display !== "grid") return;
+    var hidden = this.states.filter(function (state) { return state.hasAttribute("hidden"); });
+    hidden.forEach(function (state) { state.removeAttribute("hidden"); });
+    var height = box.getBoundingClientRect().height;
+    hidden.forEach(function (state) { state.setAttribute("hidden", "until-found"); });
+    box.style.minHeight = height + "px";
+  };
+
+  function reserveAll() { steppers.forEach(function (stepper) { stepper.reserve(); }); }
 
   /** Index of the state that holds the element with this id, or -1. */
   Stepper.prototype.indexOfId = function (id) {
@@ -247,6 +266,7 @@
 
   function paintNotes() {
     notesButtons.forEach(function (b) { setPressed(b, root.dataset.notes === "on"); });
+    reserveAll();
   }
 
   function initTeacherTools() {
@@ -357,6 +377,10 @@
     initTeacherTools();
     document.addEventListener("keydown", onKey);
     window.addEventListener("hashchange", onHashChange);
+    var lastWidth = root.clientWidth;
+    window.addEventListener("resize", function () {
+      if (root.clientWidth !== lastWidth) { lastWidth = root.clientWidth; reserveAll(); }
+    });
     var id = idFromHash();
     var target = id ? document.getElementById(id) : null;
     if (target && target.closest(".state")) target.scrollIntoView({ block: "start", behavior: "auto" });
