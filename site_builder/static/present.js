@@ -79,16 +79,24 @@
     if (speaker && state === currentState()) keepInView(state);
   }
 
+  /** In the speaker window: the current pointing step in view, else the state's title — below the sticky
+   *  step bar, which had covered it (the state's scroll-margin-top clears the bar). */
   function keepInView(state) {
-    var target = state.querySelector("[data-teacher] li.is-pointing") || state.querySelector("[data-teacher]");
+    var bar = stepperEl() && stepperEl().querySelector(".stepper-controls");
+    var top = bar ? bar.getBoundingClientRect().bottom : 0;
+    var pointing = state.querySelector("[data-teacher] li.is-pointing");
+    var target = pointing || state.querySelector(".state-head");
     if (!target) return;
     var box = target.getBoundingClientRect();
-    if (box.top < 0 || box.bottom > window.innerHeight) target.scrollIntoView({ block: "center", behavior: "auto" });
+    if (box.top >= top && box.bottom <= window.innerHeight) return;
+    if (pointing) pointing.scrollIntoView({ block: "center", behavior: "auto" });
+    else state.scrollIntoView({ block: "start", behavior: "auto" });
   }
 
-  // Before site.js (capture on window): PageDown/PageUp move within the pointing steps first.
+  // Before site.js (capture on window): PageDown/PageUp move within the pointing steps first, on the
+  // projected page and in the speaker window alike (a clicker may be plugged into either machine).
   window.addEventListener("keydown", function (event) {
-    if (!presenting() || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey ||
+    if (!(presenting() || speaker) || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey ||
         event.shiftKey || event.isComposing) return;
     if (event.key !== "PageDown" && event.key !== "PageUp") return;
     var state = currentState();
@@ -181,9 +189,11 @@
     if (!state || !el) return;
     var limit = el.querySelector(".stepper-controls").getBoundingClientRect().top;
     var img = state.querySelector(".figure-card img");
-    // First the figure-wide layout down to a readable text size, then a half-and-half one (a state
-    // with a table needs the width), then smaller text.
-    var tries = [["", 1, READABLE], ["balanced", 1, READABLE], ["balanced", READABLE - 0.05, FIT_FLOOR]];
+    // First the figure-wide layout down to a readable text size, then a half-and-half one and one
+    // that gives the text more (a state with a table needs the width), then smaller headings (body
+    // text stops at 16 px: site.css).
+    var tries = [["", 1, READABLE], ["balanced", 1, READABLE], ["text", 1, READABLE],
+                 ["most-text", 1, FIT_FLOOR]];
     for (var t = 0; t < tries.length; t++) {
       if (tries[t][0]) state.dataset.layout = tries[t][0];
       else delete state.dataset.layout;

@@ -174,7 +174,7 @@
   function stepperFor(target) {
     for (var i = 0; i < steppers.length; i++) if (steppers[i].el.contains(target)) return steppers[i];
     var nowhere = target === document.body || target === root || !target;
-    return nowhere || root.dataset.present === "on" ? steppers[0] : null;
+    return nowhere || root.dataset.present === "on" || root.dataset.speaker === "on" ? steppers[0] : null;
   }
 
   function onKey(event) {
@@ -182,11 +182,12 @@
     if (event.isComposing || inFormControl(event.target)) return;
     var present = root.dataset.present === "on";
     if (present && event.key === "Escape") { setPresent(false); return; }
+    var clicker = present || root.dataset.speaker === "on";  // a presenter remote drives the speaker window too
     var stepper = stepperFor(event.target);
     if (!stepper) return;
     var last = stepper.states.length - 1;
     var targets = { ArrowLeft: stepper.index - 1, ArrowRight: stepper.index + 1 };
-    if (present) {  // presenter clickers send PageUp/PageDown; in reading mode those keys scroll
+    if (clicker) {  // presenter clickers send PageUp/PageDown; in reading mode those keys scroll
       targets.PageUp = stepper.index - 1;
       targets.PageDown = stepper.index + 1;
       targets.Home = 0;
