@@ -132,15 +132,96 @@
   }
 
   function onStep(event) {
+    var detail = event.detail || {};
+    if (states && !detail.remote && !detail.first) states.postMessage({ stepper: event.currentTarget.id, index: detail.index });
     var state = currentState();
     if (!state) return;
     leaveOthers(state);
-    var detail = event.detail || {};
     var start = pending && pending.state === state.id ? pending.point : backwards ? stepsOf(state).length - 1 : -1;
     pending = null;
     backwards = false;
     setPoint(state, start, { remote: detail.remote });
     fit();
+  }
+
+  // ------------------------------------------------------ teacher tools --
+  // The notes toggle (remembered; ?notes=1|0 overrides it for one window), the presentation toggle
+  // and the speaker-window button. They live here, in the teacher build's own script, so the public
+  // pages do not download them; site.js's steppers are window.lessonSteppers.
+  function steppers() { return window.lessonSteppers || []; }
+  function setPressed(button, on) { button.setAttribute("aria-pressed", on ? "true" : "false"); }
+
+  // The state channel: a reader's two tabs of one lesson should not move together, a teacher's do.
+  var states = window.BroadcastChannel ? new BroadcastChannel("lesson-steps:" + location.pathname) : null;
+  if (states) {
+    states.onmessage = function (message) {
+      var data = message.data || {};
+      steppers().forEach(function (stepper) {
+        if (stepper.el.id === data.stepper) stepper.show(data.index, { url: true, remote: true });
+      });
+    };
+  }
+
+  var presentButtons = [];
+  // What presenting turns off, put back by Esc. Opened with ?present=1 there was no "before":
+  // the notes come back as the teacher last chose them.
+  var beforePresent = null;
+
+  function setPresent(on) {
+    var stepper = steppers()[0];
+    if (on) {
+      beforePresent = { notes: root.dataset.notes, scrollY: window.scrollY, index: stepper ? stepper.index : -1 };
+      root.dataset.present = "on";
+      root.dataset.notes = "off";  // safe to project
+    } else {
+      var before = beforePresent || { notes: storedNotes(), scrollY: null, index: -2 };
+      delete root.dataset.present;
+      root.dataset.notes = before.notes;
+      beforePresent = null;
+    }
+    presentButtons.forEach(function (b) { setPressed(b, on); });
+    paintNotes();
+    document.dispatchEvent(new CustomEvent("lesson:present", { detail: { on: on } }));
+    if (on) window.scrollTo({ top: 0, behavior: "auto" });
+    else if (stepper && before.index === stepper.index) window.scrollTo({ top: before.scrollY, behavior: "auto" });
+    else if (stepper) stepper.states[stepper.index].scrollIntoView({ block: "start", behavior: "auto" });
+  }
+
+  function storedNotes() {
+    try { return localStorage.getItem("lesson:notes") === "on" ? "on" : "off"; } catch (e) { return "off"; }
+  }
+
+  var notesButtons = [];
+
+  function paintNotes() {
+    notesButtons.forEach(function (b) { setPressed(b, root.dataset.notes === "on"); });
+    document.dispatchEvent(new CustomEvent("lesson:layout"));  // site.js re-measures the states
+  }
+
+  function initTeacherTools() {
+    notesButtons = Array.prototype.slice.call(document.querySelectorAll("[data-notes-toggle]"));
+    notesButtons.forEach(function (button) {
+      button.addEventListener("click", function () {
+        root.dataset.notes = root.dataset.notes === "on" ? "off" : "on";
+        try { localStorage.setItem("lesson:notes", root.dataset.notes); } catch (e) { /* lasts for this page */ }
+        paintNotes();  // a click is a choice (saved); ?notes= is not
+      });
+    });
+    paintNotes();
+    presentButtons = Array.prototype.slice.call(document.querySelectorAll("[data-present-toggle]"));
+    presentButtons.forEach(function (button) {
+      setPressed(button, root.dataset.present === "on");
+      button.addEventListener("click", function () { setPresent(root.dataset.present !== "on"); });
+    });
+    document.querySelectorAll("[data-speaker-window]").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var url = location.pathname + "?notes=1&speaker=1" + location.hash;
+        window.open(url, "lesson-speaker", "popup,width=960,height=720");
+      });
+    });
+    window.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && presenting() && !event.defaultPrevented) setPresent(false);
+    });
   }
 
   // ------------------------------------------------------------------ fit --
@@ -207,6 +288,7 @@
 
   function init() {
     document.querySelectorAll("[data-stepper]").forEach(function (el) { el.addEventListener("lesson:step", onStep); });
+    initTeacherTools();
     document.addEventListener("lesson:present", function () {
       var state = currentState();
       if (state) setPoint(state, -1, {});

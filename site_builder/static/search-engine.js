@@ -247,3 +247,54 @@ function find(pagefind, synonyms, term) {
       });
   });
 }
+
+
+// ------------------------------------------------------------ results --
+// Each result as a list item for static/search.js: its title (and the part of the page it lands on)
+// as a link, and Pagefind's excerpt parsed in an inert document, of which only text and <mark> survive.
+
+function excerptNodes(html) {
+  var doc = new DOMParser().parseFromString("<p>" + html + "</p>", "text/html");
+  var out = document.createElement("p");
+  out.className = "search-excerpt";
+  var pieces = [];
+  doc.body.firstChild.childNodes.forEach(function (node) {
+    pieces.push({ text: node.textContent, mark: node.nodeName === "MARK" });
+  });
+  joined(pieces).forEach(function (run) {
+    if (run.mark) {
+      var mark = document.createElement("mark");
+      mark.textContent = run.text;
+      out.appendChild(mark);
+    } else {
+      out.appendChild(document.createTextNode(run.text));
+    }
+  });
+  return out;
+}
+
+/** The part of the page that matched best, so the link lands on the right state or section: the most
+ *  matched words, each counted by its weight (a word in a state's title counts more than in its text). */
+function bestPart(result) {
+  var best = null, bestScore = 0;
+  (result.sub_results || []).forEach(function (sub) {
+    var score = (sub.weighted_locations || []).reduce(function (sum, at) { return sum + at.weight; }, 0) ||
+      (sub.locations || []).length;
+    if (score > bestScore) { best = sub; bestScore = score; }
+  });
+  return best;
+}
+
+/** A result's list item: a link to the part of the page that matched best, and its excerpt. */
+export function item(result) {
+  var part = bestPart(result);
+  var title = plain((result.meta && result.meta.title) || result.url);
+  var partTitle = part && plain(part.title || "");
+  var li = document.createElement("li");
+  var link = document.createElement("a");
+  link.href = part ? part.url : result.url;
+  link.textContent = partTitle && partTitle !== title ? title + " · " + partTitle : title;
+  li.appendChild(link);
+  li.appendChild(excerptNodes(part ? part.excerpt : result.excerpt));
+  return li;
+}

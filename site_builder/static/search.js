@@ -2,8 +2,8 @@
  * Pagefind index built at build time (site_builder/render/search.py). The engine
  * (static/search-engine.js: Pagefind, the index's text rules) and the index are
  * fetched from this site only when the box is first used, so pages stay light.
- * Results are built as DOM nodes; Pagefind's excerpt is parsed in an inert
- * document and only its text and <mark> survive.
+ * The engine also builds each result's list item (item()), so this file, loaded on every page,
+ * stays small.
  * Keys: "/" anywhere outside a form field goes to the box; ArrowDown/ArrowUp move between the box
  * and the result links (focus moves, so a screen reader reads each link); Enter in the box opens
  * the first result shown for what is typed; Escape closes the list and returns to the box.
@@ -32,59 +32,15 @@
     return engine;
   }
 
-  function excerptNodes(html, text) {
-    var doc = new DOMParser().parseFromString("<p>" + html + "</p>", "text/html");
-    var out = document.createElement("p");
-    out.className = "search-excerpt";
-    var pieces = [];
-    doc.body.firstChild.childNodes.forEach(function (node) {
-      pieces.push({ text: node.textContent, mark: node.nodeName === "MARK" });
-    });
-    text.joined(pieces).forEach(function (run) {
-      if (run.mark) {
-        var mark = document.createElement("mark");
-        mark.textContent = run.text;
-        out.appendChild(mark);
-      } else {
-        out.appendChild(document.createTextNode(run.text));
-      }
-    });
-    return out;
-  }
-
-  /** The part of the page that matched best, so the link lands on the right state or section: the most
-   *  matched words, each counted by its weight (a word in a state's title counts more than in its text). */
-  function bestPart(result) {
-    var best = null, bestScore = 0;
-    (result.sub_results || []).forEach(function (sub) {
-      var score = (sub.weighted_locations || []).reduce(function (sum, at) { return sum + at.weight; }, 0) ||
-        (sub.locations || []).length;
-      if (score > bestScore) { best = sub; bestScore = score; }
-    });
-    return best;
-  }
-
   /** ``results``: the first MAX_RESULTS of ``total`` pages found (the status says how many in all). */
   function render(results, total, term, text) {
-    function clean(title) { return text.plain(title).trim(); }
     list.textContent = "";
     var ui = JSON.parse(document.documentElement.dataset.ui || "{}");  // in the course's language
     var said = !results.length ? ui.not_found || "%(term)s: 0"
       : total > results.length ? ui.found_more || "%(term)s: %(n)s (%(shown)s)" : ui.found || "%(term)s: %(n)s";
     summary.textContent = said.replace("%(term)s", term).replace("%(n)s", total).replace("%(shown)s", results.length);
     status.textContent = summary.textContent;
-    results.forEach(function (result) {
-      var part = bestPart(result);
-      var title = clean((result.meta && result.meta.title) || result.url);
-      var partTitle = part && clean(part.title || "");
-      var item = document.createElement("li");
-      var link = document.createElement("a");
-      link.href = part ? part.url : result.url;
-      link.textContent = partTitle && partTitle !== title ? title + " · " + partTitle : title;
-      item.appendChild(link);
-      item.appendChild(excerptNodes(part ? part.excerpt : result.excerpt, text));
-      list.appendChild(item);
-    });
+    results.forEach(function (result) { list.appendChild(text.item(result)); });
     panel.hidden = false;
   }
 
