@@ -195,7 +195,6 @@
 
   function paintNotes() {
     notesButtons.forEach(function (b) { setPressed(b, root.dataset.notes === "on"); });
-    document.dispatchEvent(new CustomEvent("lesson:layout"));  // site.js re-measures the states
   }
 
   function initTeacherTools() {

@@ -93,35 +93,32 @@
       var heading = state.querySelector("h3");
       if (heading) heading.tabIndex = -1;  // where focus goes when the focused state hides
       // Find-in-page or a fragment link is about to reveal this hidden state.
-      state.addEventListener("beforematch", this.show.bind(this, i, { url: true }));
+      state.addEventListener("beforematch", function () { this.hold(); this.show(i, { url: true }); }.bind(this));
     }, this);
     this.prev.addEventListener("click", this.step.bind(this, -1));
     this.next.addEventListener("click", this.step.bind(this, 1));
     var start = this.indexOfId(idFromHash());
     this.show(start < 0 ? 0 : start, {});
-    this.reserve();
   }
 
-  /** The states share one grid cell (site.css); hold it at the tallest state's height, so what
-   *  follows the stepper never moves when a shorter state is shown. A move by hash or Back has no
-   *  input to excuse a shift. Measured with every state shown for one synchronous layout (never
-   *  painted); again when the width, the notes or presenting change. Presenting fits one state to
-   *  the screen instead (present.js). */
-  Stepper.prototype.reserve = function () {
+  /** A move no input asked for (a hash change, Back, Forward) must not shift what follows the stepper:
+   *  the states' cell (site.css) keeps the height it had until the reader next presses or taps, when
+   *  any change counts as asked for. (Held for good, at the tallest state's height, a short state left
+   *  a screen of blank page on a phone.) */
+  Stepper.prototype.hold = function () {
     var box = this.el.querySelector(".states");
-    box.style.minHeight = "";
-    if (root.dataset.present === "on" || getComputedStyle(box).display !== "grid") return;
-    var hidden = this.states.filter(function (state) { return state.hasAttribute("hidden"); });
-    hidden.forEach(function (state) { state.removeAttribute("hidden"); });
-    var height = box.getBoundingClientRect().height;
-    hidden.forEach(function (state) { state.setAttribute("hidden", "until-found"); });
-    box.style.minHeight = height + "px";
+    if (root.dataset.present === "on") return;
+    box.style.minHeight = box.getBoundingClientRect().height + "px";
+    var release = function () {
+      box.style.minHeight = "";
+      window.removeEventListener("pointerdown", release, true);
+      window.removeEventListener("keydown", release, true);
+    };
+    window.addEventListener("pointerdown", release, true);
+    window.addEventListener("keydown", release, true);
   };
 
-  function reserveAll() { steppers.forEach(function (stepper) { stepper.reserve(); }); }
-  // For present.js (teacher build): the steppers, and a new reservation when notes or presenting change.
-  window.lessonSteppers = steppers;
-  document.addEventListener("lesson:layout", reserveAll);
+  window.lessonSteppers = steppers;  // for present.js (teacher build)
 
   /** Index of the state that holds the element with this id, or -1. */
   Stepper.prototype.indexOfId = function (id) {
@@ -210,8 +207,8 @@
     var id = idFromHash();
     steppers.forEach(function (stepper) {
       var i = stepper.indexOfId(id);
-      if (i >= 0) stepper.show(i, {});
-      else if (!id) stepper.show(0, {});
+      if (i < 0 && !id) i = 0;
+      if (i >= 0 && i !== stepper.index) { stepper.hold(); stepper.show(i, {}); }
     });
     var target = id ? document.getElementById(id) : null;
     if (target && target.closest(".state")) {
@@ -336,10 +333,6 @@
     });
     document.addEventListener("keydown", onKey);
     window.addEventListener("hashchange", onHashChange);
-    var lastWidth = root.clientWidth;
-    window.addEventListener("resize", function () {
-      if (root.clientWidth !== lastWidth) { lastWidth = root.clientWidth; reserveAll(); }
-    });
     var id = idFromHash();
     var target = id ? document.getElementById(id) : null;
     if (target && target.closest(".state")) target.scrollIntoView({ block: "start", behavior: "auto" });
