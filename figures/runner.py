@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from figures.marks import mark_boxes
+from figures.marks import draw_location, mark_boxes
 from figures.spec import Figure
 from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _
@@ -138,9 +138,17 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | 
             fig.clear()
 
 
-def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes, dict[str, Any]]:
+def drawn_texts(fig: Any) -> list[str]:
+    """Every visible text of a drawn figure (titles, labels, ticks, legends): what a reader sees in it,
+    which the SVG cannot tell (its glyphs are paths), for the glossary check."""
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes, dict[str, Any], list[str]]:
     """Draw one figure once; return its light SVG, its dark variant (recoloured on the same
-    matplotlib figure by figures/dark.py) and its marks' boxes (imports matplotlib)."""
+    matplotlib figure by figures/dark.py), its marks' boxes and its texts (imports matplotlib)."""
     import matplotlib
 
     from figures import dark
@@ -150,10 +158,11 @@ def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes
     with drawn_figure(figure, data, returned) as fig:
         fig.savefig(light, format="svg", metadata=SVG_METADATA)
         boxes = mark_boxes(fig, returned[0], figure.id, figure.draw)
+        texts = drawn_texts(fig)
         with matplotlib.rc_context(dark.dark_rc()):
             dark.darken(fig)
             fig.savefig(dark_svg, format="svg", metadata=SVG_METADATA)
-    return light.getvalue(), dark_svg.getvalue(), boxes
+    return light.getvalue(), dark_svg.getvalue(), boxes, texts
 
 
 def _write_if_changed(path: Path, content: bytes) -> None:
@@ -207,7 +216,8 @@ def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any])
             "description": figure.description,
             "provenance": figure.provenance, "label": corner_label(figure.provenance), "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
-            "marks": meta.get("marks", {})}
+            "marks": meta.get("marks", {}), "texts": meta.get("texts", []),
+            "drawn_at": list(draw_location(figure.draw))}
 
 
 def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
@@ -237,10 +247,10 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
                                      "data": data_sha, "matplotlib": mpl}))
         hit, bad = _cached(cache_dir, key)
         if hit is None:
-            svg, dark_svg, marks = draw_variants(figure, data)
+            svg, dark_svg, marks, texts = draw_variants(figure, data)
             width, height = svg_size_px(svg)
             meta = {"id": figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
-                    "width": width, "height": height, "marks": marks}
+                    "width": width, "height": height, "marks": marks, "texts": texts}
             bad = not _store(cache_dir, key, svg, dark_svg, meta) or bad
             drawn.append(figure.id)
         else:

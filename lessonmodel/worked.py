@@ -80,6 +80,10 @@ def first_token_choice(cfg: ModelConfig) -> Result:
         values.append(Value(f"top1_prob_t{key}", softmax(logits / tau)[0], "",
                             f"largest probability at temperature {tau}"))
     kept = _top_p(probs, TOP_P)
+    for tau in TEMPERATURES:  # temperature first, then top-p on the reshaped distribution (the usual order)
+        key = str(tau).replace(".", "_")
+        values.append(Value(f"top_p_kept_t{key}", _top_p(softmax(logits / tau), TOP_P), "",
+                            f"tokens top-p = {TOP_P} keeps after dividing the logits by temperature {tau}"))
     values += [Value("top_p_kept", kept, "", f"tokens top-p = {TOP_P} keeps"),
                Value("top_p", TOP_P, "", "the top-p threshold"),
                Value("top_p_top1_prob", probs[0] / probs[:kept].sum(), "",

@@ -99,7 +99,8 @@ def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> N
         assert b"<metadata" not in svg  # no RDF block
         assert entry["svg_sha256"] == figures.runner.sha256(svg)
         assert set(entry) == {"file", "dark_file", "alt", "description", "provenance", "label", "inputs", "svg_sha256",
-                              "data_sha256", "width", "height", "marks"}
+                              "data_sha256", "width", "height", "marks", "texts", "drawn_at"}
+        assert entry["texts"] and all(isinstance(t, str) and t.strip() for t in entry["texts"])
 
 
 @pytest.mark.slow  # draws every figure (the rendered fixture)

@@ -14,12 +14,15 @@ from lessonmodel.__main__ import main
 TINY = bench.BenchPlan(
     ModelConfig(vocab=tuple(f"t{i}" for i in range(64)), d_model=16, n_layers=1, n_heads=2, n_kv_heads=2, d_head=8,
                 d_ff=32, dtype="float32", kernels="blas"),
-    prompts=(4, 16), generated=(1, 4), main_generated=4, repeats=2,
+    prompts=(4, 16), generated=(1, 4), main_generated=4, min_repeats=2, max_repeats=3,
 )
 
 
 def test_bench_writes_a_valid_record(tmp_path, monkeypatch):
     monkeypatch.setattr(bench, "FULL", TINY)
+    monkeypatch.setattr(bench, "load_average", lambda: [0.0, 0.0, 0.0])
+    for name, pinned in bench.pinned_environment({}, 1).items():
+        monkeypatch.setenv(name, pinned)
     out = tmp_path / "decode_timing.json"
     assert main(["bench", "--out", str(out)]) == 0
     record = json.loads(out.read_text(encoding="utf-8"))
@@ -39,8 +42,8 @@ def test_bench_writes_a_valid_record(tmp_path, monkeypatch):
                 if name in ("cached", "recompute"):
                     low, high = (record["values"][f"{key}_{end}"]["value"] for end in ("min", "max"))
                     assert low <= v["value"] <= high
-        assert record["values"][f"decode_speedup_p{p}"]["value"] > 0
-        assert record["values"][f"speedup_p{p}_n1"]["value"] > 0
+        low, high = (record["values"][f"decode_speedup_p{p}_{end}"]["value"] for end in ("low", "high"))
+        assert 0 < low <= high
     assert record["values"]["all_methods_same_tokens"]["value"] is True
     rows = record["data"]["rows"]
     expected = len(plan.prompts) * len(plan.generated) * len(bench.METHODS)
@@ -49,8 +52,8 @@ def test_bench_writes_a_valid_record(tmp_path, monkeypatch):
         timed = [r["ttft_ms"], r["total_ms"]] + ([r["decode_ms"]] if r["generated"] > 1 else [])
         assert (r["decode_ms"] is None) == (r["generated"] == 1)
         for stats in timed:
-            assert len(stats["repeats"]) == plan.repeats
-            assert stats["min"] <= stats["median"] <= stats["max"]
+            assert plan.min_repeats <= len(stats["repeats"]) == record["values"]["repeats"]["value"]
+            assert stats["min"] <= stats["q1"] <= stats["median"] <= stats["q3"] <= stats["max"]
         assert r["ttft_ms"]["median"] <= r["total_ms"]["median"]
 
 

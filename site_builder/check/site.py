@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import posixpath
 import re
 from collections.abc import Callable, Hashable, Iterable
 
@@ -45,6 +46,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
         problems += memo(page, around, check) if memo else check()
     problems += check_records(content, evidence.values)
+    problems += reader_text_problems(content, evidence)
     problems += check_value_text(content.value_text, set(evidence.values),
                                  {v.producer for v in evidence.values.values()})
     return problems
@@ -119,6 +121,28 @@ def _term_problems(page: ParsedPage, content: Content) -> list[Problem]:
         for word, term in forbidden_uses(terms, text):
             problems.append(Problem(path, line, _("'{word}' is a forbidden variant in the glossary: write '{term}'",
                                                   word=word, term=term.term)))
+    return problems
+
+
+def reader_text_problems(content: Content, evidence: Evidence) -> list[Problem]:
+    """The glossary's forbidden wordings in what readers see beyond page prose: the numbers page's titles and
+    descriptions (values.yml), the sources and glossary pages, the records' titles and conditions, and every
+    figure's alt text, description, mark labels and drawn texts (titles, axis labels, ticks, legends)."""
+    texts = [(content.value_text.path, line, text, "") for _name, text, line in
+             (*content.value_text.groups, *content.value_text.patterns)]
+    base = posixpath.dirname(posixpath.dirname(content.pages[0].path)) if content.pages else "content"
+    texts += [(f"{base}/sources.yml", s.line, text, "") for s in content.sources for text in (s.title, s.checked,
+                                                                                              s.where)]
+    texts += [(f"{base}/glossary.yml", t.line, t.definition, "") for t in content.glossary]
+    texts += [(r.path, 0, str(r.data.get(key, "")), "") for r in content.records for key in ("title", "conditions")]
+    for f in evidence.figures.values():
+        texts += [(f.drawn_at[0] or "figures", f.drawn_at[1], text, f.id)
+                  for text in (f.alt, f.description, *(m.label for m in f.marks), *f.texts)]
+    problems = []
+    for path, line, text, figure in texts:
+        for word, term in forbidden_uses(content.glossary, text):
+            message = _("'{word}' is a forbidden variant in the glossary: write '{term}'", word=word, term=term.term)
+            problems.append(Problem(path, line, message + (_(" (figure {figure})", figure=figure) if figure else "")))
     return problems
 
 

@@ -136,6 +136,10 @@ class FigureInfo:
     """Regions a teacher may point at, by name."""
     dark_file: str = ""
     """The dark-mode variant's file name in ``figures/`` (empty: the light figure serves both)."""
+    texts: tuple[str, ...] = ()
+    """Every text drawn in the figure (titles, labels, ticks, legends), for the glossary check."""
+    drawn_at: tuple[str, int] = ("", 0)
+    """Path and line of the figure's drawing code, where a problem with its texts is reported."""
 
     def mark(self, name: str) -> FigureMark | None:
         return next((m for m in self.marks if m.name == name), None)

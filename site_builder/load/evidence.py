@@ -74,7 +74,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     figures = {fid: FigureInfo(id=fid, file=info["file"], dark_file=info.get("dark_file", ""), alt=info["alt"],
                                description=info["description"],
                                provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
-                               inputs=tuple(info.get("inputs", ())), label=info.get("label", ""), marks=_marks(info))
+                               inputs=tuple(info.get("inputs", ())), label=info.get("label", ""), marks=_marks(info),
+                               texts=tuple(info.get("texts", ())), drawn_at=tuple(info.get("drawn_at", ("", 0))))
                for fid, info in figure_info.items()}
     sources = {e["source"] for e in results["experiments"].values()}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
@@ -118,7 +119,8 @@ def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
 
 def evidence_from_json(data: dict[str, Any]) -> Evidence:
     return Evidence(values={k: Value(**v) for k, v in data["values"].items()},
-                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"]),
+                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"]), "texts": tuple(f["texts"]),
+                                              "drawn_at": tuple(f["drawn_at"]),
                                               "marks": tuple(FigureMark(m["name"], m["label"], tuple(m["box"]))
                                                              for m in f["marks"])})
                              for k, f in data["figures"].items()},
