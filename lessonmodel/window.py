@@ -65,7 +65,9 @@ def front_truncation(cfg: ModelConfig) -> Result:
     whole = forward(params, np.append(text, nxt))[-1]  # (V,) nothing dropped
     old, new = keep_last(full, DROPPED, 0), forward_trace(params, kept)
     key_change = [np.abs(k[:, :len(kept)] - k2).max(axis=(0, 2, 3)) for k, k2 in zip(old.keys, new.keys, strict=True)]
-    value_change = [max_abs(v[:, :len(kept)], v2) for v, v2 in zip(old.values, new.values, strict=True)]
+    value_by_position = [np.abs(v[:, :len(kept)] - v2).max(axis=(0, 2, 3))  # (n_kept,) per layer
+                         for v, v2 in zip(old.values, new.values, strict=True)]
+    value_change = [float(c.max()) for c in value_by_position]
     return Result(
         "front_truncation", "A full window: drop the oldest tokens, renumbered or not", cfg,
         {"text": WINDOW_TEXT, "dropped": DROPPED, "next_token": NEXT},
@@ -89,7 +91,7 @@ def front_truncation(cfg: ModelConfig) -> Result:
                   "max |logit| difference: old entries kept at their positions, oldest evicted, vs the full window"),
         ),
         {"tokens": WINDOW_TEXT.split(), "key_change_by_layer": [c.tolist() for c in key_change],
-         "value_change_by_layer": value_change},
+         "value_change_by_layer": [c.tolist() for c in value_by_position]},
     )
 
 
