@@ -260,22 +260,22 @@ def _values(plan: BenchPlan, rows: list[dict[str, Any]], repeats: int) -> dict[s
     main = plan.main_generated
     out: dict[str, dict[str, Any]] = {}
 
-    def put(key: str, stats: dict[str, Any], what: str, spread: bool) -> None:
+    def put(key: str, stats: dict[str, Any], what: str, quartiles: bool) -> None:
         out[key] = _value(stats["median"], "ms", f"median {what}")
-        if spread:  # the two methods the lesson compares carry their spread
+        if quartiles:  # the two methods the lesson compares carry their quartiles
             for end, says in (("min", "fastest repeat"), ("q1", "first quartile"), ("q3", "third quartile"),
                               ("max", "slowest repeat")):
                 out[f"{key}_{end}"] = _value(stats[end], "ms", f"{says}, {what}")
 
     for p in plan.prompts:
         for method in METHODS:
-            spread = method in ("cached", "recompute")
+            quartiles = method in ("cached", "recompute")
             r, r1 = row[(p, main, method)], row[(p, 1, method)]
-            put(f"{method}_ttft_ms_p{p}", r["ttft_ms"], f"time to first token, {method}, prompt {p}", spread)
+            put(f"{method}_ttft_ms_p{p}", r["ttft_ms"], f"time to first token, {method}, prompt {p}", quartiles)
             put(f"{method}_decode_ms_p{p}", r["decode_ms"],
-                f"ms per further token (decode steps only), {method}, prompt {p}, {main} generated", spread)
+                f"ms per further token (decode steps only), {method}, prompt {p}, {main} generated", quartiles)
             put(f"{method}_ms_p{p}_n1", r1["total_ms"],
-                f"total ms to generate one token, {method}, prompt {p}", spread)
+                f"total ms to generate one token, {method}, prompt {p}", quartiles)
         out.update(_ratios(p, row[(p, main, "recompute")]["decode_ms"], row[(p, main, "cached")]["decode_ms"]))
         fast, slow = row[(p, 1, "cached")]["total_ms"], row[(p, 1, "recompute")]["total_ms"]
         out[f"quartiles_overlap_p{p}_n1"] = _value(
