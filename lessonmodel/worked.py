@@ -23,7 +23,7 @@ from lessonmodel.result import Result, Value, experiment
 
 HEAD = 0
 """Index of the head the example follows (layer 1). Reader texts count heads from 1, as they count layers:
-this is 第 1 个头, and the parameters below say so."""
+this is head 1 there, and the parameters below say so."""
 TEMPERATURES = (0.5, 2.0)
 TOP_P = 0.9
 

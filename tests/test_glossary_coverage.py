@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from sitekit import fake_evidence, lesson, write_site
 
 from figures.marks import mark
 from figures.runner import render
@@ -16,7 +17,6 @@ from figures.spec import Figure
 from site_builder.engine.pipeline import prepare_site
 from site_builder.load.evidence import evidence_from
 from site_builder.vocabulary.problems import ContentError
-from tests.sitekit import fake_evidence, lesson, write_site
 
 ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ("- id: head-dim\n  term: 头维度\n  forbidden: [每个头的维度]\n  definition: 一个头的向量长度。\n"
