@@ -10,7 +10,7 @@ PORT ?= 8000
 # The Nu Html Checker; tests/browser/test_validator.py pins the same version.
 VNU_VERSION := 26.9.27
 
-.PHONY: serve build test test-fast check fonts system-deps test-deps clean
+.PHONY: setup serve build test test-fast check fonts system-deps test-deps clean
 
 # What building and previewing need: the pinned site packages.
 $(VENV)/.installed-site: requirements.txt
@@ -47,6 +47,9 @@ test-deps: system-deps
 	fi
 	@test -f .cache/npm/node_modules/vnu-jar/build/dist/vnu.jar || \
 		npm install --prefix .cache/npm --no-audit --no-fund --silent vnu-jar@$(VNU_VERSION)
+
+# What `python build.py …` needs (it runs itself under .venv/ from any Python once this made it).
+setup: $(VENV)/.installed-site fonts
 
 build: $(VENV)/.installed-site fonts
 	$(PY) build.py

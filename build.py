@@ -25,8 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache"
 PUBLIC, TEACHER = ROOT / "_site", ROOT / "_site-teacher"
-WORKERS = 2
-"""Processes rendering the pages of each site (these machines have 2 cores)."""
+WORKERS = 2  # processes rendering the pages of each site (these machines have 2 cores)
 
 
 def LANGUAGE() -> str:  # noqa: N802 (read when needed: a teacher may change site.yml)
@@ -100,8 +99,8 @@ def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None
 
 
 def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
-    """Measure, draw, then build both sites (the engine's report, with no prepared site when nothing
-    changed) and what was measured. ``clean`` (``check``) keeps nothing: everything is made anew."""
+    """Measure, draw, build both sites: the engine's report (no prepared site if nothing changed) and what was
+    measured. ``clean`` (``check``) keeps nothing: everything is made anew."""
     from site_builder.serve.commands import build_sites
 
     started = time.perf_counter()
@@ -178,8 +177,7 @@ def print_evidence(figure_dir: str) -> None:
 
 
 def serve(host: str, port: int, teacher: bool) -> int:
-    """Build one site into this server's own folder and rebuild it on every save until Ctrl-C; a busy
-    port is said in one line before anything is built or written."""
+    """Build one site into this server's folder, rebuild on every save until Ctrl-C; a busy port is one line."""
     from site_builder.serve.commands import serve_site
     from site_builder.serve.devhttp import PortBusy
 
@@ -297,4 +295,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from site_builder.serve.venv import run_under_venv  # any Python: under .venv, or one line on making it
+    run_under_venv(ROOT, Path(__file__), sys.argv[1:])
     sys.exit(main())
