@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import operator
 import re
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
 from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
@@ -26,9 +26,12 @@ ROLES = ("num", "fig", "src", "ref", "example", "term", "mark")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
-               memo: Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None
-               ) -> list[Problem]:
+               memo: Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None,
+               failed: Collection[str] = ()) -> list[Problem]:
     """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
+
+    ``failed``: ids of pages that failed to load (their own problems say why): a reference to one is
+    not reported, neither as a missing page nor as a missing anchor.
 
     ``memo(page, around, check)`` gives one page's problems: a caller keeping them between builds (the
     dev server's engine) looks them up by the page's source, the evidence and ``around`` (what they
@@ -40,7 +43,8 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
     sources = {s.id for s in content.sources}
     around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
-                   frozenset(sources), content.glossary)) if memo else None
+                   frozenset(sources), content.glossary, frozenset(failed))) if memo else None
+    anchors |= {page_id: _EveryAnchor() for page_id in failed if page_id not in anchors}
     for page in pages:
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
         problems += memo(page, around, check) if memo else check()
@@ -187,6 +191,13 @@ def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
                     + _("the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` so the "
                         "presentation can outline it"))
             for page in pages for line, marks, state in page.pointing if marks == 0]
+
+
+class _EveryAnchor(frozenset):
+    """The anchors of a page that failed to load: unknown, so every one is taken to be there."""
+
+    def __contains__(self, anchor: object) -> bool:
+        return True
 
 
 def resolve_ref(target: str, page_id: str) -> tuple[str, str]:

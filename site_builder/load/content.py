@@ -180,6 +180,9 @@ class Content:
     """Picture files under ``content/pages/`` (read only when under the size limit)."""
     value_text: ValueText = ValueText()
     """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
+    unlisted: frozenset[str] = frozenset()
+    """Ids of page files that are not among ``pages`` (not listed in site.yml, or refused): their own problem
+    says why, so a reference to one is not reported as a reference to a page that does not exist."""
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,8 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
     images = _load_images(root, base / "pages")
-    return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text), problems
+    return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text,
+                   frozenset(read) - set(config.pages)), problems
 
 
 MAX_IMAGE_BYTES = 8 * 1024 * 1024

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from site_builder.vocabulary.i18n import Text, _, localize
@@ -45,8 +45,11 @@ class Problem:
 class ContentError(Exception):
     """Raised by the build when the content has problems; carries all of them."""
 
-    def __init__(self, problems: Iterable[Problem]) -> None:
-        self.problems = tuple(sorted(set(problems), key=_reading_order))
+    def __init__(self, problems: Iterable[Problem], causes: Sequence[str] = ()) -> None:
+        """``causes``: paths whose problems others follow from (site.yml, a page that failed to load), said
+        first and in this order: the cause comes before what it caused."""
+        rank = {path: i for i, path in enumerate(causes)}
+        self.problems = tuple(sorted(set(problems), key=lambda p: (rank.get(p.path, len(rank)), *_reading_order(p))))
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
@@ -54,9 +57,14 @@ def _reading_order(problem: Problem) -> tuple[str, int, str]:
     return (problem.path, problem.line, problem.message)
 
 
+def closest(name: str, known: Iterable[str], *, limit: int = 3) -> list[str]:
+    """The known names ``name`` may be a misspelling of, closest first."""
+    return difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
+
+
 def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:
     """A ``(did you mean …?)`` suffix naming the closest known names, or ``''``."""
-    close = difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
+    close = closest(name, known, limit=limit)
     if not close:
         return ""
     names: str = f"'{close[0]}'"
