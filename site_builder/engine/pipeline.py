@@ -18,6 +18,7 @@ from jinja2 import Environment
 from markdown_it import MarkdownIt
 
 from site_builder.check.images import prepare_images
+from site_builder.check.placeholders import placeholder_problems
 from site_builder.check.prepared import PreparedSite
 from site_builder.check.site import check_site, pointing_warnings
 from site_builder.load.content import Content, Evidence, SourceFile
@@ -98,7 +99,8 @@ def check_parsed(content: Content, parsed: Parsed, problems: list[Problem], evid
     problems += image_problems
     if problems:  # causes first: the page list, then the pages that failed to load, then what they left out
         raise ContentError(problems, causes=(content.config.path, *failed))
-    warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings)
+    warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings) \
+        + tuple(placeholder_problems(content.pages))
     return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, warnings, images)
 
 

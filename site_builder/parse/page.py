@@ -187,6 +187,10 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                 problems.append(Problem(path, line, _("unknown directive '{{{name}}}'", name=name)
                                         + (suggest(name, DIRECTIVES)
                                            or _(" (known: {names})", names=", ".join(DIRECTIVES)))))
+            for key, again in token.meta["repeated"]:
+                problems.append(Problem(path, again, _("option ':{key}:' is given twice (first on line {line}): "
+                                                       "keep one of the two lines", key=key,
+                                                       line=token.meta["options"][key][1])))
             if not token.meta["closed"]:
                 problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
                                                       "add a line '{closer}' after its content",
@@ -208,6 +212,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                     problems.append(Problem(path, child.meta["line"], _RAW_HTML))
                 elif child.type == "math_stray":
                     problems.append(Problem(path, child.meta["line"], _STRAY_DISPLAY))
+                elif child.type == "math_unclosed":
+                    problems.append(Problem(path, child.meta["line"], _UNCLOSED_MATH))
                 elif child.type == "image":
                     problems.append(Problem(path, child.meta["line"], _IMAGE_INLINE))
                 elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
@@ -221,6 +227,8 @@ _TOO_DEEP = _("nesting too deep here (lists, quotes and directives more than 20 
               "everything from this line to the end of the enclosing block would be lost; flatten the structure")
 _STRAY_DISPLAY = _("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
                    "of its own; for a dollar sign write \\$")
+_UNCLOSED_MATH = _("inline math opened with '$' is never closed: add a '$' right after the formula "
+                   "(no space before it); for a dollar sign write \\$")
 _RAW_HTML = _("raw HTML is not allowed in lessons; write Markdown, or a directive "
                "(state, more, teacher); to show a tag as text, put it in `backticks`")
 _IMAGE_INLINE = _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
