@@ -72,22 +72,24 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     import lessonmodel
     from site_builder.load.evidence import evidence_from
     from site_builder.load.loader import load_content
-    from site_builder.vocabulary.problems import ContentError, Problem
+    from site_builder.vocabulary.problems import ContentError, Problem, code_error
 
     step = progress or (lambda label: nullcontext())
     content, problems = load_content(ROOT)
     if content is None:
         raise ContentError(problems)
     records = {r.id: r.data for r in content.records}
-    with step(_("running lessonmodel experiments")):
-        results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
     figure_dir = figure_dir or CACHE / "figures-out"
-    with step(_("drawing figures")):
-        try:
+    try:
+        with step(_("running lessonmodel experiments")):
+            results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
+        with step(_("drawing figures")):
             drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"),
                                        warn=lambda message: say(message, file=sys.stderr))
-        except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
-            raise ContentError([Problem(error.path, error.line, error.message)]) from None
+    except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
+        raise ContentError([Problem(error.path, error.line, error.message)]) from None
+    except Exception as error:  # a bug in a figure or an experiment: its file:line first, the trace below
+        raise code_error(error, ROOT, ("figures", "lessonmodel")) from None
     evidence = evidence_from(results, records, drawn, figure_dir, ROOT, LANGUAGE())
     return Measured(evidence, drawn, results, records, (content, problems))
 
@@ -273,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
     from site_builder.render.search import SearchIndexError
+    from site_builder.serve.commands import print_problems
     from site_builder.vocabulary.problems import ContentError
 
     try:
@@ -285,10 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         build()
         return 0
     except ContentError as error:
-        for problem in error.problems:
-            print(problem.localized(LANGUAGE()), file=sys.stderr)
-        say(_("{n} problem(s); the site was not changed.", n=len(error.problems)), file=sys.stderr)
-        return 1
+        return print_problems(error, LANGUAGE())
     except SearchIndexError as error:  # pagefind missing or failing: one line, in the course's language
         say(error.args[0], file=sys.stderr)
         return 1

@@ -152,8 +152,8 @@ def answer(measure: Callable[[Callable], Evidence], language: str) -> None:
     try:
         evidence = measure(functools.partial(progress, say=lambda text: localize(text, language)))
     except ContentError as error:
-        print(json.dumps({"problems": [[p.path, p.line, localize(p.message, language)] for p in error.problems]},
-                         ensure_ascii=False))
+        print(json.dumps({"problems": [[p.path, p.line, localize(p.message, language)] for p in error.problems],
+                          "trace": error.trace}, ensure_ascii=False))
         sys.exit(1)
     except Exception:  # on stdout, not stderr: the server shows it once, in the terminal and the overlay
         print(json.dumps({"crash": traceback.format_exc()}, ensure_ascii=False))
@@ -190,5 +190,6 @@ def in_fresh_process(function: str, figure_dir: Path, cwd: Path) -> Evidence:
         return evidence_from_json(json.loads(out))
     failure = json.loads(out) if out.strip().startswith("{") else {"crash": "".join(said[-60:])}
     if "problems" in failure:
-        raise ContentError(Problem(path, line, message) for path, line, message in failure["problems"])
+        raise ContentError((Problem(path, line, message) for path, line, message in failure["problems"]),
+                           trace=failure.get("trace", ""))
     raise RuntimeError("measuring and drawing failed in a fresh process:\n" + failure["crash"])

@@ -12,6 +12,7 @@ import functools
 import signal
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 from site_builder.engine.builder import BuildReport, Engine, Output
@@ -50,6 +51,17 @@ def print_list(root: Path, what: str, rows: list[tuple[str, str, str]] | None = 
     print(localize({"values": _("{n} values", n=n), "figures": _("{n} figures", n=n), "sources": _("{n} sources", n=n),
                     "terms": _("{n} terms", n=n)}[what], language), file=sys.stderr)
     return 0
+
+
+def print_problems(error: ContentError, language: str) -> int:
+    """A failed build on the terminal: each problem as ``path:line: message``, a code error's trace folded
+    (indented) below it, then how many; 1, the exit status."""
+    for problem in error.problems:
+        print(problem.localized(language), file=sys.stderr)
+    if error.trace:
+        print(textwrap.indent(error.trace, "    | "), file=sys.stderr)
+    print(localize(_("{n} problem(s); the site was not changed.", n=len(error.problems)), language), file=sys.stderr)
+    return 1
 
 
 def keep_between_runs(cache: Path) -> None:
