@@ -1,5 +1,6 @@
 # Two commands for a newcomer (see README), and a third for while you edit:
-#   make serve   install what previewing needs, then serve the public site with live reload (it builds once)
+#   make serve   install what previewing needs, then serve the public site with live reload (it builds once);
+#                TEACHER=1 serves the teacher site, PORT=8001 another port
 #   make test    install everything (Chromium and CJK fonts too), run every test and `build.py check`
 #   make test-fast  the tests not marked slow, without a browser: under a minute
 PYTHON ?= python3
@@ -55,8 +56,9 @@ build: $(VENV)/.installed-site fonts
 	$(PY) build.py
 
 # exec: the server replaces the recipe's shell, so Ctrl-C (or a signal to the recipe) reaches it directly.
+# TEACHER=1 serves the teacher site (with the teacher notes and presenting mode).
 serve: $(VENV)/.installed-site fonts
-	exec $(PY) build.py serve --port $(PORT)
+	exec env VERIFIED_LESSONS_STARTED_BY="make serve" $(PY) build.py serve --port $(PORT)$(if $(TEACHER), --teacher)
 
 test: $(VENV)/.installed test-deps
 	$(PY) -m pytest

@@ -103,7 +103,7 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
     ``evidence.answer``) in a fresh process (after an edit of the model only a new interpreter runs the
     new code), again whenever a file it is made from changes (``inputs``: the model, the figures, the records).
     """
-    httpd = listen(host, port)
+    httpd = listen(host, port, teacher)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     keep_between_runs(cache)
     own = cache / "serve" / str(httpd.server_address[1])
