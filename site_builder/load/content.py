@@ -200,3 +200,9 @@ class Evidence:
     notebook_setup: str = ""
     """Python that defines ``measure(producer) -> {key: value}``, rerunning the experiment that produced a
     measured value; the first code cell of each lesson's notebook. Empty: no notebooks are published."""
+    notebook_files: dict[str, str] = field(default_factory=dict, hash=False)
+    """What the notebook imports, carried in each lesson's download: path there (``lessonmodel/…py``) →
+    absolute path."""
+    notebook_requirements: str = ""
+    """The download's ``requirements.txt``: the packages the notebook's code imports, pinned as the project pins
+    them."""
