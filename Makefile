@@ -11,18 +11,36 @@ PORT ?= 8000
 # The Nu Html Checker; tests/browser/test_validator.py pins the same version.
 VNU_VERSION := 26.9.27
 
+# uv installs the same pins as pip in a fraction of the time (parallel downloads, no build of pip itself):
+# the one on PATH, else one installed with pip into .cache/uv-tool (a single wheel); pip when neither works.
+UV_VERSION := 0.13.8
+UV_TOOL := .cache/uv-tool
+FIND_UV = command -v uv || { test -x $(UV_TOOL)/bin/uv || $(PYTHON) -m pip install --quiet \
+	--disable-pip-version-check --target $(UV_TOOL) uv==$(UV_VERSION) >/dev/null 2>&1; \
+	test -x $(UV_TOOL)/bin/uv && echo $(UV_TOOL)/bin/uv; } || true
+
 .PHONY: setup serve build test test-fast check fonts system-deps test-deps clean
 
-# What building and previewing need: the pinned site packages.
+# What building and previewing need: the pinned site packages (--seed: pip in .venv too, for troubleshooting).
 $(VENV)/.installed-site: requirements.txt
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	@uv=$$($(FIND_UV)); if [ -n "$$uv" ]; then \
+		echo "$$uv venv $(VENV) && $$uv pip install -r requirements.txt"; \
+		$$uv venv --quiet --seed --allow-existing --python $(PYTHON) $(VENV) && \
+		$$uv pip install --quiet --python $(PY) -r requirements.txt; \
+	else \
+		echo "$(PYTHON) -m venv $(VENV) && $(PY) -m pip install -r requirements.txt"; \
+		$(PYTHON) -m venv $(VENV) && $(PY) -m pip install --quiet --upgrade pip && \
+		$(PY) -m pip install --quiet -r requirements.txt; \
+	fi
 	touch $@
 
 # What the tests need on top: pytest, Playwright, the notebook runner, the font tools.
 $(VENV)/.installed: $(VENV)/.installed-site requirements-test.txt
-	$(PY) -m pip install --quiet -r requirements-test.txt
+	@uv=$$($(FIND_UV)); if [ -n "$$uv" ]; then \
+		$$uv pip install --quiet --python $(PY) -r requirements-test.txt; \
+	else \
+		$(PY) -m pip install --quiet -r requirements-test.txt; \
+	fi
 	touch $@
 
 # Debian's CJK fonts: the figures' and pages' Chinese labels.
