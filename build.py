@@ -85,7 +85,7 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
             results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
         with step(_("drawing figures")):
             drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"),
-                                       warn=lambda message: say(message, file=sys.stderr))
+                                       warn=lambda message: say(message, file=sys.stderr), language=LANGUAGE())
     except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
         raise ContentError([Problem(error.path, error.line, error.message)]) from None
     except Exception as error:  # a bug in a figure or an experiment: its file:line first, the trace below

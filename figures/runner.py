@@ -35,7 +35,7 @@ from figures.marks import mark_boxes
 from figures.spec import Figure
 from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _
-from site_builder.vocabulary.provenance import corner_label
+from site_builder.vocabulary.provenance import FIGURE_LANGUAGE, corner_label
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
 # invalid inline HTML and says nothing a reader needs.
@@ -109,8 +109,10 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
 
 
 @contextmanager
-def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | None = None) -> Iterator[Any]:
-    """A matplotlib figure with ``figure`` drawn on it, under the shared style; cleared afterwards.
+def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | None = None,
+                 language: str = FIGURE_LANGUAGE) -> Iterator[Any]:
+    """A matplotlib figure with ``figure`` drawn on it, under the shared style, its corner label in
+    ``language``; cleared afterwards.
 
     Every output format (the SVG, the baseline PNG of figures/baseline.py) is saved from here,
     so they show the same drawing. What ``draw`` returned (its marks) is appended to ``returned``.
@@ -130,7 +132,7 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | 
         try:
             style.card(fig)
             marks = figure.draw(fig, data)
-            style.tag(fig, figure.provenance)
+            style.tag(fig, figure.provenance, language)
             if returned is not None:
                 returned.append(marks)
             yield fig
@@ -138,7 +140,8 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | 
             fig.clear()
 
 
-def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes, dict[str, Any]]:
+def draw_variants(figure: Figure, data: Mapping[str, Any],
+                  language: str = FIGURE_LANGUAGE) -> tuple[bytes, bytes, dict[str, Any]]:
     """Draw one figure once; return its light SVG, its dark variant (recoloured on the same
     matplotlib figure by figures/dark.py) and its marks' boxes (imports matplotlib)."""
     import matplotlib
@@ -147,7 +150,7 @@ def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes
 
     light, dark_svg = io.BytesIO(), io.BytesIO()
     returned: list[Any] = []
-    with drawn_figure(figure, data, returned) as fig:
+    with drawn_figure(figure, data, returned, language) as fig:
         fig.savefig(light, format="svg", metadata=SVG_METADATA)
         boxes = mark_boxes(fig, returned[0], figure.id, figure.draw)
         with matplotlib.rc_context(dark.dark_rc()):
@@ -202,19 +205,20 @@ def _warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any]) -> dict[str, Any]:
+def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any], language: str) -> dict[str, Any]:
     return {"file": f"{figure.id}.svg", "dark_file": f"{figure.id}.dark.svg", "alt": figure.alt,
-            "description": figure.description,
-            "provenance": figure.provenance, "label": corner_label(figure.provenance), "inputs": list(figure.inputs),
+            "description": figure.description, "provenance": figure.provenance,
+            "label": corner_label(figure.provenance, language), "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
             "marks": meta.get("marks", {})}
 
 
 def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
            cache_dir: Path, *, registry: Iterable[Figure] | None = None,
-           warn: Callable[[str], None] = _warn) -> Rendered:
+           warn: Callable[[str], None] = _warn, language: str = FIGURE_LANGUAGE) -> Rendered:
     """Render ``registry`` (by default every figure) into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``;
-    ``warn`` gets the one line naming discarded cache entries (a translatable message; stderr by default)."""
+    ``warn`` gets the one line naming discarded cache entries (a translatable message; stderr by default);
+    corner labels are in the course's ``language``."""
     if registry is None:
         from figures.registry import FIGURES as registry
     out_dir, cache_dir = Path(out_dir), Path(cache_dir)
@@ -234,10 +238,10 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
             continue
         data_sha = sha256(canonical_json(data))
         key = sha256(canonical_json({"id": figure.id, "code": _source_hash(figure.module), "shared": shared,
-                                     "data": data_sha, "matplotlib": mpl}))
+                                     "data": data_sha, "matplotlib": mpl, "language": language}))
         hit, bad = _cached(cache_dir, key)
         if hit is None:
-            svg, dark_svg, marks = draw_variants(figure, data)
+            svg, dark_svg, marks = draw_variants(figure, data, language)
             width, height = svg_size_px(svg)
             meta = {"id": figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
                     "width": width, "height": height, "marks": marks}
@@ -249,7 +253,7 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
             discarded.append(figure.id)
         _write_if_changed(out_dir / f"{figure.id}.svg", svg)
         _write_if_changed(out_dir / f"{figure.id}.dark.svg", dark_svg)
-        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta)
+        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta, language)
     if discarded:
         warn(_("figure cache: the entries of {ids} in {folder} were unreadable or did not match their digest; "
                "drawn again", ids=", ".join(discarded), folder=str(cache_dir)))
@@ -258,13 +262,14 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
 
 def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
                cache_dir: Path, problems: list[str] | None = None,
-               warn: Callable[[str], None] = _warn) -> dict[str, dict[str, Any]]:
+               warn: Callable[[str], None] = _warn, language: str = FIGURE_LANGUAGE) -> dict[str, dict[str, Any]]:
     """Every figure drawn into ``out_dir``: figure id → its entry (what the build reads).
 
     A figure whose inputs are missing (e.g. a record not written yet) is left
-    out of the result; the reason is appended to ``problems`` if given. ``warn``: as in ``render``.
+    out of the result; the reason is appended to ``problems`` if given. ``warn`` and ``language``: as in
+    ``render``.
     """
-    rendered = render(results, records, out_dir, cache_dir, warn=warn)
+    rendered = render(results, records, out_dir, cache_dir, warn=warn, language=language)
     if problems is not None:
         problems.extend(rendered.skipped.values())
     return rendered.figures

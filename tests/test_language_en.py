@@ -72,20 +72,24 @@ def chinese(files: dict) -> dict[str, set[str]]:
 
 
 @pytest.fixture(scope="module")
-def evidence() -> Evidence:
+def evidence() -> dict[str, Evidence]:
+    """Language → the evidence as build.py makes it for a course in it: texts it makes (record comparisons)
+    and the figures' corner labels in that language."""
     import build
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(build, "LANGUAGE", lambda: "en")  # texts build.py makes (record comparisons) in English
-        measured, _drawn = build.measure_and_draw()
-    return hidden_evidence(measured)
+    made = {}
+    for language in ("en", "zh-CN"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(build, "LANGUAGE", lambda language=language: language)
+            made[language] = hidden_evidence(build.measure_and_draw()[0])
+    return made
 
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory, evidence) -> dict[str, dict]:
     built = {}
     for language in ("en", "zh-CN"):
-        prepared = prepare_site(hidden_content(tmp_path_factory.mktemp(language), language), evidence)
+        prepared = prepare_site(hidden_content(tmp_path_factory.mktemp(language), language), evidence[language])
         built[language] = {"public": render_site(prepared, teacher=False),
                            "teacher": render_site(prepared, teacher=True),
                            "search": search.site_documents(prepared)}

@@ -19,9 +19,6 @@ from site_builder.vocabulary.numbers import agrees, format_number
 from site_builder.vocabulary.problems import Problem, suggest
 from site_builder.vocabulary.provenance import BADGE_TEXT, PROVENANCES
 
-LANGUAGES = ("zh-CN", "en")
-"""The languages of the catalogs (site_builder/locales)."""
-
 ROLES = ("num", "fig", "src", "ref", "example", "term", "mark")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
@@ -60,7 +57,7 @@ def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[st
     problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
     problems += _term_problems(page, content)
     problems += [p for block in page.blocks if isinstance(block, StateSource)
-                 for p in _check_state(block, page, evidence)]
+                 for p in _check_state(block, page, evidence, content.config.language)]
     if page.meta.kind in ("lesson", "article"):
         problems += _unbound_numbers(page)
     problems += _math_errors(page)
@@ -252,23 +249,23 @@ def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence)
     return "teaching", ""
 
 
-def figure_label_problem(figure: FigureInfo) -> str:
-    """A figure's corner label must say what its badge says (both come from its provenance)."""
+def figure_label_problem(figure: FigureInfo, language: str) -> str:
+    """A figure's corner label must say what its badge says, in the course's ``language`` (both come from its
+    provenance; figures are drawn in the course's language)."""
     badge = BADGE_TEXT.get(figure.provenance, "")
-    # Figures are drawn with one label whatever the site's language; it must be the badge in one of them.
-    if figure.label and figure.label not in {localize(badge, language) for language in LANGUAGES}:
+    if figure.label and figure.label != localize(badge, language):
         return _("figure {id}: its corner label '{label}' disagrees with its badge '{badge}'",
                  id=figure.id, label=figure.label, badge=badge)
     return ""
 
 
-def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> list[Problem]:
+def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence, language: str) -> list[Problem]:
     path, problems = page.meta.path, []
     if state.figure and state.figure not in evidence.figures:
         problems.append(Problem(path, state.figure_line, _("unknown figure '{id}'", id=state.figure)
                                 + suggest(state.figure, evidence.figures)))
-    elif state.figure and figure_label_problem(evidence.figures[state.figure]):
-        problems.append(Problem(path, state.figure_line, figure_label_problem(evidence.figures[state.figure])))
+    elif state.figure and (mislabelled := figure_label_problem(evidence.figures[state.figure], language)):
+        problems.append(Problem(path, state.figure_line, mislabelled))
     if state.provenance in PROVENANCES:
         derived, what = derived_provenance(state, page, evidence)
         if derived != state.provenance:
