@@ -32,6 +32,9 @@ class SiteConfig:
     """Page ids in reading order; lessons are linked prev/next in this order."""
     path: str = "content/site.yml"
     """Where the config was read from, for messages."""
+    content_language: str = ""
+    """BCP 47 tag of the lessons' own text when it differs from ``language`` (the interface's): a Chinese
+    course with an English interface says ``lang`` right on each page's text. Empty: ``language``."""
 
 
 @dataclass(frozen=True)

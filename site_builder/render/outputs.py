@@ -144,7 +144,8 @@ def _site_context(site: SiteView) -> dict[str, Any]:
     pages = list(site.pages.values())
     if len(pages) > NAV_LIMIT:
         pages = [p for p in pages if p.meta.kind == "index"]
-    return {"title": config.title, "lang": config.language, "base_url": config.base_url, "teacher": site.teacher,
+    return {"title": config.title, "lang": config.language, "content_lang": config.content_language or config.language,
+            "base_url": config.base_url, "teacher": site.teacher,
             "head_script": Markup(HEAD_SCRIPT), "head_script_hash": HEAD_SCRIPT_HASH,
             "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,
                      "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in pages]}
