@@ -15,7 +15,6 @@ build then exits with status 1 and leaves the previous site untouched.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass
@@ -231,9 +230,6 @@ def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
     return new_figure(figure_id, inputs, known=figures.FIGURE_IDS, catalog=catalog_name(LANGUAGE()))
 
 
-LISTS = ("values", "figures", "sources", "terms")
-
-
 def list_assets(what: str) -> int:
     """Print what a page may cite, one line each: the ids to copy into a lesson."""
     from site_builder.serve.commands import print_list
@@ -241,35 +237,16 @@ def list_assets(what: str) -> int:
     if what == "figures":
         import figures
 
-        rows = [(f.id, f.provenance + (f" ← {', '.join(f.inputs)}" if f.inputs else ""), f.alt)
-                for f in figures.FIGURES]
+        rows = [(f.id, f.provenance, f.alt, f.inputs) for f in figures.FIGURES]
         return print_list(ROOT, what, rows)
     return print_list(ROOT, what, evidence=measure_and_draw()[0] if what == "values" else None)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python build.py", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("build", help="build _site/ and _site-teacher/ (the default)")
-    commands.add_parser("check", help="clean rebuild and every check CI makes").add_argument(
-        "--report", type=Path, metavar="DIR", help="write DIR/index.html: each changed figure, baseline/new/difference")
-    commands.add_parser("figures", help="draw the figures; --accept records them in the manifest").add_argument(
-        "--accept", action="store_true", help="write figures/manifest.json")
-    serve_parser = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on every save")
-    serve_parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
-    serve_parser.add_argument("--host", default="127.0.0.1",
-                              help="address to listen on (default 127.0.0.1: only this machine can connect)")
-    serve_parser.add_argument("--teacher", action="store_true", help="serve the teacher site (with teacher notes)")
-    new_parser = commands.add_parser("new", help="start a lesson, figure or experiment from a skeleton: "
-                                                 "new lesson|figure|experiment ID")
-    new_parser.add_argument("kind", choices=["lesson", "figure", "experiment"], help="what to create")
-    new_parser.add_argument("id", help="lesson and figure ids: lowercase letters, digits and '-' (r56, "
-                                       "attention-span); experiment ids: lowercase letters, digits and '_'")
-    new_parser.add_argument("--from", dest="inputs", action="append", default=[], metavar="EXPERIMENT",
-                            help="figure only: draw from this experiment's results (a measured figure)")
-    commands.add_parser("list", help="print what pages may cite: values, figures, sources or terms").add_argument(
-        "what", nargs="?", choices=LISTS, default="values", help="what to list (default values)")
-    args = parser.parse_args(argv)
+    from site_builder.serve.cli import make_parser
+    from site_builder.vocabulary.i18n import localize
+
+    args = make_parser(lambda text: localize(text, LANGUAGE())).parse_args(argv)
     if args.command == "new":
         return new(args.kind, args.id, tuple(args.inputs))
     if args.command == "serve":
