@@ -59,10 +59,10 @@ def run_list(capsys, what: str) -> list[str]:
 def test_list_prints_one_line_per_figure_value_and_source(capsys, prepared):
     lines = run_list(capsys, "figures")
     assert len(lines) == len(figures.FIGURE_IDS)
-    assert re.match(r"^r55-b2 +measured ← stale_prefix +\S", next(x for x in lines if x.startswith("r55-b2 ")))
+    assert re.match(r"^r55-b2 +模型实测 ← stale_prefix +\S", next(x for x in lines if x.startswith("r55-b2 ")))
     lines = run_list(capsys, "values")
     assert len(lines) == len(prepared.evidence.values)
     line = next(x for x in lines if x.startswith("equivalence.max_abs_diff "))
-    assert display(prepared.evidence.values["equivalence.max_abs_diff"]) in line and "[measured]" in line
+    assert display(prepared.evidence.values["equivalence.max_abs_diff"]) in line and "[模型实测]" in line
     lines = run_list(capsys, "sources")
     assert len(lines) == len(prepared.content.sources) and any(x.startswith("M34 ") for x in lines)
