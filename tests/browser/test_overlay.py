@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from chromium import wait_until
 from sitekit import fake_evidence
 
 from site_builder.engine.builder import Engine, Output
@@ -39,13 +40,13 @@ def test_a_long_line_wraps_and_the_quoted_name_is_marked(browser, server):
     root, dev = server
     page = browser.new_page(viewport={"width": 900, "height": 700})
     page.goto(f"{dev.url}alpha.html")
-    page.wait_for_function("document.readyState === 'complete'")
+    wait_until(page, "document.readyState === 'complete'")
     source = root / "content" / "pages" / "alpha.md"
     text = source.read_text(encoding="utf-8")
     long_prose = "很长的一段中文，" * 40 + "结尾引用 {num}`exp.dif`。"
     source.write_text(text.replace("{num}`exp.diff`", long_prose, 1), encoding="utf-8")
     _wait(lambda: dev.failure is not None)
-    page.wait_for_function("document.getElementById('devserver-overlay') !== null")
+    wait_until(page, "document.getElementById('devserver-overlay') !== null")
     shown = page.evaluate("""() => {
         const root = document.getElementById('devserver-overlay').shadowRoot;
         const pre = root.querySelector('pre');
@@ -66,7 +67,7 @@ def test_warnings_show_in_a_panel_that_leaves_the_page_usable(browser, server):
     assert dev.failure is None and dev.warned["problems"]
     page = browser.new_page(viewport={"width": 900, "height": 700})
     page.goto(f"{dev.url}fresh.html")
-    page.wait_for_function("document.getElementById('devserver-warnings') !== null")
+    wait_until(page, "document.getElementById('devserver-warnings') !== null")
     panel = page.evaluate("""() => {
         const host = document.getElementById('devserver-warnings');
         const box = host.getBoundingClientRect();
