@@ -109,13 +109,13 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
 
 
 @contextmanager
-def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | None = None,
-                 language: str = FIGURE_LANGUAGE) -> Iterator[Any]:
-    """A matplotlib figure with ``figure`` drawn on it, under the shared style, its corner label in
-    ``language``; cleared afterwards.
+def drawn_figure(figure: Figure, data: Mapping[str, Any],
+                 language: str = FIGURE_LANGUAGE) -> Iterator[tuple[Any, Any]]:
+    """A matplotlib figure with ``figure`` drawn on it under the shared style, its corner label in
+    ``language``, and what ``draw`` returned (its marks); the figure is cleared afterwards.
 
     Every output format (the SVG, the baseline PNG of figures/baseline.py) is saved from here,
-    so they show the same drawing. What ``draw`` returned (its marks) is appended to ``returned``.
+    so they show the same drawing.
     """
     import matplotlib
 
@@ -133,9 +133,7 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | 
             style.card(fig)
             marks = figure.draw(fig, data)
             style.tag(fig, figure.provenance, language)
-            if returned is not None:
-                returned.append(marks)
-            yield fig
+            yield fig, marks
         finally:
             fig.clear()
 
@@ -149,11 +147,10 @@ def draw_variants(figure: Figure, data: Mapping[str, Any],
     from figures import dark
 
     light, dark_svg = io.BytesIO(), io.BytesIO()
-    returned: list[Any] = []
-    with drawn_figure(figure, data, returned, language) as fig:
+    with drawn_figure(figure, data, language) as (fig, marks):
         fig.savefig(light, format="svg", metadata=SVG_METADATA)
-        boxes = mark_boxes(fig, returned[0], figure.id, figure.draw)
-        with matplotlib.rc_context(dark.dark_rc()):
+        boxes = mark_boxes(fig, marks, figure.id, figure.draw)
+        with matplotlib.rc_context(dark.DARK_RC):
             dark.darken(fig)
             fig.savefig(dark_svg, format="svg", metadata=SVG_METADATA)
     return light.getvalue(), dark_svg.getvalue(), boxes

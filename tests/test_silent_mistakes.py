@@ -3,7 +3,7 @@ directive, a lesson still holding the ``new lesson`` skeleton's placeholder text
 
 import pytest
 from sitekit import SITE_YML, fake_evidence, lesson, write_site
-from test_errors import STATE
+from test_check import STATE
 
 from site_builder.check.placeholders import placeholder_problems
 from site_builder.engine.pipeline import prepare_site

@@ -36,11 +36,13 @@ class Problem:
         object.__setattr__(self, "message", message.map(one_line) if isinstance(message, Text) else one_line(message))
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+        return self._located(self.message)
 
     def localized(self, language: str) -> str:
         """``path:line: message`` in the course's language (English where no translation exists)."""
-        message = localize(self.message, language)
+        return self._located(localize(self.message, language))
+
+    def _located(self, message: str) -> str:
         return f"{self.path}:{self.line}: {message}" if self.line else f"{self.path}: {message}"
 
 
@@ -53,12 +55,9 @@ class ContentError(Exception):
         or an experiment's code (``code_error``), the trace from its line on, shown folded below it."""
         self.trace = trace
         rank = {path: i for i, path in enumerate(causes)}
-        self.problems = tuple(sorted(set(problems), key=lambda p: (rank.get(p.path, len(rank)), *_reading_order(p))))
+        # then reading order: path, line, message (the fields' order)
+        self.problems = tuple(sorted(set(problems), key=lambda p: (rank.get(p.path, len(rank)), p)))
         super().__init__("\n".join(str(p) for p in self.problems))
-
-
-def _reading_order(problem: Problem) -> tuple[str, int, str]:
-    return (problem.path, problem.line, problem.message)
 
 
 def closest(name: str, known: Iterable[str], *, limit: int = 3) -> list[str]:

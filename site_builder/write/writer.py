@@ -136,11 +136,9 @@ def prune_store(store: Path) -> None:
     except FileNotFoundError:
         return
     for entry in entries:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink == 1:
                 os.unlink(entry.path)
-        except FileNotFoundError:
-            pass
 
 
 def _linked(existing: str, target: str) -> bool:
@@ -180,12 +178,12 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # another user's process: alive
+        pass
     return True
 
 
-def _swap_in(staging: Path, out_dir: Path, delete_later: bool = False) -> None:
+def _swap_in(staging: Path, out_dir: Path, delete_later: bool) -> None:
     if not out_dir.exists():
         os.rename(staging, out_dir)
         return
@@ -206,8 +204,7 @@ def _exchange(a: Path, b: Path) -> bool:
     except (OSError, AttributeError):
         return False
     renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    return result == 0
+    return renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
 
 
 def _inside(relative: str) -> str:
