@@ -327,11 +327,11 @@ def run_list(capsys, what: str) -> list[str]:
 def test_list_prints_one_line_per_figure_value_and_source(capsys, prepared):
     lines = run_list(capsys, "figures")
     assert len(lines) == len(figures.FIGURE_IDS)
-    assert re.match(r"^r55-b2 +measured ← stale_prefix +\S", next(x for x in lines if x.startswith("r55-b2 ")))
+    assert re.match(r"^r55-b2 +模型实测 ← stale_prefix +\S", next(x for x in lines if x.startswith("r55-b2 ")))
     lines = run_list(capsys, "values")
     assert len(lines) == len(prepared.evidence.values)
     line = next(x for x in lines if x.startswith("equivalence.max_abs_diff "))
-    assert display(prepared.evidence.values["equivalence.max_abs_diff"]) in line and "[measured]" in line
+    assert display(prepared.evidence.values["equivalence.max_abs_diff"]) in line and "[模型实测]" in line
     lines = run_list(capsys, "sources")
     assert len(lines) == len(prepared.content.sources) and any(x.startswith("M34 ") for x in lines)
 
@@ -410,20 +410,24 @@ def chinese(files: dict) -> dict[str, set[str]]:
 
 
 @pytest.fixture(scope="module")
-def evidence() -> Evidence:
+def evidence() -> dict[str, Evidence]:
+    """Language → the evidence as build.py makes it for a course in it: texts it makes (record comparisons)
+    and the figures' corner labels in that language."""
     import build
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(build, "LANGUAGE", lambda: "en")  # texts build.py makes (record comparisons) in English
-        measured, _drawn = build.measure_and_draw()
-    return hidden_evidence(measured)
+    made = {}
+    for language in ("en", "zh-CN"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(build, "LANGUAGE", lambda language=language: language)
+            made[language] = hidden_evidence(build.measure_and_draw()[0])
+    return made
 
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory, evidence) -> dict[str, dict]:
     built = {}
     for language in ("en", "zh-CN"):
-        prepared = prepare_site(hidden_content(tmp_path_factory.mktemp(language), language), evidence)
+        prepared = prepare_site(hidden_content(tmp_path_factory.mktemp(language), language), evidence[language])
         built[language] = {"public": render_site(prepared, teacher=False),
                            "teacher": render_site(prepared, teacher=True),
                            "search": search.site_documents(prepared)}

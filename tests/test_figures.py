@@ -112,7 +112,8 @@ def test_a_changed_label_fails(inputs, monkeypatch) -> None:
 
     # One character of the corner label (drawn from the figure's provenance, so change its text there).
     drawn = style.corner_label
-    monkeypatch.setattr(style, "corner_label", lambda kind: "模型实验" if kind == "measured" else drawn(kind))
+    monkeypatch.setattr(style, "corner_label",
+                        lambda kind, *language: "模型实验" if kind == "measured" else drawn(kind, *language))
     checks, problems = _check(inputs, registry=[BY_ID["bidirectional"]])
     assert checks[0].pixels.fails and checks[0].data_changes == ()
     assert problems == [

@@ -134,14 +134,15 @@ def test_all_mistakes_are_reported_at_once(tmp_path):
     body = STATE.replace("正文。", "差值 {num}`exp.dif`，见 {src}`M43`，误差 2.2e-15。")
     found = problems(tmp_path, {"x": lesson(body), "y": "没有前置信息\n"})
     assert len(found) == 4
-    assert [f.split(":")[0] for f in found] == [P, P, P, "content/pages/y.md"]
+    assert [f.split(":")[0] for f in found] == ["content/pages/y.md", P, P, P]  # the page that failed to load first
 
 
 def test_site_config_mistakes(tmp_path):
     site = "title: 课\nlanguage: zh-CN\nbase_url: https://example.org/\npages: [x, y]\ncolour: red\n"
     found = problems(tmp_path, {"x": lesson(STATE)}, site_yml=site)
     assert found == ["content/site.yml:4: no page 'y' in content/pages/",
-                     "content/site.yml:5: unknown site.yml key 'colour' (allowed: title, language, base_url, pages)"]
+                     "content/site.yml:5: unknown site.yml key 'colour' (allowed: title, language, base_url, pages, "
+                     "content_language)"]
 
 
 def test_page_not_listed_in_site_config(tmp_path):

@@ -18,6 +18,7 @@ from jinja2 import Environment
 from markdown_it import MarkdownIt
 
 from site_builder.check.images import prepare_images
+from site_builder.check.placeholders import placeholder_problems
 from site_builder.check.prepared import PreparedSite
 from site_builder.check.site import check_site, pointing_warnings
 from site_builder.load.content import Content, Evidence, SourceFile
@@ -91,13 +92,20 @@ def check_parsed(content: Content, parsed: Parsed, problems: list[Problem], evid
     (``memo``: see ``check_site``.)"""
     problems = problems + [p for _, errors in parsed for p in errors]
     pages = [page for page, _ in parsed if page is not None]
-    problems += check_site(content, pages, evidence, memo)
+    failed = {source.path: _stem(source.path) for source, (page, _) in zip(content.pages, parsed, strict=True)
+              if page is None}
+    problems += check_site(content, pages, evidence, memo, content.unlisted | set(failed.values()))
     images, image_problems = prepare_images(content, pages)
     problems += image_problems
-    if problems:
-        raise ContentError(problems)
-    warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings)
+    if problems:  # causes first: the page list, then the pages that failed to load, then what they left out
+        raise ContentError(problems, causes=(content.config.path, *failed))
+    warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings) \
+        + tuple(placeholder_problems(content.pages))
     return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, warnings, images)
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 PARALLEL_MIN_PAGES = 64

@@ -32,6 +32,9 @@ class SiteConfig:
     """Page ids in reading order; lessons are linked prev/next in this order."""
     path: str = "content/site.yml"
     """Where the config was read from, for messages."""
+    content_language: str = ""
+    """BCP 47 tag of the lessons' own text when it differs from ``language`` (the interface's): a Chinese
+    course with an English interface says ``lang`` right on each page's text. Empty: ``language``."""
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,9 @@ class Content:
     """Picture files under ``content/pages/`` (read only when under the size limit)."""
     value_text: ValueText = ValueText()
     """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
+    unlisted: frozenset[str] = frozenset()
+    """Ids of page files that are not among ``pages`` (not listed in site.yml, or refused): their own problem
+    says why, so a reference to one is not reported as a reference to a page that does not exist."""
 
 
 @dataclass(frozen=True)
@@ -199,3 +205,9 @@ class Evidence:
     notebook_setup: str = ""
     """Python that defines ``measure(producer) -> {key: value}``, rerunning the experiment that produced a
     measured value; the first code cell of each lesson's notebook. Empty: no notebooks are published."""
+    notebook_files: dict[str, str] = field(default_factory=dict, hash=False)
+    """What the notebook imports, carried in each lesson's download: path there (``lessonmodel/…py``) →
+    absolute path."""
+    notebook_requirements: str = ""
+    """The download's ``requirements.txt``: the packages the notebook's code imports, pinned as the project pins
+    them."""

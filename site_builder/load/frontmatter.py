@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from site_builder.load.content import SourceFile
 from site_builder.load.yamlnodes import load_located
 from site_builder.vocabulary.i18n import _
-from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
+from site_builder.vocabulary.problems import Problem, closest, invisible_characters, suggest
 
 PAGE_KINDS = ("lesson", "article", "index")
 FRONT_MATTER_KEYS = ("id", "title", "kind", "summary", "label")
@@ -76,7 +76,9 @@ def _check_meta(located, path: str) -> tuple[PageMeta | None, list[Problem]]:
         elif hidden := invisible_characters(item.value, _("front matter '{key}'", key=key)):
             problems.append(Problem(path, item.line, hidden))
     values = {k: v.strip() for k, v in located.value.items() if isinstance(v, str)}
-    if "title" not in located.value:
+    misspelt = {close for key in located.value if key not in FRONT_MATTER_KEYS
+                for close in closest(str(key), FRONT_MATTER_KEYS, limit=1)}
+    if "title" not in located.value and "title" not in misspelt:  # 'titel:' already says it
         problems.append(Problem(path, 1, _("front matter has no 'title'")))
     kind = values.get("kind", "lesson")
     if kind not in PAGE_KINDS:

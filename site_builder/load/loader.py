@@ -18,6 +18,8 @@ from site_builder.vocabulary.numbers import VALUE_CLASSES
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
+OPTIONAL_SITE_KEYS = ("content_language",)
+_LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
 SOURCE_KEYS = ("id", "title", "authors", "year", "url", "checked", "where")
 RECORD_KEYS = ("id", "title", "date", "machine", "conditions", "command", "source", "values", "compare", "data")
 _SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
@@ -52,7 +54,8 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
     images = _load_images(root, base / "pages")
-    return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text), problems
+    return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text,
+                   frozenset(read) - set(config.pages)), problems
 
 
 MAX_IMAGE_BYTES = 8 * 1024 * 1024
@@ -184,7 +187,7 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
     if located is None or not isinstance(located.value, dict):
         problems += [] if located is None else [Problem(source.path, 1, _("site.yml must be a mapping"))]
         return None
-    problems += _unknown_keys(located, SITE_KEYS, source.path, "site.yml")
+    problems += _unknown_keys(located, SITE_KEYS + OPTIONAL_SITE_KEYS, source.path, "site.yml")
     missing = [k for k in SITE_KEYS if k not in located.value]
     problems += [Problem(source.path, 1, _("site.yml has no '{key}'", key=k)) for k in missing]
     if missing:
@@ -221,9 +224,15 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
         problems.append(Problem(source.path, located.children["base_url"].line,
                                 _("site.yml 'base_url' must start with https:// or http://")))
         return None
+    content_language = located.children.get("content_language")
+    if content_language is not None and not _LANGUAGE_TAG.match(str(content_language.value)):
+        problems.append(Problem(source.path, content_language.line,
+                                _("site.yml 'content_language' must be a language tag such as zh-CN or en")))
+        return None
     return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
                       base_url=base_url if base_url.endswith("/") else base_url + "/",
-                      pages=tuple(str(p) for p in pages.value), path=source.path)
+                      pages=tuple(str(p) for p in pages.value), path=source.path,
+                      content_language=str(content_language.value) if content_language else "")
 
 
 def _load_sources(source: SourceFile | None, problems: list[Problem]) -> tuple[Source, ...]:

@@ -17,14 +17,14 @@ from jinja2 import Environment
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from site_builder.load.content import Evidence
 from site_builder.load.glossary import find_term
 from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, StateSource
 from site_builder.render.gallery import gallery_context
 from site_builder.render.html import figure_anchor, figure_context, make_environment, render_sections, use_language
 from site_builder.render.markdown_out import llms_txt, page_markdown, published_pictures, zip_bundle
-from site_builder.render.notebook import lesson_notebook
+from site_builder.render.notebook import download_readme, lesson_notebook
+from site_builder.resolve.markdown_text import markdown_text
 from site_builder.resolve.resolved import ResolvedPage, SiteView, backlinks, resolve_page
 from site_builder.resolve.toc import has_evidence_heading, page_toc
 from site_builder.vocabulary.i18n import _
@@ -77,8 +77,7 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
     if page.meta.kind == "lesson":
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
             site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
-        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(resolved, markdown, site.evidence)
-                                                                | published_pictures(resolved))
+        notebook = None
         if site.evidence.notebook_setup:
             notebook = kit.shared.get(page.meta.id)
             if notebook is None:
@@ -86,6 +85,8 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
                 notebook = kit.shared[page.meta.id] = lesson_notebook(public, site.evidence, site.say,
                                                                       site.content.config.base_url)
             files[f"downloads/{page.meta.id}.ipynb"] = notebook
+        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(resolved, markdown, site, notebook)
+                                                                | published_pictures(resolved))
     return guarded(files)
 
 
@@ -140,7 +141,8 @@ def _site_context(site: SiteView) -> dict[str, Any]:
     pages = list(site.pages.values())
     if len(pages) > NAV_LIMIT:
         pages = [p for p in pages if p.meta.kind == "index"]
-    return {"title": config.title, "lang": config.language, "base_url": config.base_url, "teacher": site.teacher,
+    return {"title": config.title, "lang": config.language, "content_lang": config.content_language or config.language,
+            "base_url": config.base_url, "teacher": site.teacher,
             "head_script": Markup(HEAD_SCRIPT), "head_script_hash": HEAD_SCRIPT_HASH,
             "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,
                      "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in pages]}
@@ -190,12 +192,20 @@ def _evidence_summary(site: SiteView, page: ResolvedPage) -> dict[str, Any]:
             "conditions": [{"text": text, "producers": names} for text, names in conditions.items()]}
 
 
-def _bundle(page: ResolvedPage, markdown: str, evidence: Evidence) -> dict[str, bytes]:
-    """A lesson's download: its Markdown and the code of the experiments behind the values it cites."""
-    files = {f"{page.page.meta.id}.md": markdown.encode()}
+def _bundle(page: ResolvedPage, markdown: str, site: SiteView, notebook: bytes | None) -> dict[str, bytes]:
+    """A lesson's download: its Markdown and the code of the experiments behind the values it cites; with a
+    notebook, everything it needs to run in an empty folder: the notebook, the package it imports, the
+    pinned requirements and a README saying how."""
+    evidence, page_id = site.evidence, page.page.meta.id
+    files = {f"{page_id}.md": markdown.encode()}
     for value in (evidence.values[name] for name in page.values):
         if value.source_file in evidence.experiment_files:
             files[value.source_file] = Path(evidence.experiment_files[value.source_file]).read_bytes()
+    if notebook is not None:
+        files[f"{page_id}.ipynb"] = notebook
+        files |= {name: Path(path).read_bytes() for name, path in evidence.notebook_files.items()}
+        files["requirements.txt"] = evidence.notebook_requirements.encode()
+        files["README.md"] = download_readme(page_id, markdown_text(page.page.meta.title), site.say).encode()
     return files
 
 

@@ -14,6 +14,7 @@ import http.server
 import ipaddress
 import json
 import mimetypes
+import os
 import queue
 import re
 import socket
@@ -46,23 +47,31 @@ def served_at_root(not_found: bytes) -> bytes:
     return not_found.replace(b'="' + match[1], b'="/')
 
 
+STARTED_BY = "VERIFIED_LESSONS_STARTED_BY"
+"""Set by the Makefile's serve recipe (not MAKELEVEL: every process ``make test`` starts inherits that)."""
+
+
 class PortBusy(Exception):
     """The port is taken (another server?); the message is one line for the terminal."""
 
 
-def listen(host: str, port: int) -> http.server.ThreadingHTTPServer:
+def listen(host: str, port: int, teacher: bool = False) -> http.server.ThreadingHTTPServer:
     """A bound, listening HTTP server without a handler yet (``DevServer.start`` gives it one).
 
     Binding comes first so that a second server on a busy port stops before it
-    builds or writes anything. ``port`` 0 picks a free port.
+    builds or writes anything. ``port`` 0 picks a free port. A busy port's message suggests another in the
+    form the teacher used: ``make serve PORT=…`` under make (which cannot pass ``--port``), else ``--port``.
     """
     try:
         httpd = _HTTPServer((host, port), http.server.BaseHTTPRequestHandler)
     except OSError as error:
         if error.errno != errno.EADDRINUSE:
             raise
-        raise PortBusy(_("port {port} on {host} is already in use (another server?); try --port {free} "
-                         "or --port 0", port=port, host=host, free=free_port(host, port + 1))) from None
+        free = free_port(host, port + 1)
+        hint = _("try: make serve PORT={free}{teacher}", free=free, teacher=" TEACHER=1" if teacher else "") \
+            if os.environ.get(STARTED_BY) == "make serve" else _("try --port {free} or --port 0", free=free)
+        raise PortBusy(_("port {port} on {host} is already in use (another server?); {hint}",
+                         port=port, host=host, hint=hint)) from None
     httpd.daemon_threads = True
     return httpd
 

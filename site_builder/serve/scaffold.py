@@ -13,12 +13,11 @@ from pathlib import Path
 
 import yaml
 
+from site_builder.check.placeholders import SKELETONS
 from site_builder.load.loader import read_content_file
 from site_builder.load.yamlnodes import course_language
 from site_builder.vocabulary.i18n import _, catalog_name
 
-SKELETONS = Path(__file__).parents[1] / "skeletons"
-"""``lesson.md`` (Chinese, the first course's language) and ``lesson.<catalog>.md`` for other languages."""
 _PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # the rule frontmatter.py applies to page ids
 _FLOW = re.compile(r"^pages:[ \t]*\[(?P<items>[^\]]*?)(?P<end>\s*)\]", re.MULTILINE)
 _BLOCK = re.compile(r"^pages:[ \t]*(?:#.*)?\n(?P<items>(?:[ \t]*(?:-[^\n]*|#[^\n]*)?\n)*)", re.MULTILINE)

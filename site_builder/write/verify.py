@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from site_builder.check.placeholders import placeholder_problems
 from site_builder.check.prepared import PreparedSite
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem
@@ -40,19 +41,22 @@ def _scan(text: str) -> _Page:
 
 
 def verify_output(prepared: PreparedSite, public: Path, teacher: Path) -> list[Problem]:
-    """Broken internal links or anchors in either site; teacher notes in the public one.
+    """Broken internal links or anchors in either site; teacher notes in the public one; a skeleton's
+    placeholder text (a warning while writing, refused here: this decides what is published).
 
     Each file is read once and every lookup is in a set or dict, so the checks grow with the
     size of the site, not with its square. The link checks run in a forked child while this
     process scans for leaks (two cores, two halves of the work).
     """
     root = prepared.content.config.base_url
+    placeholders = placeholder_problems(prepared.content.pages)
     if "fork" not in multiprocessing.get_all_start_methods():
-        return _broken_links(public, root) + _broken_links(teacher, root) + teacher_leaks(prepared, public)
+        return placeholders + _broken_links(public, root) + _broken_links(teacher, root) \
+            + teacher_leaks(prepared, public)
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
         links = pool.submit(_both_sites_links, public, teacher, root)
         leaks = teacher_leaks(prepared, public)
-        return links.result() + leaks
+        return placeholders + links.result() + leaks
 
 
 def _both_sites_links(public: Path, teacher: Path, root: str) -> list[Problem]:
