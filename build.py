@@ -95,8 +95,7 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
 
 def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
     """The site's evidence and the figure results."""
-    measured = measure_all(clean, progress, figure_dir)
-    return measured.evidence, measured.drawn
+    return (measured := measure_all(clean, progress, figure_dir)).evidence, measured.drawn
 
 
 def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
@@ -297,4 +296,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from site_builder.serve.exits import run_command
+    sys.exit(run_command(main, LANGUAGE, CACHE))

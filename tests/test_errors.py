@@ -30,7 +30,7 @@ CASES = [
     ("bad kind", "---\ntitle: 一\nkind: lessen\n---\n" + STATE,
      f"{P}:3: unknown page kind 'lessen' (use one of: lesson, article, index)"),
     ("invalid yaml", "---\ntitle: [一\n---\n" + STATE,
-     f"{P}:2: invalid YAML: expected ',' or ']', but got '<stream end>'"),
+     f"{P}:2: the '[' here is never closed: add ']' where it ends (column 8)"),
     ("lesson without states", lesson("只有正文。\n"), f"{P}:1: a lesson needs at least one ':::{{state}} b0' block"),
     ("state out of order", lesson(STATE.replace("b0", "b1")),
      f"{P}:4: state id 'b1' should be 'b0': states are numbered b0, b1, … in order"),

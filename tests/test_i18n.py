@@ -27,7 +27,7 @@ ZH = {
     "missing title": f"{P}:1: 前置信息缺少 'title'",
     "unknown key": f"{P}:3: 未知的前置信息键 'titel'（是不是 'title'？）",
     "bad kind": f"{P}:3: 未知的页面类型 'lessen'（可用：lesson, article, index）",
-    "invalid yaml": f"{P}:2: YAML 格式错误：expected ',' or ']', but got '<stream end>'",
+    "invalid yaml": f"{P}:2: 这里的 '[' 没有闭合：在它结束的地方加上 ']'（第 8 列）",
     "lesson without states": f"{P}:1: 一课至少要有一个 ':::{{state}} b0' 块",
     "state out of order": f"{P}:4: 状态 id 'b1' 应为 'b0'：状态按 b0、b1、… 依次编号",
     "state without title": f"{P}:4: 状态 b0 需要 ':title: …'",

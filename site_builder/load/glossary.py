@@ -22,7 +22,7 @@ from site_builder.vocabulary.problems import Problem, suggest
 from site_builder.vocabulary.urls import allowed_url, link_problem
 
 TERM_KEYS = ("id", "term", "allowed", "forbidden", "definition")
-_TERM_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_TERM_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")
 
 
 @dataclass(frozen=True)

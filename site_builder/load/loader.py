@@ -12,7 +12,7 @@ from pathlib import Path
 from site_builder.load.content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from site_builder.load.glossary import load_glossary
 from site_builder.load.value_text import parse_value_text
-from site_builder.load.yamlnodes import Located, load_located
+from site_builder.load.yamlnodes import Located, load_located, not_text
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import VALUE_CLASSES
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
@@ -20,8 +20,10 @@ from site_builder.vocabulary.problems import Problem, invisible_characters, sugg
 SITE_KEYS = ("title", "language", "base_url", "pages")
 SOURCE_KEYS = ("id", "title", "authors", "year", "url", "checked", "where")
 RECORD_KEYS = ("id", "title", "date", "machine", "conditions", "command", "source", "values", "compare", "data")
-_SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
-_RECORD_ID = re.compile(r"^[a-z0-9_]+$")
+_SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*\Z")
+_RECORD_ID = re.compile(r"^[a-z0-9_]+\Z")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters no text file of the course needs (tab and line ends are allowed)."""
 _WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
 
 
@@ -144,17 +146,27 @@ def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> Source
     prefix = os.path.join(root, "")  # strings where they can be: a save reads every page
     relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
         path.relative_to(root).as_posix()
+    if _CONTROL.search(relative) or "\n" in relative or "\r" in relative:  # would break the one-line message
+        shown = relative.encode("unicode_escape").decode("ascii")
+        problems.append(Problem(shown, 0, _("the file name contains a control character or line break: rename "
+                                            "the file")))
+        return None
     try:
         data = read_content_file(base, path)
     except ValueError as refused:
         problems.append(Problem(relative, 0, refused.args[0]))
         return None
     try:
-        return SourceFile(relative, _normalized(data.decode("utf-8")))
+        text = _normalized(data.decode("utf-8"))
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         problems.append(Problem(relative, line, _("is not UTF-8 text: save the file as UTF-8")))
         return SourceFile(relative, data.decode("utf-8", errors="replace"))
+    if control := _CONTROL.search(text):  # ESC, BEL …: invisible in an editor, and terminal escapes in a page
+        problems.append(Problem(relative, text.count("\n", 0, control.start()) + 1,
+                                _("contains the control character U+{code:04X}: delete it",
+                                  code=ord(control.group()))))
+    return SourceFile(relative, text)
 
 
 def _normalized(text: str) -> str:
@@ -208,9 +220,9 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
             problems.append(Problem(file.path, 1, _("page '{page}' is not listed in site.yml 'pages'", page=stem)))
     duplicates = sorted(p for p, count in Counter(pages.value).items() if count > 1)
     problems += [Problem(source.path, pages.line, _("page '{page}' is listed twice", page=p)) for p in duplicates]
-    scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set))]
-    problems += [Problem(source.path, located.children[k].line, _("site.yml '{key}' must be text", key=k))
-                 for k in scalars]
+    scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set, bool, type(None)))]
+    problems += [Problem(source.path, located.children[k].line, not_text(located.value[k], k)
+                         or _("site.yml '{key}' must be text", key=k)) for k in scalars]
     if scalars:
         return None
     title = located.children["title"]
@@ -260,6 +272,10 @@ def _load_source(item: Located, path: str, problems: list[Problem]) -> Source | 
     if any(isinstance(item.value.get(k), (list, dict, set)) for k in SOURCE_KEYS):
         problems.append(Problem(path, item.line, _("source '{id}': every field must be text", id=source_id)))
         return None
+    unread = [(k, said) for k in SOURCE_KEYS if k in item.value and (said := not_text(item.value[k], k))]
+    problems += [Problem(path, item.children[k].line, said) for k, said in unread]
+    if unread:
+        return None
     fields = {k: str(item.value[k]) for k in SOURCE_KEYS[2:] if k in item.value}
     url = fields.get("url", "")
     if url and not _WEB_URL.match(url):
@@ -275,6 +291,9 @@ def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
         data = json.loads(source.text)
     except json.JSONDecodeError as error:
         problems.append(Problem(source.path, error.lineno, _("invalid JSON: {reason}", reason=error.msg)))
+        return None
+    except RecursionError:
+        problems.append(Problem(source.path, 1, _("nested too deeply: a record needs only a few levels")))
         return None
     stem = source.path.rsplit("/", 1)[-1].removesuffix(".json")
     before = len(problems)

@@ -19,7 +19,7 @@ from site_builder.vocabulary.i18n import _, catalog_name
 
 SKELETONS = Path(__file__).parents[1] / "skeletons"
 """``lesson.md`` (Chinese, the first course's language) and ``lesson.<catalog>.md`` for other languages."""
-_PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # the rule frontmatter.py applies to page ids
+_PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")  # the rule frontmatter.py applies to page ids
 _FLOW = re.compile(r"^pages:[ \t]*\[(?P<items>[^\]]*?)(?P<end>\s*)\]", re.MULTILINE)
 _BLOCK = re.compile(r"^pages:[ \t]*(?:#.*)?\n(?P<items>(?:[ \t]*(?:-[^\n]*|#[^\n]*)?\n)*)", re.MULTILINE)
 
