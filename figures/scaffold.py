@@ -11,6 +11,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.names import id_problem
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SKELETONS = PACKAGE_DIR / "skeletons"
@@ -33,6 +34,8 @@ def new_figure(figure_id: str, inputs: tuple[str, ...] = (), package_dir: Path =
     if figure_id in known:
         raise ValueError(_("figure '{id}' already exists: choose another id", id=figure_id))
     name = figure_id.replace("-", "_")
+    if taken := id_problem(figure_id, name):
+        raise ValueError(taken)
     module = package_dir / f"{name}.py"
     if module.exists():
         raise ValueError(_("{path} already exists: choose another id", path=f"figures/{name}.py"))

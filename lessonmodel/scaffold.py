@@ -33,7 +33,10 @@ def new_experiment(experiment_id: str, package_dir: Path = PACKAGE_DIR) -> Path:
                            "starting with a letter (e.g. 'attention_span'); pages cite its values as "
                            "'<id>.<key>'", id=experiment_id))
     from lessonmodel.runner import EXPERIMENTS
+    from site_builder.vocabulary.names import id_problem
 
+    if taken := id_problem(experiment_id, experiment_id):
+        raise ValueError(taken)
     module = package_dir / f"{experiment_id}.py"
     if module.exists() or experiment_id in EXPERIMENTS:
         raise ValueError(_("experiment '{id}' already exists: choose another id", id=experiment_id))

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from site_builder.load.content import IMAGE_FORMATS, Content, ImageFile
-from site_builder.load.loader import MAX_IMAGE_BYTES
+from site_builder.load.loader import MAX_FILE_BYTES
 from site_builder.parse.page import ParsedPage, image_path
 from site_builder.vocabulary.i18n import Text, _
 from site_builder.vocabulary.problems import Problem
@@ -81,7 +81,7 @@ def picture(image: ImageFile) -> Picture:
     if image.data is None:
         raise ValueError(_("is {size} MiB, over the limit of {limit} MiB: save it smaller (at most 1280 pixels "
                            "wide is enough), e.g. as a JPEG", size=f"{image.size / 2**20:.1f}",
-                           limit=f"{MAX_IMAGE_BYTES / 2**20:.0f}"))
+                           limit=f"{MAX_FILE_BYTES / 2**20:.0f}"))
     suffix = "." + image.path.rsplit(".", 1)[-1].lower()
     kind = _declared(image.data, suffix)
     key = hashlib.sha256(image.data).hexdigest()

@@ -44,6 +44,7 @@ from site_builder.engine.pipeline import (
     render_sites,
 )
 from site_builder.load.content import Content, Evidence, SourceFile
+from site_builder.load.digest import content_digest
 from site_builder.load.loader import load_content
 from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, StateSource
@@ -132,7 +133,7 @@ class Engine:
         content, problems = loaded or load_content(self.root, self.content_dir)
         if content is None:
             raise ContentError(problems)
-        inputs = digest(code_digest(), tree_digest(self.root / self.content_dir), evidence_digest(evidence)) \
+        inputs = digest(code_digest(), content_digest(self.root, self.content_dir), evidence_digest(evidence)) \
             if self.store else ""
         if inputs and all(self._written[o.folder].get("inputs") == inputs and self._trusted(o.folder)
                           and self._intact(o.folder, self._written[o.folder].get("files", {})) for o in self.outputs):

@@ -15,6 +15,7 @@ from site_builder.load.value_text import parse_value_text
 from site_builder.load.yamlnodes import Located, load_located, not_text
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import VALUE_CLASSES
+from site_builder.vocabulary.oserrors import reason
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
@@ -57,8 +58,9 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text), problems
 
 
-MAX_IMAGE_BYTES = 8 * 1024 * 1024
-"""Larger picture files are not read; a page that shows one gets a problem saying how large it is."""
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""Larger files under ``content/`` are not read: a picture a page shows gets a problem saying how large it is,
+a text file is a problem itself."""
 
 
 def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
@@ -70,7 +72,7 @@ def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
             continue
         size = path.stat().st_size
         try:  # read the way page sources are: never a FIFO or device, never through a link out of the folder
-            data = read_content_file(folder, path) if size <= MAX_IMAGE_BYTES else None
+            data = read_content_file(folder, path) if size <= MAX_FILE_BYTES else None
         except ValueError:
             continue  # a page showing it is told the picture is not there
         images.append(ImageFile(path.relative_to(root).as_posix(), size, data))
@@ -89,10 +91,15 @@ def read_content_file(base: Path, path: Path) -> bytes:
     if fd is None:  # a link on the way, or not plainly beneath: resolved and checked as a whole
         fd = _open_resolved(base, path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else after the check
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):  # swapped for something else after the check
             raise ValueError(_("is not a regular file: save the text in an ordinary file"))
+        if status.st_size > MAX_FILE_BYTES:
+            raise ValueError(_("is {size} MiB, over the limit of {limit} MiB for a file under content/: split it or "
+                               "move it out", size=f"{status.st_size / 2**20:.1f}",
+                               limit=f"{MAX_FILE_BYTES / 2**20:.0f}"))
         chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        while (chunk := os.read(fd, 1 << 20)) and sum(map(len, chunks)) <= MAX_FILE_BYTES:  # a file still growing
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
@@ -129,7 +136,7 @@ def _open_resolved(base: Path, path: Path, flags: int) -> int:
     except (FileNotFoundError, RuntimeError):  # a dangling link, or a loop of links
         raise ValueError(_("is a link to nothing: remove it or copy the file here")) from None
     except OSError as error:
-        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
+        raise ValueError(_("cannot be read ({reason})", reason=reason(error))) from None
     if not target.is_relative_to(base.resolve()):
         # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
         raise ValueError(_("is a link to a file outside {folder}/: copy the file here instead", folder=base.name))
@@ -138,7 +145,7 @@ def _open_resolved(base: Path, path: Path, flags: int) -> int:
             raise ValueError(_("is not a regular file: save the text in an ordinary file"))
         return os.open(target, flags)
     except OSError as error:
-        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
+        raise ValueError(_("cannot be read ({reason})", reason=reason(error))) from None
 
 
 def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:

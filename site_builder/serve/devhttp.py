@@ -8,6 +8,7 @@ and a queue of events; it changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import html
 import http.server
@@ -18,6 +19,7 @@ import queue
 import re
 import socket
 import sys
+import threading
 import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +32,11 @@ if TYPE_CHECKING:
 CLIENT_SCRIPT = Path(__file__).parent / "devserver.js"
 """Kept out of static/ so that it is never copied into a built site."""
 DEV_PREFIX = "/__dev/"
+IDLE_SECONDS = 30
+"""A client that sends or takes nothing for this long is disconnected (each read and write waits at most this)."""
+REQUEST_SECONDS = 10
+"""A client whose request line and headers are not all in after this long is disconnected: one byte a
+second would otherwise hold a thread for as long as it likes."""
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 _TYPES = {".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".js": "text/javascript",
           ".css": "text/css", ".svg": "image/svg+xml", ".woff2": "font/woff2", ".json": "application/json",
@@ -142,6 +149,12 @@ class _HTTPServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+def _hang_up(connection: socket.socket) -> None:
+    """End a client's connection from another thread: its handler's blocked read returns at once."""
+    with contextlib.suppress(OSError):
+        connection.shutdown(socket.SHUT_RDWR)
+
+
 def missing_site(language: str) -> bytes:
     """The page served before any build succeeded (the overlay shows the problems over it)."""
     title = html.escape(localize(_("Build failed"), language))
@@ -154,6 +167,22 @@ def missing_site(language: str) -> bytes:
 def handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
         server_version = "lesson-devserver"
+        timeout = IDLE_SECONDS
+
+        def setup(self) -> None:
+            super().setup()
+            self._deadline = threading.Timer(REQUEST_SECONDS, _hang_up, (self.connection,))
+            self._deadline.daemon = True
+            self._deadline.start()
+
+        def parse_request(self) -> bool:
+            complete = super().parse_request()  # reads the headers
+            self._deadline.cancel()
+            return complete
+
+        def finish(self) -> None:
+            self._deadline.cancel()
+            super().finish()
 
         def do_GET(self) -> None:
             self._respond(head=False)

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from site_builder.vocabulary.i18n import _, localize
-from site_builder.write.writer import WriteFailed, reason
+from site_builder.vocabulary.oserrors import reason
+from site_builder.write.writer import WriteFailed
 
 INTERRUPTED = 130
 """Exit status after Ctrl-C, as shells report a command stopped by SIGINT (128 + 2)."""

@@ -16,6 +16,7 @@ import yaml
 from site_builder.load.loader import read_content_file
 from site_builder.load.yamlnodes import course_language
 from site_builder.vocabulary.i18n import _, catalog_name
+from site_builder.vocabulary.names import id_problem
 
 SKELETONS = Path(__file__).parents[1] / "skeletons"
 """``lesson.md`` (Chinese, the first course's language) and ``lesson.<catalog>.md`` for other languages."""
@@ -32,6 +33,8 @@ def new_lesson(root: Path, page_id: str, content_dir: str = "content") -> Path:
     if not _PAGE_ID.match(page_id):
         raise ValueError(_("'{id}' is not a valid page id: use lowercase letters, digits and '-', "
                            "starting with a letter or digit (e.g. 'r56' or 'kv-paging')", id=page_id))
+    if too_long := id_problem(page_id):
+        raise ValueError(too_long)
     content = root / content_dir
     page = content / "pages" / f"{page_id}.md"
     site_yml = content / "site.yml"

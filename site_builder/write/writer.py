@@ -28,7 +28,8 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_builder.vocabulary.i18n import Text, _
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.oserrors import reason
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -75,16 +76,6 @@ def _shown(folder: Path) -> str:
     with contextlib.suppress(ValueError):
         return f"{folder.relative_to(Path.cwd())}/"
     return f"{folder}/"
-
-
-def reason(error: OSError) -> Text | str:
-    """The cause in the course's language where it is a common one; the system's words otherwise."""
-    said = {errno.ENOSPC: _("the disk is full"), errno.EDQUOT: _("the disk quota is used up"),
-            errno.EROFS: _("the file system is read-only"), errno.EACCES: _("permission denied"),
-            errno.EPERM: _("permission denied"), errno.EFBIG: _("a file is over the size limit (ulimit -f)"),
-            errno.ENOTDIR: _("a file is in the way of a folder: move it away"),
-            errno.EEXIST: _("a file is in the way of a folder: move it away")}
-    return said.get(error.errno or 0) or error.strerror or type(error).__name__
 
 
 def write_site(files: dict[str, bytes | Path], out_dir: Path,
