@@ -3,6 +3,7 @@ holding a thread for it for ever."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -57,10 +58,8 @@ def test_a_client_sending_one_byte_at_a_time_is_disconnected(served):
     request = iter(b"GET /index.html HTTP/1.0\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 1000)
     with socket.create_connection(("127.0.0.1", served)) as sock:
         def one_byte() -> None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.send(bytes([next(request)]))
-            except OSError:
-                pass
         assert _closed_after(sock, one_byte) < 4
 
 

@@ -58,6 +58,8 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text), problems
 
 
+MAX_PAGES = 5_000
+"""Most pages a site may list: every page is parsed, checked and rendered on each full build."""
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """Larger files under ``content/`` are not read: a picture a page shows gets a problem saying how large it is,
 a text file is a problem itself."""
@@ -211,6 +213,10 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
     pages = located.children["pages"]
     if not isinstance(pages.value, list) or not pages.value:
         problems.append(Problem(source.path, pages.line, _("'pages' must be a list of page ids")))
+        return None
+    if len(pages.children) > MAX_PAGES:
+        problems.append(Problem(source.path, pages.line, _("'pages' lists {n} pages, over the limit of {limit}: "
+                                                           "split the course", n=len(pages.children), limit=MAX_PAGES)))
         return None
     for item in pages.children:
         if not isinstance(item.value, str):
