@@ -7,6 +7,7 @@ import html
 import multiprocessing
 import posixpath
 import re
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -49,7 +50,9 @@ def verify_output(prepared: PreparedSite, public: Path, teacher: Path) -> list[P
     root = prepared.content.config.base_url
     if "fork" not in multiprocessing.get_all_start_methods():
         return _broken_links(public, root) + _broken_links(teacher, root) + teacher_leaks(prepared, public)
-    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+    quiet = (signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is this process's to report, once
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
+                                                initializer=signal.signal, initargs=quiet) as pool:
         links = pool.submit(_both_sites_links, public, teacher, root)
         leaks = teacher_leaks(prepared, public)
         return links.result() + leaks
