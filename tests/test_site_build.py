@@ -13,6 +13,7 @@ from sitekit import fake_evidence
 
 from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.vocabulary.problems import ContentError
+from site_builder.vocabulary.urls import site_root
 from site_builder.write.verify import verify_output
 from site_builder.write.writer import write_site
 
@@ -158,9 +159,9 @@ def test_write_replaces_the_whole_site(tmp_path):
 
 
 def test_verify_follows_the_404_pages_absolute_links(sites, tmp_path):
-    """404.html links from base_url; the check follows such a link to the file it names in this site."""
+    """404.html links from base_url's path; the check follows such a link to the file it names in this site."""
     prepared, public, teacher = sites
-    root = prepared.content.config.base_url
+    root = site_root(prepared.content.config.base_url)
     assert f'href="{root}static/site.css"' in read(public, "404.html")
     broken = tmp_path / "_site"
     shutil.copytree(public, broken)

@@ -30,7 +30,7 @@ from site_builder.resolve.toc import has_evidence_heading, page_toc
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import class_text, display
 from site_builder.vocabulary.provenance import BADGE_TEXT
-from site_builder.vocabulary.urls import check_html
+from site_builder.vocabulary.urls import check_html, site_root
 
 SiteFiles = dict[str, "bytes | Path"]
 """Output path (relative, POSIX) → bytes to write, or a file to copy."""
@@ -104,8 +104,9 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     gallery = {"gallery.html": jinja.get_template("gallery.html.j2").render(
         site=common, page=_generated("gallery", site.say(_("All figures and values"))),
         **gallery_context(site)).encode()} if site.teacher else {}
-    # GitHub Pages serves 404.html for a missing path at any depth: its links are absolute, from base_url.
-    not_found = {**_generated("404", site.say(_("Page not found"))), "root": common["base_url"]}
+    # GitHub Pages serves 404.html for a missing path at any depth: its links start at the site's path.
+    root = site_root(common["base_url"])
+    not_found = {**_generated("404", site.say(_("Page not found"))), "root": root}
     return guarded(gallery | {
         "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
             site=common, page=_generated("figures", site.say(_("All figures"))),
@@ -121,14 +122,14 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
             terms=_glossary_context(site, kit.md)).encode(),
         "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say).encode(),
-    })
+    }, root)
 
 
-def guarded(files: SiteFiles) -> SiteFiles:
-    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py)."""
+def guarded(files: SiteFiles, root: str = "") -> SiteFiles:
+    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py; ``root``: 404.html's)."""
     for name, payload in files.items():
         if name.endswith(".html") and isinstance(payload, bytes):
-            check_html(name, payload)
+            check_html(name, payload, root=root if name == "404.html" else "")
     return files
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import urlsplit
 
 from site_builder.vocabulary.i18n import _
 
@@ -138,9 +139,18 @@ def _svg_surely_allowed(svg: bytes) -> bool:
     return all(_value_allowed(value, images=True) for value in set(_SVG_URL_VALUES.findall(svg)))
 
 
-def check_html(name: str, markup: bytes, *, images: bool = False) -> None:
+def site_root(base_url: str) -> str:
+    """The path the site is published under (``https://x.org/c/`` → ``/c/``): 404.html links from it, so
+    that its links and assets hold at any depth and on any host that serves the site at that path."""
+    return urlsplit(base_url).path.rstrip("/") + "/"
+
+
+def check_html(name: str, markup: bytes, *, images: bool = False, root: str = "") -> None:
     """Raise ``UnsafeOutputError`` if page (or, with ``images``, SVG figure) ``name`` holds a URL
-    the allowlist refuses."""
+    the allowlist refuses. ``root`` (404.html: ``site_root``): links starting with it are judged as the
+    same paths inside the site."""
+    if root:
+        markup = markup.replace(b'="' + root.encode(), b'="')
     if _svg_surely_allowed(markup) if images else _surely_allowed(markup):
         return
     problems = url_problems(markup.decode("utf-8"), images=images)
