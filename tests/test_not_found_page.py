@@ -15,7 +15,7 @@ PAGE = lesson(":::{state} b0\n:title: 开始\n:provenance: teaching\n\n正文。
 
 
 def test_the_not_found_page_links_from_the_sites_path(tmp_path):
-    write_site(tmp_path, {"a": PAGE})  # base_url https://example.org/c/
+    write_site(tmp_path, {"index": "---\ntitle: 总览\nkind: index\n---\n欢迎。\n", "a": PAGE})  # at https://example.org/c/
     prepared = prepare_site(tmp_path, fake_evidence(tmp_path / "figs"))
     out = tmp_path / "_site"
     write_output(render_site(prepared, teacher=False), out)
