@@ -8,6 +8,8 @@ import time
 
 from sitekit import lesson, time_limit, write_site
 
+from site_builder.load.content import SourceFile
+from site_builder.load.frontmatter import MAX_STATES, split_page
 from site_builder.load.glossary import MAX_WORDINGS, forbidden_uses, load_glossary
 from site_builder.load.loader import MAX_PAGES, load_content
 
@@ -56,3 +58,13 @@ def test_too_many_pages_is_one_line(tmp_path):
     _content, problems = load_content(tmp_path)
     assert [p.localized("zh-CN") for p in problems] == \
         [f"content/site.yml:4: 'pages' 列了 {MAX_PAGES + 1} 个页面，超过了 {MAX_PAGES} 个的上限：请把课程拆开"]
+
+
+def test_too_many_states_on_a_page_is_one_line_before_parsing_them():
+    state = ":::{state} b{n}\n:title: 一\n:provenance: teaching\n\n正文。\n:::\n\n"
+    body = "".join(state.replace("{n}", str(n)) for n in range(100_000))
+    started = time.perf_counter()
+    _split, problems = split_page(SourceFile("content/pages/x.md", lesson(body)))
+    assert time.perf_counter() - started < 5
+    assert [p.localized("zh-CN") for p in problems] == \
+        [f"content/pages/x.md:{4 + 7 * MAX_STATES}: 一页的状态超过 {MAX_STATES} 个：请把这一课拆开"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -12,6 +13,9 @@ from site_builder.vocabulary.problems import Problem, invisible_characters, sugg
 
 PAGE_KINDS = ("lesson", "article", "index")
 FRONT_MATTER_KEYS = ("id", "title", "kind", "summary", "label")
+MAX_STATES = 500
+"""Most states one page may have: each is parsed, checked and rendered, in both sites."""
+_STATE_LINE = re.compile(r"^ {0,3}:{3,}[ \t]*\{state\}", re.MULTILINE)
 _PAGE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
@@ -59,6 +63,11 @@ def split_page(source: SourceFile) -> tuple[SplitPage | None, list[Problem]]:
         return None, problems
     meta, problems = _check_meta(located, source.path)
     body = "\n" * (end + 1) + "\n".join(lines[end + 1:])
+    states = _STATE_LINE.finditer(body)
+    if (excess := next(itertools.islice(states, MAX_STATES, None), None)) is not None:  # before parsing them all
+        return None, problems + [Problem(source.path, body.count("\n", 0, excess.start()) + 1,
+                                         _("more than {limit} states on one page: split the lesson",
+                                           limit=MAX_STATES))]
     return (SplitPage(meta, body) if meta else None), problems
 
 
