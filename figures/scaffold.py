@@ -10,6 +10,7 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
+from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.names import id_problem
 
@@ -42,6 +43,6 @@ def new_figure(figure_id: str, inputs: tuple[str, ...] = (), package_dir: Path =
     kind = "measured" if inputs else "teaching"
     skeleton = SKELETONS / f"{kind}.{catalog}.py.txt"
     skeleton = skeleton if skeleton.is_file() else SKELETONS / f"{kind}.py.txt"
-    module.write_text(skeleton.read_text(encoding="utf-8").format(id=figure_id, experiment=inputs[0] if inputs else ""),
-                      encoding="utf-8")
+    write_atomic(module, skeleton.read_text(encoding="utf-8").format(id=figure_id,
+                                                                     experiment=inputs[0] if inputs else ""))
     return module

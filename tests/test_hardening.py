@@ -28,7 +28,7 @@ from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.markdown import make_markdown
 from site_builder.serve.server import DevServer, EvidenceSource
 from site_builder.vocabulary.problems import ContentError
-from site_builder.vocabulary.urls import UnsafeOutputError, allowed_url, check_html, url_problems
+from site_builder.vocabulary.urls import UnsafeOutputError, allowed_url, check_html, page_root, url_problems
 from site_builder.write.writer import write_site as write_output
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +60,9 @@ def both_sites(root: Path) -> dict[str, str]:
 
 
 def assert_no_unsafe_url(files: dict[str, str]) -> None:
-    found = [f"{name}: {p}" for name, text in files.items() for p in url_problems(text, images=name.endswith(".svg"))]
+    found = [f"{name}: {p}" for name, text in files.items()
+             for p in url_problems(text, images=name.endswith(".svg"),
+                                   root=page_root(text) if name.endswith("404.html") else "")]
     assert not found, "\n".join(found[:20])
 
 

@@ -15,6 +15,7 @@ import yaml
 
 from site_builder.load.loader import read_content_file
 from site_builder.load.yamlnodes import course_language
+from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _, catalog_name
 from site_builder.vocabulary.names import id_problem
 
@@ -55,8 +56,8 @@ def new_lesson(root: Path, page_id: str, content_dir: str = "content") -> Path:
     page.parent.mkdir(parents=True, exist_ok=True)
     skeleton = SKELETONS / f"lesson.{catalog_name(course_language(root, content_dir))}.md"
     skeleton = skeleton if skeleton.is_file() else SKELETONS / "lesson.md"
-    page.write_text(skeleton.read_text(encoding="utf-8").replace("{{id}}", page_id), encoding="utf-8")
-    site_yml.write_text(listed, encoding="utf-8")
+    write_atomic(page, skeleton.read_text(encoding="utf-8").replace("{{id}}", page_id))
+    write_atomic(site_yml, listed)
     return page
 
 

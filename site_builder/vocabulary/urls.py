@@ -75,8 +75,11 @@ def site_path(url: str) -> bool:
     return not path.startswith("/") and ".." not in path.split("/")
 
 
-def url_problems(markup: str, *, images: bool = False) -> list[str]:
-    """Every URL-bearing attribute of ``markup`` (HTML or SVG) that the allowlist refuses, as ``<tag attr="…">``."""
+def url_problems(markup: str, *, images: bool = False, root: str = "") -> list[str]:
+    """Every URL-bearing attribute of ``markup`` (HTML or SVG) that the allowlist refuses, as ``<tag attr="…">``
+    (``root``: as for ``check_html``)."""
+    if root:
+        markup = markup.replace('="' + root, '="')
     found = []
     for tag in _TAG.finditer(_RAW_TEXT.sub(_keep_opening_tag, markup)):
         for name, quoted in _ATTRIBUTE.findall(tag.group(2)):
@@ -143,6 +146,12 @@ def site_root(base_url: str) -> str:
     """The path the site is published under (``https://x.org/c/`` → ``/c/``): 404.html links from it, so
     that its links and assets hold at any depth and on any host that serves the site at that path."""
     return urlsplit(base_url).path.rstrip("/") + "/"
+
+
+def page_root(markup: str) -> str:
+    """The site path a page's links start from: ``site_root`` on 404.html, ``''`` (relative links) elsewhere."""
+    match = re.search(r'href="(/[^"]*)static/site\.css"', markup)
+    return match[1] if match else ""
 
 
 def check_html(name: str, markup: bytes, *, images: bool = False, root: str = "") -> None:
