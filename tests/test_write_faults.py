@@ -235,3 +235,25 @@ def test_a_closed_pipe_ends_quietly():
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (exits.PIPE_CLOSED, "")
+
+
+def test_the_dev_server_says_a_failed_write_in_one_line_and_keeps_serving(tmp_path, monkeypatch):
+    from site_builder.serve.server import DevServer, EvidenceSource
+
+    _course(tmp_path, "旧")
+    evidence = fake_evidence(tmp_path / "figs")
+    said: list[str] = []
+    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True),
+                       EvidenceSource(lambda: evidence), watch=[tmp_path / "content"], port=0, log=said.append)
+    try:
+        server.rebuild([])
+        assert server.failure is None
+        _course(tmp_path, "新")
+        _failing_os(monkeypatch, errno.ENOSPC)
+        server.rebuild([tmp_path / "content" / "pages" / "p0.md"])
+        monkeypatch.undo()
+        assert server.failure["traceback"] == ""
+        assert [p["text"] for p in server.failure["problems"]] == \
+            [f"{tmp_path / 'out'}/: 无法更新预览：磁盘已满；解决后再保存一次"]
+    finally:
+        server.stop()

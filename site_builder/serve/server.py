@@ -37,6 +37,7 @@ from site_builder.load.yamlnodes import course_language
 from site_builder.serve.devhttp import handler, listen
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.problems import ContentError, Problem
+from site_builder.write.writer import WriteFailed
 
 CONTEXT_LINES = 2
 """Source lines shown before and after the line of a problem."""
@@ -174,6 +175,9 @@ class DevServer:
             language = course_language(self.engine.root, self.engine.content_dir)
             self._failed([problem_report(p, self.engine.root, content_dir=self.engine.content_dir, language=language)
                           for p in error.problems], "")
+        except WriteFailed as failed:  # a full disk …: one line, as the command line says it
+            said = self.say(failed.args[0])
+            self._failed([{"path": "", "line": 0, "message": said, "text": said, "context": []}], "")
         except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
             self._failed([], traceback.format_exc())
         else:

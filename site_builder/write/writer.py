@@ -173,6 +173,14 @@ def update_in_place(files: dict[str, bytes | Path], changed: Collection[str], ou
     ``files`` are deleted. For the dev server's private folder after a save: a browser may get one
     page of the old build and the next of the new one, which a published site must never serve
     (``write_site`` swaps whole sites), but a save then costs its own files, not a link per page."""
+    try:
+        _update(files, changed, out_dir)
+    except OSError as error:  # the files before this one are new already: the next save writes the rest
+        raise WriteFailed(_("{folder}: cannot update the preview: {reason}; save again once that is fixed",
+                            folder=_shown(out_dir), reason=reason(error))) from None
+
+
+def _update(files: dict[str, bytes | Path], changed: Collection[str], out_dir: Path) -> None:
     for relative in sorted(changed):
         target = os.path.join(out_dir, _inside(relative))
         payload = files.get(relative)
@@ -185,8 +193,7 @@ def update_in_place(files: dict[str, bytes | Path], changed: Collection[str], ou
         if isinstance(payload, Path):
             shutil.copyfile(payload, scratch)
         else:
-            with open(scratch, "wb") as handle:
-                handle.write(payload)
+            _write_file(scratch, payload)
         os.replace(scratch, target)
 
 
