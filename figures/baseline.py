@@ -71,7 +71,7 @@ def draw_png(figure: Figure, data: Mapping[str, Any]) -> bytes:
     import matplotlib
 
     buf = io.BytesIO()
-    with matplotlib.rc_context({"text.hinting": "no_hinting"}), drawn_figure(figure, data) as fig:
+    with matplotlib.rc_context({"text.hinting": "no_hinting"}), drawn_figure(figure, data) as (fig, _marks):
         fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 
@@ -90,31 +90,23 @@ def reference_font_missing() -> str:
 
 def read_baseline(path: Path) -> tuple[Any, str]:
     """The baseline image as an (H, W, 3) float array, or (None, a `path: message` problem)."""
-    from PIL import Image, UnidentifiedImageError
-
     if not path.exists():
         return None, f"{shown_path(path)}: " + _("no baseline image; look at the figure, then create it with: {hint}",
                                                  hint=ACCEPT_HINT)
     try:
-        with Image.open(path) as image:
-            return _rgb(image), ""
-    except (OSError, UnidentifiedImageError, ValueError) as error:
+        return png_pixels(path), ""
+    except (OSError, ValueError) as error:  # PIL's UnidentifiedImageError is an OSError
         return None, f"{shown_path(path)}: " + _("cannot read the baseline image ({error}); regenerate it with: "
                                                  "{hint}", error=str(error), hint=ACCEPT_HINT)
 
 
-def _rgb(image: Any) -> Any:
+def png_pixels(png: bytes | Path) -> Any:
+    """A PNG (its bytes, or its file: PIL's errors then name it) as an (H, W, 3) float array in 0..1."""
     import numpy as np
-
-    image.load()
-    return np.asarray(image.convert("RGB"), dtype=np.float64) / 255  # (H, W, 3)
-
-
-def png_pixels(png: bytes) -> Any:
     from PIL import Image
 
-    with Image.open(io.BytesIO(png)) as image:
-        return _rgb(image)
+    with Image.open(png if isinstance(png, Path) else io.BytesIO(png)) as image:
+        return np.asarray(image.convert("RGB"), dtype=np.float64) / 255  # (H, W, 3)
 
 
 def compare_pixels(expected: Any, actual: Any) -> PixelDiff:

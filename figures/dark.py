@@ -42,10 +42,8 @@ def dark_rgba(rgba: tuple[float, float, float, float]) -> tuple[float, float, fl
     return r, g, b, a
 
 
-def dark_rc() -> dict[str, Any]:
-    """rcParams for anything created after ``darken`` starts (savefig's background)."""
-    return {"figure.facecolor": CARD, "axes.facecolor": CARD, "savefig.facecolor": CARD,
-            "savefig.edgecolor": CARD_EDGE}
+DARK_RC = {"figure.facecolor": CARD, "axes.facecolor": CARD, "savefig.facecolor": CARD, "savefig.edgecolor": CARD_EDGE}
+"""rcParams for anything created after ``darken`` starts (savefig's background)."""
 
 
 def darken(fig: Any) -> None:
@@ -66,11 +64,8 @@ def darken(fig: Any) -> None:
     fig.patch.set_edgecolor(CARD_EDGE)
 
 
-# (getter, setter) pairs matplotlib artists expose; each artist has some of them.
-_COLOUR_PROPERTIES = (
-    ("get_color", "set_color"), ("get_facecolor", "set_facecolor"), ("get_edgecolor", "set_edgecolor"),
-    ("get_markerfacecolor", "set_markerfacecolor"), ("get_markeredgecolor", "set_markeredgecolor"),
-)
+_FILL_AND_EDGE = ("facecolor", "edgecolor")
+"""A patch's or a collection's colour properties (``get_<name>``, ``set_<name>``); a line has its own."""
 
 
 def _recolour(artist: Any, convert: Any) -> None:
@@ -85,20 +80,13 @@ def _recolour(artist: Any, convert: Any) -> None:
         for patch in (artist.get_bbox_patch(), getattr(artist, "arrow_patch", None)):  # arrow: annotations
             if patch is not None:
                 _recolour(patch, convert)
-        return
-    if isinstance(artist, Line2D):
-        pairs = _COLOUR_PROPERTIES[:1] + _COLOUR_PROPERTIES[3:]
-    elif isinstance(artist, Patch):
-        pairs = _COLOUR_PROPERTIES[1:3]
-    elif isinstance(artist, Collection):
-        for getter, setter in _COLOUR_PROPERTIES[1:3]:
-            colours = np.asarray(getattr(artist, getter)())
+    elif isinstance(artist, Collection):  # one colour per member
+        for prop in _FILL_AND_EDGE:
+            colours = np.asarray(getattr(artist, f"get_{prop}")())
             if colours.size:
-                getattr(artist, setter)([convert(tuple(c)) for c in colours.reshape(-1, 4)])
-        return
-    else:
-        return
-    for getter, setter in pairs:
-        colour = getattr(artist, getter)()
-        if not (isinstance(colour, str) and colour in ("none", "auto")):
-            getattr(artist, setter)(convert(colour))
+                getattr(artist, f"set_{prop}")([convert(tuple(c)) for c in colours.reshape(-1, 4)])
+    elif isinstance(artist, Line2D | Patch):
+        for prop in ("color", "markerfacecolor", "markeredgecolor") if isinstance(artist, Line2D) else _FILL_AND_EDGE:
+            colour = getattr(artist, f"get_{prop}")()
+            if not (isinstance(colour, str) and colour in ("none", "auto")):
+                getattr(artist, f"set_{prop}")(convert(colour))

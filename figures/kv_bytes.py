@@ -101,14 +101,13 @@ def draw_models(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                   fontsize=s.FS_SMALL)
     for row, label in zip(drawn, ax.get_yticklabels(), strict=True):
         row.append(label)
-    by_key = {r["key"]: row for r, row in zip(rows, drawn, strict=True)}
-    kinds = {kind: [row for r, row in zip(rows, drawn, strict=True) if _kind(r) == kind] for kind in _KIND_COLOR}
     ax.tick_params(axis="y", length=0)
     ax.set_xlim(0, kib(max(r["per_token"] for r in rows)) * 1.3)
     ax.set_xlabel("每个 token 的 K/V（KiB，fp16）")
     fig.text(0.03, 0.955, "按公开配置与公式计算，batch 1", fontsize=s.FS_TEXT, weight="bold", va="top")
-    marks = {f"model-{key.replace('_', '-')}": mark(f"{next(r['name'] for r in rows if r['key'] == key)} 这一行", row)
-             for key, row in by_key.items()}
+    marks = {f"model-{r['key'].replace('_', '-')}": mark(f"{r['name']} 这一行", row)
+             for r, row in zip(rows, drawn, strict=True)}
+    kinds = {kind: [row for r, row in zip(rows, drawn, strict=True) if _kind(r) == kind] for kind in _KIND_COLOR}
     marks |= {kind.lower(): mark(f"{kind} 的条形", rows_) for kind, rows_ in kinds.items() if rows_}
     return marks
 

@@ -269,22 +269,18 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
             stale.unlink()
             said.append(_("removed {path}: no figure {id} is drawn", path=baseline.shown_path(stale), id=stale.stem))
     said += [_("removed figure {id} from the manifest", id=fid) for fid in accepted["figures"] if fid not in known]
-    write_manifest(figures, _kept_inputs(figure_inputs(figures, results, records), accepted["inputs"], results),
-                   manifest_path, _kept_marks(marks or {}, accepted["figures"]))
+    tolerance = _tolerance(results)
+    accepted_marks = {fid: entry["marks"] for fid, entry in accepted["figures"].items() if "marks" in entry}
+    write_manifest(figures, _kept(figure_inputs(figures, results, records), accepted["inputs"],
+                                  lambda old, new: data_changes(old, new, tolerance)),
+                   manifest_path, _kept(marks or {}, accepted_marks, marks_changes))
     return said
 
 
-def _kept_marks(now: Mapping[str, Mapping[str, Any]], accepted: Mapping[str, Any]) -> dict[str, Any]:
-    """Marks within the tolerance keep the accepted boxes, as inputs do."""
-    return {fid: (accepted[fid]["marks"] if fid in accepted and "marks" in accepted[fid]
-                  and not marks_changes(accepted[fid]["marks"], boxes) else boxes) for fid, boxes in now.items()}
-
-
-def _kept_inputs(now: Mapping[str, Any], accepted: Mapping[str, Any], results: Mapping[str, Any]) -> dict[str, Any]:
-    """Inputs within their tolerance keep the accepted text: accepting on another CPU changes no line."""
-    tolerance = _tolerance(results)
-    return {name: accepted[name] if name in accepted and not data_changes(accepted[name], value, tolerance, name)
-            else value for name, value in now.items()}
+def _kept(now: Mapping[str, Any], accepted: Mapping[str, Any], differ: Any) -> dict[str, Any]:
+    """Entries within their tolerance keep the accepted text: accepting on another CPU changes no line."""
+    return {name: accepted[name] if name in accepted and not differ(accepted[name], value) else value
+            for name, value in now.items()}
 
 
 def _tolerance(results: Mapping[str, Any]) -> Mapping[str, float]:
@@ -298,12 +294,15 @@ def _what_changed(check: FigureCheck) -> str:
     elif check.pixels.fails:
         parts.append(_("picture changed ({n} pixels)", n=check.pixels.changed))
     if check.marks_changes:
-        parts.append(_("marks changed ({changes})", changes=_joined(check.marks_changes[:3])
-                       + ("; …" if len(check.marks_changes) > 3 else "")))
+        parts.append(_("marks changed ({changes})", changes=_first_three(check.marks_changes)))
     if check.data_changes:
         parts.append(_("data changed ({n}: {changes})", n=len(check.data_changes),
-                       changes=_joined(check.data_changes[:3]) + ("; …" if len(check.data_changes) > 3 else "")))
+                       changes=_first_three(check.data_changes)))
     return _joined(parts, ", ") if parts else _("newly listed in the manifest")
+
+
+def _first_three(changes: Sequence[str]) -> str:
+    return _joined(changes[:3]) + ("; …" if len(changes) > 3 else "")
 
 
 def _joined(parts: Sequence[str], between: str = "; ") -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,8 @@ def mark(label: str, *targets: Any) -> Mark:
     return Mark(label, tuple(targets))
 
 
-def data_box(ax: Any, x0: float, y0: float, x1: float, y1: float) -> DataBox:
-    return DataBox(ax, x0, y0, x1, y1)
+data_box = DataBox
+"""``data_box(ax, x0, y0, x1, y1)``: what figure modules write for a ``DataBox``."""
 
 
 class MarkError(ValueError):
@@ -107,15 +107,13 @@ def mark_boxes(fig: Any, marks: Mapping[str, Any] | None, figure_id: str, draw: 
     return dict(sorted(boxes.items()))  # by name: the cache stores sorted JSON, and a cached build must match
 
 
-def _flatten(targets: tuple[Any, ...]) -> list[Any]:
+def _flatten(targets: Iterable[Any]) -> Iterator[Any]:
     """Containers (what ``barh`` returns) and lists stand for the artists they hold."""
-    flat: list[Any] = []
     for target in targets:
-        if isinstance(target, (list, tuple)):
-            flat += _flatten(tuple(target))
+        if isinstance(target, list | tuple):
+            yield from _flatten(target)
         else:
-            flat.append(target)
-    return flat
+            yield target
 
 
 def _extent(target: Any, fig: Any, renderer: Any, drawn: set[int], where: str, path: str,

@@ -22,10 +22,8 @@ def _kv_cell(ax: Any, x: float, y: float, w: float, h: float, *, new: bool = Fal
     edge = s.STALE_COLOR if stale else (s.ORANGE if new else None)
     ls = "--" if (new or stale) else "-"
     fill = "#fbe3d3" if stale else "white"
-    return [s.box(ax, x, y, w / 2 - 0.04, h, "K", fc=fill, ec=edge or s.K_COLOR, ls=ls, color=s.BLUE_TEXT,
-                  fs=s.FS_SMALL, weight="bold", lw=s.LW),
-            s.box(ax, x + w / 2 + 0.04, y, w / 2 - 0.04, h, "V", fc=fill, ec=edge or s.V_COLOR, ls=ls,
-                  color=s.GREEN_TEXT, fs=s.FS_SMALL, weight="bold", lw=s.LW)]
+    return [s.kv_box(ax, x, y, w / 2 - 0.04, h, "K", edge=edge, ls=ls, fill=fill, fs=s.FS_SMALL),
+            s.kv_box(ax, x + w / 2 + 0.04, y, w / 2 - 0.04, h, "V", edge=edge, ls=ls, fill=fill, fs=s.FS_SMALL)]
 
 
 def draw_b0(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:

@@ -147,10 +147,8 @@ def draw_b3(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         bars += [s.box(ax, x + 0.14, 7.0, w - 0.28, 1.3 * wt / top, fc=s.ORANGE if new else s.SKY, ec=s.INK,
                        lw=s.LW_THIN, radius=0.02),
                  s.note(ax, x + w / 2, 7.0 + 1.3 * wt / top + 0.3, f"{wt:.2f}", color=s.INK, fs=s.FS_SMALL)]
-        ks.append(s.box(ax, x, 5.3, w, 1.2, "K", fc="white", ec=edge or s.K_COLOR, ls=ls, color=s.BLUE_TEXT,
-                        weight="bold"))
-        vs.append(s.box(ax, x, 3.6, w, 1.2, "V", fc="white", ec=edge or s.V_COLOR, ls=ls, color=s.GREEN_TEXT,
-                        weight="bold"))
+        ks.append(s.kv_box(ax, x, 5.3, w, 1.2, "K", edge=edge, ls=ls))
+        vs.append(s.kv_box(ax, x, 3.6, w, 1.2, "V", edge=edge, ls=ls))
         s.note(ax, x + w / 2, 3.15, tok, color=s.INK, fs=s.FS_SMALL)
     s.note(ax, 0.1, 9.5, f"第 {layer + 1} 层（共 {len(att['by_layer_mean'])} 层）", ha="left", color=s.INK,
            weight="bold")

@@ -109,11 +109,12 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
 
 
 @contextmanager
-def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | None = None) -> Iterator[Any]:
-    """A matplotlib figure with ``figure`` drawn on it, under the shared style; cleared afterwards.
+def drawn_figure(figure: Figure, data: Mapping[str, Any]) -> Iterator[tuple[Any, Any]]:
+    """A matplotlib figure with ``figure`` drawn on it under the shared style, and what ``draw``
+    returned (its marks); the figure is cleared afterwards.
 
     Every output format (the SVG, the baseline PNG of figures/baseline.py) is saved from here,
-    so they show the same drawing. What ``draw`` returned (its marks) is appended to ``returned``.
+    so they show the same drawing.
     """
     import matplotlib
 
@@ -131,9 +132,7 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any], returned: list[Any] | 
             style.card(fig)
             marks = figure.draw(fig, data)
             style.tag(fig, figure.provenance)
-            if returned is not None:
-                returned.append(marks)
-            yield fig
+            yield fig, marks
         finally:
             fig.clear()
 
@@ -146,11 +145,10 @@ def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes
     from figures import dark
 
     light, dark_svg = io.BytesIO(), io.BytesIO()
-    returned: list[Any] = []
-    with drawn_figure(figure, data, returned) as fig:
+    with drawn_figure(figure, data) as (fig, marks):
         fig.savefig(light, format="svg", metadata=SVG_METADATA)
-        boxes = mark_boxes(fig, returned[0], figure.id, figure.draw)
-        with matplotlib.rc_context(dark.dark_rc()):
+        boxes = mark_boxes(fig, marks, figure.id, figure.draw)
+        with matplotlib.rc_context(dark.DARK_RC):
             dark.darken(fig)
             fig.savefig(dark_svg, format="svg", metadata=SVG_METADATA)
     return light.getvalue(), dark_svg.getvalue(), boxes

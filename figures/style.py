@@ -145,6 +145,13 @@ def box(ax: Any, x: float, y: float, w: float, h: float, text: str = "", *, fc: 
     return patch
 
 
+def kv_box(ax: Any, x: float, y: float, w: float, h: float, which: str, *, edge: str | None = None,
+           ls: str = "-", fill: str = "white", fs: float = FS_TEXT) -> Any:
+    """One cached key (``which="K"``) or value (``"V"``) in its role's colours; ``edge`` marks it new or stale."""
+    role, text = (K_COLOR, BLUE_TEXT) if which == "K" else (V_COLOR, GREEN_TEXT)
+    return box(ax, x, y, w, h, which, fc=fill, ec=edge or role, ls=ls, color=text, fs=fs, weight="bold")
+
+
 def arrow(ax: Any, start: tuple[float, float], end: tuple[float, float], *, color: str = INK,
           lw: float = LW_ARROW, ls: str = "-", rad: float = 0.0, head: float = 14) -> Any:
     """A plain arrow from start to end (data coordinates); returns it (a mark may name it)."""

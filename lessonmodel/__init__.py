@@ -13,15 +13,7 @@ experiments whose numbers the lessons cite.
 from __future__ import annotations
 
 from lessonmodel.cache import ConcatCache, KVCache, make_cache, make_concat_cache
-from lessonmodel.config import (
-    CHAR_VOCAB,
-    WORD_VOCAB,
-    ModelConfig,
-    char_config,
-    encode,
-    encode_chars,
-    encode_words,
-)
+from lessonmodel.config import CHAR_VOCAB, WORD_VOCAB, ModelConfig, char_config, encode, encode_chars, encode_words
 from lessonmodel.kv_bytes import REAL_MODELS, kv_cache_bytes
 from lessonmodel.model import decode_step, forward, forward_trace, prefill, run_cached
 from lessonmodel.params import Params, init_params

@@ -64,9 +64,7 @@ class _Cache:
         if k.shape[0] != self.batch:
             raise ValueError(f"batch of new keys is {k.shape[0]}, the cache holds batch {self.batch}")
         if max_len is not None and self.length + k.shape[1] > max_len:
-            raise ValueError(
-                f"cache is full: length {self.length} + {k.shape[1]} new tokens > max_len {max_len}"
-            )
+            raise ValueError(f"cache is full: length {self.length} + {k.shape[1]} new tokens > max_len {max_len}")
 
 
 @dataclass(frozen=True)
@@ -82,9 +80,7 @@ class KVCache(_Cache):
         """Bytes of the filled slots only (length slots)."""
         return sum(a[:, : self.length].nbytes for a in self.keys + self.values)
 
-    def write(
-        self, layer: int, k: np.ndarray, v: np.ndarray
-    ) -> tuple[KVCache, np.ndarray, np.ndarray]:
+    def write(self, layer: int, k: np.ndarray, v: np.ndarray) -> tuple[KVCache, np.ndarray, np.ndarray]:
         """Store n new keys/values of `layer` at [length : length + n] (in place);
         return the cache and every key/value visible so far, (batch, length + n, n_kv, d_head)."""
         self._check_new(k, self.max_len)
@@ -95,16 +91,10 @@ class KVCache(_Cache):
 
     def copy(self) -> KVCache:
         """An independent cache with the same contents (for branching)."""
-        return replace(
-            self,
-            keys=tuple(a.copy() for a in self.keys),
-            values=tuple(a.copy() for a in self.values),
-        )
+        return replace(self, keys=tuple(a.copy() for a in self.keys), values=tuple(a.copy() for a in self.values))
 
 
-def make_cache(
-    cfg: ModelConfig, max_len: int, batch: int = 1, start_position: int = 0
-) -> KVCache:
+def make_cache(cfg: ModelConfig, max_len: int, batch: int = 1, start_position: int = 0) -> KVCache:
     """An empty preallocated cache with room for `max_len` tokens per sequence."""
     for name, value, low in (("max_len", max_len, 1), ("batch", batch, 1),
                              ("start_position", start_position, 0)):
@@ -119,9 +109,7 @@ def make_cache(
 class ConcatCache(_Cache):
     """The naive cache: per-layer arrays that grow by np.concatenate (copying every step)."""
 
-    def write(
-        self, layer: int, k: np.ndarray, v: np.ndarray
-    ) -> tuple[ConcatCache, np.ndarray, np.ndarray]:
+    def write(self, layer: int, k: np.ndarray, v: np.ndarray) -> tuple[ConcatCache, np.ndarray, np.ndarray]:
         """A new cache whose `layer` arrays are old + new (a full copy)."""
         self._check_new(k)
         k_all = np.concatenate([self.keys[layer], k], axis=1)  # (B, length + n, n_kv, d_head)
@@ -131,8 +119,8 @@ class ConcatCache(_Cache):
         return replace(self, keys=keys, values=values), k_all, v_all
 
 
-def make_concat_cache(cfg: ModelConfig) -> ConcatCache:
+def make_concat_cache(cfg: ModelConfig, batch: int = 1) -> ConcatCache:
     """An empty naive cache (zero-length arrays per layer)."""
-    shape = (1, 0, cfg.n_kv_heads, cfg.d_head)  # (B=1, 0, n_kv, d_head)
+    shape = (batch, 0, cfg.n_kv_heads, cfg.d_head)  # (B, 0, n_kv, d_head)
     empty = tuple(np.zeros(shape, dtype=cfg.np_dtype) for _ in range(cfg.n_layers))
     return ConcatCache(empty, empty)

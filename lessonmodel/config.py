@@ -107,9 +107,7 @@ def validate(cfg: ModelConfig) -> list[str]:
     elif len(set(cfg.vocab)) != len(cfg.vocab):
         problems.append("vocab entries must be unique")
     if cfg.n_heads % cfg.n_kv_heads != 0:
-        problems.append(
-            f"n_heads ({cfg.n_heads}) must be a multiple of n_kv_heads ({cfg.n_kv_heads})"
-        )
+        problems.append(f"n_heads ({cfg.n_heads}) must be a multiple of n_kv_heads ({cfg.n_kv_heads})")
     if cfg.d_head % 2 != 0:
         problems.append(f"d_head must be even for RoPE, got {cfg.d_head}")
     if not isinstance(cfg.rope_base, int | float) or cfg.rope_base <= 1:

@@ -20,9 +20,7 @@ FP16_BYTES = 2
 """Bytes per element of fp16/bf16, the usual serving precision."""
 
 
-def kv_cache_bytes(
-    n_layers: int, batch: int, tokens: int, n_kv_heads: int, d_head: int, bytes_per_element: int
-) -> int:
+def kv_cache_bytes(n_layers: int, batch: int, tokens: int, n_kv_heads: int, d_head: int, bytes_per_element: int) -> int:
     """2 · L · B · T · n_kv · d_head · s."""
     return 2 * n_layers * batch * tokens * n_kv_heads * d_head * bytes_per_element
 
@@ -50,44 +48,27 @@ class PublishedConfig:
 
 
 REAL_MODELS: tuple[PublishedConfig, ...] = (
-    PublishedConfig(
-        "gpt2_small", "GPT-2 small", 12, 12, 12, 768 // 12, 1024,
-        "openai-community/gpt2 config.json: n_layer 12, n_head 12, n_embd 768, n_positions 1024",
-    ),
-    PublishedConfig(
-        "opt_13b", "OPT-13B", 40, 40, 40, 5120 // 40, 2048,
-        "Kwon et al. 2023 (vLLM), §3: 2 × 5120 × 40 × 2 bytes per token; hidden 5120, 40 layers; "
-        "§3 and §1: 'the 13B parameter OPT model' (a nominal count)",
-        13e9,
-    ),
-    PublishedConfig(
-        "llama2_7b", "Llama-2-7B", 32, 32, 32, 4096 // 32, 4096,
-        "meta-llama/Llama-2-7b-hf config.json (mirror): hidden 4096, 32 layers, 32 heads, 32 kv",
-    ),
-    PublishedConfig(
-        "llama2_70b", "Llama-2-70B", 80, 64, 8, 8192 // 64, 4096,
-        "meta-llama/Llama-2-70b-hf config.json (mirror): hidden 8192, 80 layers, 64 heads, 8 kv; "
-        "MODEL_CARD: 70B uses GQA",
-    ),
-    PublishedConfig(
-        "llama3_8b", "Llama-3-8B", 32, 32, 8, 128, 8192,
-        "meta-llama/Meta-Llama-3-8B config.json (mirror): 32 layers, 32 heads, 8 kv, head_dim 128",
-    ),
-    PublishedConfig(
-        "mistral_7b", "Mistral-7B-v0.1", 32, 32, 8, 128, 8192,
-        "Jiang et al. 2023 (arXiv 2310.06825), Table 1: n_layers 32, head_dim 128, n_heads 32, "
-        "n_kv_heads 8",
-    ),
-    PublishedConfig(
-        "qwen25_7b", "Qwen2.5-7B", 28, 28, 4, 3584 // 28, 131072,
-        "Qwen2.5 Technical Report (arXiv 2412.15115), Table 1: 28 layers, heads Q/KV 28/4; "
-        "config.json hidden 3584",
-    ),
-    PublishedConfig(
-        "falcon_7b", "Falcon-7B", 32, 71, 1, 4544 // 71, 2048,
-        "tiiuae/falcon-7b config.json: hidden 4544, n_head 71, n_layer 32, multi_query true "
-        "(one K and one V head)",
-    ),
+    PublishedConfig("gpt2_small", "GPT-2 small", 12, 12, 12, 768 // 12, 1024,
+                    "openai-community/gpt2 config.json: n_layer 12, n_head 12, n_embd 768, n_positions 1024"),
+    PublishedConfig("opt_13b", "OPT-13B", 40, 40, 40, 5120 // 40, 2048,
+                    "Kwon et al. 2023 (vLLM), §3: 2 × 5120 × 40 × 2 bytes per token; hidden 5120, 40 layers; "
+                    "§3 and §1: 'the 13B parameter OPT model' (a nominal count)", n_params=13e9),
+    PublishedConfig("llama2_7b", "Llama-2-7B", 32, 32, 32, 4096 // 32, 4096,
+                    "meta-llama/Llama-2-7b-hf config.json (mirror): hidden 4096, 32 layers, 32 heads, 32 kv"),
+    PublishedConfig("llama2_70b", "Llama-2-70B", 80, 64, 8, 8192 // 64, 4096,
+                    "meta-llama/Llama-2-70b-hf config.json (mirror): hidden 8192, 80 layers, 64 heads, 8 kv; "
+                    "MODEL_CARD: 70B uses GQA"),
+    PublishedConfig("llama3_8b", "Llama-3-8B", 32, 32, 8, 128, 8192,
+                    "meta-llama/Meta-Llama-3-8B config.json (mirror): 32 layers, 32 heads, 8 kv, head_dim 128"),
+    PublishedConfig("mistral_7b", "Mistral-7B-v0.1", 32, 32, 8, 128, 8192,
+                    "Jiang et al. 2023 (arXiv 2310.06825), Table 1: n_layers 32, head_dim 128, n_heads 32, "
+                    "n_kv_heads 8"),
+    PublishedConfig("qwen25_7b", "Qwen2.5-7B", 28, 28, 4, 3584 // 28, 131072,
+                    "Qwen2.5 Technical Report (arXiv 2412.15115), Table 1: 28 layers, heads Q/KV 28/4; "
+                    "config.json hidden 3584"),
+    PublishedConfig("falcon_7b", "Falcon-7B", 32, 71, 1, 4544 // 71, 2048,
+                    "tiiuae/falcon-7b config.json: hidden 4544, n_head 71, n_layer 32, multi_query true "
+                    "(one K and one V head)"),
 )
 """Real configurations used in the kv-bytes lesson, each with its source."""
 
@@ -97,8 +78,6 @@ def per_token_bytes(model: PublishedConfig, bytes_per_element: int = FP16_BYTES)
     return context_bytes(model, 1, bytes_per_element)
 
 
-def context_bytes(
-    model: PublishedConfig, tokens: int, bytes_per_element: int = FP16_BYTES
-) -> int:
+def context_bytes(model: PublishedConfig, tokens: int, bytes_per_element: int = FP16_BYTES) -> int:
     """KV bytes of one sequence holding `tokens` tokens."""
     return kv_cache_bytes(model.n_layers, 1, tokens, model.n_kv_heads, model.d_head, bytes_per_element)

@@ -26,7 +26,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from lessonmodel.cache import ConcatCache, KVCache
+from lessonmodel.cache import ConcatCache, KVCache, make_concat_cache
 from lessonmodel.config import ModelConfig
 from lessonmodel.kernels import BY_NAME, Kernels
 from lessonmodel.params import LayerParams, Params
@@ -58,9 +58,8 @@ def rope(x: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
     return out
 
 
-def project_qkv(
-    lp: LayerParams, h: np.ndarray, positions: np.ndarray, cfg: ModelConfig
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def project_qkv(lp: LayerParams, h: np.ndarray, positions: np.ndarray,
+                cfg: ModelConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Queries, keys and values of the new tokens; q and k carry RoPE already."""
     b, t, _ = h.shape
     mm = BY_NAME[cfg.kernels].matmul
@@ -87,9 +86,7 @@ def visibility(n_new: int, n_visible: int, causal: bool) -> np.ndarray:
     return np.arange(n_visible)[None, :] <= first + np.arange(n_new)[:, None]  # (T, S)
 
 
-def attend(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool, ops: Kernels
-) -> tuple[np.ndarray, np.ndarray]:
+def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool, ops: Kernels) -> tuple[np.ndarray, np.ndarray]:
     """softmax(q kᵀ / sqrt(Dh)) v for every head; returns output (B, T, H*Dh) and weights (B, H, T, S)."""
     b, t, n_heads, d_head = q.shape
     n_rep = n_heads // k.shape[2]
@@ -155,23 +152,15 @@ def _check_positions(positions: np.ndarray | None, n: int) -> np.ndarray:
 
 
 def forward_trace(params: Params, tokens: np.ndarray, positions: np.ndarray | None = None) -> Trace:
-    """Full recompute of every position (no cache), keeping each layer's K, V and attention."""
+    """Full recompute of every position (no cache), keeping each layer's K, V and attention.
+
+    The blocks are the ones cached decoding runs: a recompute is one pass over an empty growing
+    cache, whose arrays then hold exactly the new tokens' K and V.
+    """
     ids, batched = _as_batch(params, tokens)
-    pos = _check_positions(positions, ids.shape[1])
-    cfg = params.config
-    x = params.embedding[ids]  # (B, T, D)
-    keys, values, attention = [], [], []
-    ops = BY_NAME[cfg.kernels]
-    for lp in params.layers:
-        q, k, v = project_qkv(lp, rms_norm(x, lp.attn_norm, ops), pos, cfg)
-        out, w = attend(q, k, v, cfg.causal, ops)
-        x = x + ops.matmul(out, lp.wo)  # (B, T, D)
-        x = x + mlp(lp, rms_norm(x, lp.mlp_norm, ops), ops)
-        keys.append(k)
-        values.append(v)
-        attention.append(w)
-    logits = logits_of(params, x)  # (B, T, V)
-    return Trace(logits if batched else logits[0], tuple(keys), tuple(values), tuple(attention))
+    empty = make_concat_cache(params.config, batch=ids.shape[0])
+    logits, cache, attention = run_cached(params, ids, empty, positions)
+    return Trace(logits if batched else logits[0], cache.keys, cache.values, attention)
 
 
 def forward(params: Params, tokens: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
@@ -183,17 +172,14 @@ def _check_cache(params: Params, cache: KVCache | ConcatCache) -> None:
     cfg = params.config
     k = cache.keys[0]
     if len(cache.keys) != cfg.n_layers or k.shape[2:] != (cfg.n_kv_heads, cfg.d_head):
-        raise ValueError(
-            f"cache shape {len(cache.keys)} layers x {k.shape[2:]} does not match the model "
-            f"({cfg.n_layers} layers x ({cfg.n_kv_heads}, {cfg.d_head}))"
-        )
+        raise ValueError(f"cache shape {len(cache.keys)} layers x {k.shape[2:]} does not match the model "
+                         f"({cfg.n_layers} layers x ({cfg.n_kv_heads}, {cfg.d_head}))")
     if k.dtype != cfg.np_dtype:
         raise ValueError(f"cache dtype {k.dtype} does not match the model dtype {cfg.dtype}")
 
 
-def run_cached(
-    params: Params, tokens: np.ndarray, cache: Cache, positions: np.ndarray | None = None
-) -> tuple[np.ndarray, Cache, tuple[np.ndarray, ...]]:
+def run_cached(params: Params, tokens: np.ndarray, cache: Cache,
+               positions: np.ndarray | None = None) -> tuple[np.ndarray, Cache, tuple[np.ndarray, ...]]:
     """New tokens through every layer, reading and extending the cache.
 
     Returns logits (B, T, V), the extended cache and per-layer attention (B, H, T, S).
@@ -225,9 +211,8 @@ def prefill(params: Params, tokens: np.ndarray, cache: Cache) -> tuple[np.ndarra
     return (logits if np.asarray(tokens).ndim == 2 else logits[0]), cache
 
 
-def decode_step(
-    params: Params, token: int | np.ndarray, cache: Cache, position: int | None = None
-) -> tuple[np.ndarray, Cache]:
+def decode_step(params: Params, token: int | np.ndarray, cache: Cache,
+                position: int | None = None) -> tuple[np.ndarray, Cache]:
     """One new token (an int, or (B,) for a batch): next-token logits (V,) or (B, V), and the cache."""
     arr = np.asarray(token)
     if arr.ndim > 1:

@@ -57,9 +57,7 @@ def source_hash(package_dir: Path = PACKAGE_DIR) -> str:
 
 def cache_key(name: str, cfg: ModelConfig, src_hash: str) -> str:
     """sha256 of source hash + experiment name + config."""
-    blob = json.dumps({"source": src_hash, "experiment": name, "config": cfg.to_dict()},
-                      sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return entry_digest({"source": src_hash, "experiment": name, "config": cfg.to_dict()})
 
 
 def _source_path(fn: Experiment) -> str:
@@ -92,7 +90,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def entry_digest(entry: Any) -> str:
-    """sha256 of an entry's canonical JSON: what a cache file must carry beside it."""
+    """sha256 of canonical JSON: a cache key's fields, or the entry a cache file must carry beside it."""
     return hashlib.sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
@@ -125,35 +123,31 @@ def _cached_run(name: str, cache_dir: Path, cfg: ModelConfig, src_hash: str) -> 
     return entry, discarded
 
 
-def _warn_discarded(names: list[str], cache_dir: Path | None) -> None:
-    if names:
-        print(f"lessonmodel: cache entries of {', '.join(names)} in {cache_dir} were unreadable or did not match "
-              "their digest; computed again", file=sys.stderr)
-
-
-def run_experiment(
-    name: str, cache_dir: Path | None = None, cfg: ModelConfig = DEFAULT_CONFIG,
-    src_hash: str | None = None,
-) -> dict[str, Any]:
+def run_experiment(name: str, cache_dir: Path | None = None, cfg: ModelConfig = DEFAULT_CONFIG,
+                   src_hash: str | None = None) -> dict[str, Any]:
     """One experiment's entry, from `cache_dir` when its key and digest match, else computed (and stored)."""
-    if cache_dir is None:
-        return compute_experiment(name, cfg)
-    entry, discarded = _cached_run(name, cache_dir, cfg, src_hash or source_hash())
-    _warn_discarded([name] if discarded else [], cache_dir)
-    return entry
+    return _run([name], cache_dir, cfg, src_hash or source_hash())[name]
+
+
+def _run(names: list[str], cache_dir: Path | None, cfg: ModelConfig, src_hash: str) -> dict[str, Any]:
+    """Entries by name, cached in `cache_dir` if given; the discarded cache files named in one line."""
+    runs = {name: _cached_run(name, cache_dir, cfg, src_hash) if cache_dir is not None
+            else (compute_experiment(name, cfg), False) for name in names}
+    discarded = [name for name, (_entry, bad) in runs.items() if bad]
+    if discarded:
+        print(f"lessonmodel: cache entries of {', '.join(discarded)} in {cache_dir} were unreadable or did not "
+              "match their digest; computed again", file=sys.stderr)
+    return {name: entry for name, (entry, _bad) in runs.items()}
 
 
 def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
     """The results document: every experiment's entry, in order, and the value classes; cached in `cache_dir`
     if given."""
     src_hash = source_hash()
-    runs = {name: _cached_run(name, cache_dir, DEFAULT_CONFIG, src_hash) if cache_dir is not None
-            else (compute_experiment(name), False) for name in EXPERIMENTS}
-    _warn_discarded([name for name, (_entry, discarded) in runs.items() if discarded], cache_dir)
     return {
         "source_hash": src_hash,
         "value_classes": {name: {"meaning": meaning}
                           | (ROUNDING_TOLERANCE if name == ROUNDING else {})
                           for name, meaning in VALUE_CLASSES.items()},
-        "experiments": {name: entry for name, (entry, _discarded) in runs.items()},
+        "experiments": _run(list(EXPERIMENTS), cache_dir, DEFAULT_CONFIG, src_hash),
     }

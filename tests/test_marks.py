@@ -214,11 +214,12 @@ def test_build_reports_a_figure_mark_error_as_a_problem_before_writing(monkeypat
 
 def test_marks_survive_the_dev_servers_fresh_process_round_trip(tmp_path):
     import json
+    from dataclasses import asdict
 
-    from site_builder.load.evidence import evidence_from_json, evidence_to_json
+    from site_builder.load.evidence import evidence_from_json
 
     original = evidence(tmp_path)
-    again = evidence_from_json(json.loads(json.dumps(evidence_to_json(original))))
+    again = evidence_from_json(json.loads(json.dumps(asdict(original))))
     assert again.figures["sketch"].marks == MARKS and again == original
 
 

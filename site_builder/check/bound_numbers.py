@@ -40,7 +40,6 @@ import re
 from collections.abc import Iterable, Iterator
 
 _CN = "〇零一二两三四五六七八九十百千万亿"
-"""Chinese numerals."""
 
 _PERCENT = r"[%％‰]|个\s*百分点|百分点|percent"
 _CJK_UNITS = r"字节|纳秒|微秒|毫秒|秒钟|秒|分钟|小时"

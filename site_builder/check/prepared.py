@@ -15,11 +15,9 @@ class PreparedSite:
     """Content loaded, parsed and checked: ready to render either site."""
 
     content: Content
-    """What the loader read."""
     pages: dict[str, ParsedPage]
     """Parsed pages by id, in site order."""
     evidence: Evidence
-    """Values and figures of this build."""
     warnings: tuple[Problem, ...] = ()
     """What ``check`` reports without failing (a 指图 list naming no mark)."""
     images: dict[str, Picture] = field(default_factory=dict)

@@ -256,8 +256,8 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> li
     if state.figure and state.figure not in evidence.figures:
         problems.append(Problem(path, state.figure_line, _("unknown figure '{id}'", id=state.figure)
                                 + suggest(state.figure, evidence.figures)))
-    elif state.figure and figure_label_problem(evidence.figures[state.figure]):
-        problems.append(Problem(path, state.figure_line, figure_label_problem(evidence.figures[state.figure])))
+    elif state.figure and (wrong := figure_label_problem(evidence.figures[state.figure])):
+        problems.append(Problem(path, state.figure_line, wrong))
     if state.provenance in PROVENANCES:
         derived, what = derived_provenance(state, page, evidence)
         if derived != state.provenance:

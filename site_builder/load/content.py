@@ -54,7 +54,6 @@ class Source:
     line: int
     """Line of the entry in sources.yml, for messages."""
     authors: str = ""
-    """Authors, as they should be printed."""
     year: str = ""
     url: str = ""
     """Public URL; empty for internal records."""
@@ -149,7 +148,6 @@ class Record:
     id: str
     """Record id (the file's stem)."""
     path: str
-    """Where it was read from."""
     data: dict[str, Any] = field(hash=False, compare=False)
     """The record document as loaded (see docs/reference.md, "Records")."""
 

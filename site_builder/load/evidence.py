@@ -16,7 +16,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -107,16 +107,8 @@ def _with_tolerances(values: dict[str, Value], records: dict[str, dict], languag
 
 
 # ------------------------------------------------- measuring in a fresh process --
-def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
-    """Evidence as plain JSON, so a fresh process can measure and draw for the server."""
-    return {"values": {k: vars(v) for k, v in evidence.values.items()},
-            "figures": {k: {**vars(f), "inputs": list(f.inputs), "marks": [vars(m) for m in f.marks]}
-                        for k, f in evidence.figures.items()},
-            "figure_dir": evidence.figure_dir, "experiment_files": evidence.experiment_files,
-            "notebook_setup": evidence.notebook_setup}
-
-
 def evidence_from_json(data: dict[str, Any]) -> Evidence:
+    """``Evidence`` again from the JSON of its ``dataclasses.asdict`` (how a fresh process hands it to the server)."""
     return Evidence(values={k: Value(**v) for k, v in data["values"].items()},
                     figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"]),
                                               "marks": tuple(FigureMark(m["name"], m["label"], tuple(m["box"]))
@@ -158,7 +150,7 @@ def answer(measure: Callable[[Callable], Evidence], language: str) -> None:
     except Exception:  # on stdout, not stderr: the server shows it once, in the terminal and the overlay
         print(json.dumps({"crash": traceback.format_exc()}, ensure_ascii=False))
         sys.exit(1)
-    print(json.dumps(evidence_to_json(evidence), ensure_ascii=False))
+    print(json.dumps(asdict(evidence), ensure_ascii=False))
 
 
 def in_fresh_process(function: str, figure_dir: Path, cwd: Path) -> Evidence:

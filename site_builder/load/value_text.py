@@ -44,7 +44,6 @@ class ValueText:
     patterns: tuple[tuple[str, str, int], ...] = ()
     """(key as written, description template, line) for every value entry."""
     path: str = ""
-    """Where they were read from."""
 
     def group_title(self, group: str) -> str:
         return next((title for name, title, _line in self.groups if name == group), "")

@@ -121,19 +121,10 @@ def render_math(tex: str, display: bool) -> str:
 
 def _check_braces(tex: str) -> None:
     depth = 0
-    i = 0
-    while i < len(tex):
-        char = tex[i]
-        if char == "\\":
-            i += 2  # \{ \} \\ are literals, not grouping
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth < 0:
-                raise MathError(_("unbalanced braces: '}}' at column {column} closes nothing", column=i + 1))
-        i += 1
+    for brace in re.finditer(r"\\.|[{}]", tex, re.S):  # \{ \} \\ are literals, not grouping
+        depth += {"{": 1, "}": -1}.get(brace.group(), 0)
+        if depth < 0:
+            raise MathError(_("unbalanced braces: '}}' at column {column} closes nothing", column=brace.start() + 1))
     if depth:
         raise MathError(_("unbalanced braces: {n} '{{' never closed", n=depth))
 
@@ -266,15 +257,11 @@ def _space_operator_names(parent: ET.Element) -> None:
         kind = core.attrib.pop("data-op")
         before = index > 0 and _is_ordinary(children[index - 1])
         after = index + 1 < len(children) and not _opens(children[index + 1])
-        if kind == "large":
-            core.set("lspace", THIN if before else "0")
-            core.set("rspace", THIN if after else "0")
-            continue
         if kind == "limit":
-            if child.tag in ("msub", "msubsup"):
-                child.tag = {"msub": "munder", "msubsup": "munderover"}[child.tag]
+            child.tag = {"msub": "munder", "msubsup": "munderover"}.get(child.tag, child.tag)
             core.tag = "mo"
             core.set("movablelimits", "true")
+        if kind in ("large", "limit"):
             core.set("lspace", THIN if before else "0")
             core.set("rspace", THIN if after else "0")
             continue
@@ -291,7 +278,7 @@ def _space_operator_names(parent: ET.Element) -> None:
 
 
 def _operator_core(node: ET.Element) -> ET.Element | None:
-    if node.tag in ("msub", "msup", "msubsup", "munder", "mover", "munderover") and len(node):
+    if node.tag in _SCRIPTED and len(node):
         node = node[0]
     return node if "data-op" in node.attrib else None
 
@@ -350,12 +337,7 @@ def _unspace_scripts(node: ET.Element, in_script: bool) -> None:
 
 
 def _serialize(root: ET.Element, source: str, display: bool) -> str:
-    attrs = {"xmlns": MATHML_NS}
-    if display:
-        attrs["display"] = "block"
-    attrs["alttext"] = " ".join(source.split())
-    root.attrib.clear()
-    root.attrib.update(attrs)
+    root.attrib = {"xmlns": MATHML_NS, **({"display": "block"} if display else {}), "alttext": " ".join(source.split())}
     # A single <mrow> child of <math> is redundant (math is an implied mrow).
     if len(root) == 1 and root[0].tag == "mrow" and not root[0].attrib:
         row = root[0]

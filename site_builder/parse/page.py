@@ -7,6 +7,7 @@ stage can say ``path:line``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from markdown_it import MarkdownIt
@@ -31,7 +32,6 @@ class RoleUse:
     name: str
     """Role name: num, fig, src, ref, example."""
     target: str
-    """What the role points at."""
     line: int
     """Source line."""
     state: str = ""
@@ -82,7 +82,6 @@ class ParsedPage:
     """A page after parsing: front matter, blocks in order, and what it cites."""
 
     meta: PageMeta
-    """Validated front matter."""
     source: str
     """The Markdown source text (for the raw ``.md`` and the readable view)."""
     blocks: tuple[tuple[Token, ...] | StateSource, ...]
@@ -118,21 +117,16 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
     problems += [Problem(meta.path, line, message) for line, message in env.get("near_misses", ())]
     _check_tokens(tokens, meta.path, problems)
     blocks, run, state_ids = [], [], []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if token.type == "directive_open" and token.meta["name"] == "state":
-            end = _matching_close(tokens, i)
-            state = _parse_state(tokens[i:end + 1], meta, len(state_ids), md, problems)
-            state_ids.append(state.id)
-            if run:
-                blocks.append(tuple(run))
-                run = []
-            blocks.append(state)
-            i = end + 1
+    for name, part in _top_level(tokens, ("state",)):
+        if not name:
+            run += part
             continue
-        run.append(token)
-        i += 1
+        state = _parse_state(part, meta, len(state_ids), md, problems)
+        state_ids.append(state.id)
+        if run:
+            blocks.append(tuple(run))
+            run = []
+        blocks.append(state)
     if run:
         blocks.append(tuple(run))
     if meta.kind == "lesson" and not state_ids and "nesting_limit" not in env:  # else the states were lost
@@ -166,13 +160,22 @@ def _tab_lists(tokens: list[Token], body: str, path: str) -> tuple[Problem, ...]
     return tuple(found)
 
 
-def _matching_close(tokens: list[Token], start: int) -> int:
-    depth = 0
-    for i in range(start, len(tokens)):
-        depth += tokens[i].nesting if tokens[i].type.startswith("directive_") else 0
-        if depth == 0:
-            return i
-    raise AssertionError("directive_open without directive_close")  # the plugin always pushes both
+def _top_level(tokens: list[Token], names: tuple[str, ...]) -> Iterator[tuple[str, list[Token]]]:
+    """``tokens`` in order: each directive named in ``names`` whole, as (its name, its tokens from opener to
+    closer), and every other token alone, as ('', [token])."""
+    i = 0
+    while i < len(tokens):
+        if tokens[i].type == "directive_open" and tokens[i].meta["name"] in names:
+            depth, end = 0, i
+            for end in range(i, len(tokens)):  # the plugin always pushes a closer for each opener
+                depth += tokens[end].nesting if tokens[end].type.startswith("directive_") else 0
+                if depth == 0:
+                    break
+            yield tokens[i].meta["name"], tokens[i:end + 1]
+            i = end + 1
+        else:
+            yield "", [tokens[i]]
+            i += 1
 
 
 def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> None:
@@ -204,12 +207,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             problems.append(Problem(path, line, _RAW_HTML))
         elif token.type == "inline":
             for child in token.children or ():
-                if child.type == "html_inline":
-                    problems.append(Problem(path, child.meta["line"], _RAW_HTML))
-                elif child.type == "math_stray":
-                    problems.append(Problem(path, child.meta["line"], _STRAY_DISPLAY))
-                elif child.type == "image":
-                    problems.append(Problem(path, child.meta["line"], _IMAGE_INLINE))
+                if child.type in _INLINE_PROBLEMS:
+                    problems.append(Problem(path, child.meta["line"], _INLINE_PROBLEMS[child.type]))
                 elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
                     problems.append(Problem(path, child.meta["line"], link_problem(str(child.attrGet("href")))))
 
@@ -219,12 +218,16 @@ _CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
 
 _TOO_DEEP = _("nesting too deep here (lists, quotes and directives more than 20 levels inside each other): "
               "everything from this line to the end of the enclosing block would be lost; flatten the structure")
-_STRAY_DISPLAY = _("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
-                   "of its own; for a dollar sign write \\$")
 _RAW_HTML = _("raw HTML is not allowed in lessons; write Markdown, or a directive "
                "(state, more, teacher); to show a tag as text, put it in `backticks`")
-_IMAGE_INLINE = _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
-                  "on a line of its own, with blank lines around it")
+_INLINE_PROBLEMS = {
+    "html_inline": _RAW_HTML,
+    "math_stray": _("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
+                    "of its own; for a dollar sign write \\$"),
+    "image": _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
+               "on a line of its own, with blank lines around it"),
+}
+"""Inline tokens refused wherever they stand: the message for each."""
 
 
 def image_problems(image: dict, path: str) -> list[Problem]:
@@ -297,18 +300,10 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
 
 def _split_state_body(tokens: list[Token]) -> tuple[tuple[Token, ...], tuple[Token, ...], tuple[Token, ...]]:
     """Separate top-level ``more`` and ``teacher`` directives from the body."""
-    parts: dict[str, list[Token]] = {"body": [], "more": [], "teacher": []}
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if token.type == "directive_open" and token.meta["name"] in ("more", "teacher"):
-            end = _matching_close(tokens, i)
-            parts[token.meta["name"]].extend(tokens[i + 1:end])
-            i = end + 1
-        else:
-            parts["body"].append(token)
-            i += 1
-    return tuple(parts["body"]), tuple(parts["more"]), tuple(parts["teacher"])
+    parts: dict[str, list[Token]] = {"": [], "more": [], "teacher": []}
+    for name, part in _top_level(tokens, ("more", "teacher")):
+        parts[name] += part[1:-1] if name else part
+    return tuple(parts[""]), tuple(parts["more"]), tuple(parts["teacher"])
 
 
 class _Walker:
@@ -335,10 +330,8 @@ class _Walker:
         in_teacher = 0
         self.pointing_lists(tokens, state, teacher)
         for i, token in enumerate(tokens):
-            if token.type == "directive_open" and token.meta["name"] == "teacher":
-                in_teacher += 1
-            elif token.type == "directive_close" and token.meta["name"] == "teacher":
-                in_teacher -= 1
+            if token.type.startswith("directive_") and token.meta["name"] == "teacher":
+                in_teacher += token.nesting
             line = token.map[0] + 1 if token.map else 0
             if token.type == "heading_open":
                 self.anchors.append((token.attrGet("id"), line, tokens[i + 1].content))

@@ -93,8 +93,7 @@ def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
         if name == "ref":
             href, text = ref_link(site, target, page_id)
             return f'<a class="ref" href="{escapeHtml(href)}">{escapeHtml(text)}</a>'
-        if name == "term" and find_term(site.content.glossary, target):
-            term = find_term(site.content.glossary, target)
+        if name == "term" and (term := find_term(site.content.glossary, target)):
             label = site.say(_("{term}: {definition}", term=target, definition=term.plain_definition))
             # The definition rides in an attribute: a CSS hover/focus card shows it, the link works without
             # CSS or JS, and the page's text (search, copy, Markdown) keeps only the word itself.

@@ -15,18 +15,18 @@ from site_builder.vocabulary.i18n import _
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed, so two builds write identical bytes
 
 
-def page_markdown(page: ResolvedPage, site_url: str = "") -> str:
+def page_markdown(page: ResolvedPage) -> str:
     """The page's source as its flavour publishes it (teacher notes gone from the public one), with roles
     as text and each picture at its published file: the teacher's original is re-encoded under another
-    name and is not in the site. ``site_url`` goes before it where the Markdown is read away from the
-    site (a notebook)."""
-    text = "\n".join(text for text, _directive in markdown_lines(page, site_url)).strip("\n")
+    name and is not in the site."""
+    text = "\n".join(text for text, _directive in markdown_lines(page)).strip("\n")
     return f"# {markdown_text(page.page.meta.title)}\n\n{text}\n"
 
 
 def markdown_lines(page: ResolvedPage, site_url: str = "") -> list[tuple[str, tuple[str, str, str] | None]]:
     """Each republished line's text, with its directive syntax (``Line.directive``); blank lines between
-    blocks are kept one at a time, never more."""
+    blocks are kept one at a time, never more. ``site_url`` goes before each picture's file where the
+    Markdown is read away from the site (a notebook)."""
     kept: list[tuple[str, tuple[str, str, str] | None]] = []
     for line in page.lines:
         text = line if isinstance(line, str) else \
@@ -46,7 +46,7 @@ def published_pictures(page: ResolvedPage) -> dict[str, bytes]:
     return {published_image(p): p.files[published_image(p)] for p in page.pictures}
 
 
-def llms_txt(site_title: str, base_url: str, pages: list[ParsedPage], say: Callable[[str], str] = str) -> str:
+def llms_txt(site_title: str, base_url: str, pages: list[ParsedPage], say: Callable[[str], str]) -> str:
     """An index of the Markdown versions of every page (llmstxt.org convention)."""
     lines = [f"# {markdown_text(site_title)}", "",
              "> " + say(_("The full Markdown of every page (its numbers filled in by this build).")), "",

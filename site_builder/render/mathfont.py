@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import html
 import importlib.util
 import io
 import re
@@ -31,7 +32,6 @@ FONT_PATH = "static/math/stix-two-math.woff2"
 """The font's place in the site (static/math/math.css points at it)."""
 _MATH = re.compile(r"<math\b.*?</math>", re.S)
 _TAG = re.compile(r"<[^>]+>")
-_ENTITIES = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "&quot;": '"', "&#x27;": "'"}
 
 
 def math_font_for(formulas: Mapping[str, str]) -> dict[str, bytes]:
@@ -49,15 +49,12 @@ def formula_characters(files: Mapping[str, bytes | Path], known: Mapping[str, st
             for name, data in files.items() if name.endswith(".html")}
 
 
-def math_characters(html_pages: list[str]) -> str:
+def math_characters(pages: list[str]) -> str:
     """Every character drawn inside ``<math>`` on these pages, and the italic forms of its letters."""
     chars: set[str] = set()
-    for html in html_pages:
-        for formula in _MATH.findall(html):
-            text = _TAG.sub("", formula)
-            for entity, char in _ENTITIES.items():
-                text = text.replace(entity, char)
-            chars.update(text)
+    for page in pages:
+        for formula in _MATH.findall(page):
+            chars.update(html.unescape(_TAG.sub("", formula)))
     chars |= {italic for c in chars if (italic := _math_italic(c))}
     return "".join(sorted(chars - {"\n", " "}))
 

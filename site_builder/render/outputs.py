@@ -45,9 +45,7 @@ class RenderKit:
     """What rendering any page of one site needs besides the page: made once per site render."""
 
     md: MarkdownIt
-    """The Markdown renderer (its render rules turn tokens into HTML)."""
     jinja: Environment
-    """The template environment."""
     common: dict[str, Any]
     """The site context every template sees (title, nav …)."""
     lessons: tuple[ParsedPage, ...]
@@ -100,29 +98,28 @@ def _eager_first_figure(html: str) -> str:
 def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     """The pages made from the whole site: sources, numbers, figures, 404, ``llms.txt`` and, for teachers,
     the gallery."""
-    jinja, common = kit.jinja, kit.common
-    gallery = {"gallery.html": jinja.get_template("gallery.html.j2").render(
-        site=common, page=_generated("gallery", site.say(_("All figures and values"))),
-        **gallery_context(site)).encode()} if site.teacher else {}
-    # GitHub Pages serves 404.html for a missing path at any depth: its links start at the site's path.
+    common = kit.common
     root = site_root(common["base_url"])
-    not_found = {**_generated("404", site.say(_("Page not found"))), "root": root}
-    return guarded(gallery | {
-        "figures.html": _eager_first_figure(jinja.get_template("figures.html.j2").render(
-            site=common, page=_generated("figures", site.say(_("All figures"))),
-            figures=_figures_context(site))).encode(),
-        "sources.html": jinja.get_template("sources.html.j2").render(
-            site=common, page=_generated("sources", site.say(_("Sources"))), sources=_sources_context(site)).encode(),
-        "numbers.html": jinja.get_template("numbers.html.j2").render(
-            site=common, page=_generated("numbers", site.say(_("Numbers and where they come from"))),
-            groups=_numbers_context(site)).encode(),
-        "glossary.html": jinja.get_template("glossary.html.j2").render(
-            site=common, page={**_generated("glossary", site.say(_("Glossary"))),
-                               "has_math": any(t.formulas for t in site.content.glossary)},
-            terms=_glossary_context(site, kit.md)).encode(),
-        "404.html": jinja.get_template("404.html.j2").render(site=common, page=not_found).encode(),
-        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say).encode(),
-    }, root)
+
+    def page(name: str, title: str, facts: dict[str, Any] | None = None, **context: Any) -> str:
+        """Template ``name``.html.j2 with its page's facts (``facts`` added) and ``context``."""
+        facts = {"id": name, "title": site.say(title), "kind": "generated", "has_math": False, "summary": "",
+                 "toc": [], **(facts or {})}
+        return kit.jinja.get_template(f"{name}.html.j2").render(site=common, page=facts, **context)
+
+    pages = {"gallery.html": page("gallery", _("All figures and values"), **gallery_context(site))} \
+        if site.teacher else {}
+    pages |= {
+        "figures.html": _eager_first_figure(page("figures", _("All figures"), figures=_figures_context(site))),
+        "sources.html": page("sources", _("Sources"), sources=_sources_context(site)),
+        "numbers.html": page("numbers", _("Numbers and where they come from"), groups=_numbers_context(site)),
+        "glossary.html": page("glossary", _("Glossary"), {"has_math": any(t.formulas for t in site.content.glossary)},
+                              terms=_glossary_context(site, kit.md)),
+        # GitHub Pages serves 404.html for a missing path at any depth: its links start at the site's path.
+        "404.html": page("404", _("Page not found"), {"root": root}),
+        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say),
+    }
+    return guarded({name: text.encode() for name, text in pages.items()}, root)
 
 
 def guarded(files: SiteFiles, root: str = "") -> SiteFiles:
@@ -150,26 +147,21 @@ def _site_context(site: SiteView) -> dict[str, Any]:
                      "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in pages]}
 
 
-def _generated(page_id: str, title: str) -> dict[str, Any]:
-    return {"id": page_id, "title": title, "kind": "generated", "has_math": False, "summary": "", "toc": []}
-
-
 def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage], md: MarkdownIt,
                   jinja) -> dict[str, Any]:
     meta = page.page.meta
     index = next((i for i, p in enumerate(lessons) if p is page.page), None)  # O(lessons); cheap next to rendering
 
-    def neighbour(i: int) -> dict[str, str] | None:
-        return {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title} \
-            if index is not None and 0 <= i < len(lessons) else None
+    def neighbour(step: int) -> dict[str, str] | None:
+        i = -1 if index is None else index + step
+        return {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title} if 0 <= i < len(lessons) else None
     return {"id": meta.id, "title": meta.title, "kind": meta.kind, "summary": meta.summary,
             "label": meta.label or meta.id, "url": f"{meta.id}.html",
             "md_url": f"{meta.id}.md", "source_url": f"{meta.id}.source.html",
             "zip_url": f"downloads/{meta.id}.zip", "has_math": bool(page.page.math),
             "notebook_url": f"downloads/{meta.id}.ipynb" if site.evidence.notebook_setup else "",
             "sections": render_sections(site, page, md, jinja),
-            "prev": neighbour(index - 1) if index is not None else None,
-            "next": neighbour(index + 1) if index is not None else None,
+            "prev": neighbour(-1), "next": neighbour(1),
             "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
             "toc": page_toc(page, site.say)}
 

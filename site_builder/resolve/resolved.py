@@ -36,7 +36,6 @@ class Use:
     name: str
     """Role name: num, fig, src, ref, term, mark, example."""
     target: str
-    """What it points at."""
     state: str = ""
     """Id of the state it stands in, or ``''``."""
     block: bool = False
@@ -52,7 +51,6 @@ class ResolvedState:
     anchor: str
     """``<page>-<state>``; its figure's anchor adds ``-fig``."""
     figure: FigureInfo | None
-    """The figure it shows, if any."""
     provenance: str
     """The provenance its public content earns (``check.derived_provenance``)."""
 
@@ -64,7 +62,6 @@ class Stepper:
     anchor: str
     """``<page>-steps``, ``<page>-steps-2`` …"""
     states: tuple[ResolvedState, ...]
-    """Its states, in order."""
 
 
 @dataclass(frozen=True)
@@ -108,11 +105,9 @@ class SiteView:
     """The site in one flavour (public or teacher): what resolving and rendering any page needs to know."""
 
     content: Content
-    """The loaded content."""
     pages: dict[str, ParsedPage]
     """Parsed pages by id, in site order."""
     evidence: Evidence
-    """Values and figures of this build."""
     teacher: bool
     """True for the teacher build (teacher notes included)."""
     images: dict[str, Picture] = field(default_factory=dict)

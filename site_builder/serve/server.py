@@ -41,6 +41,8 @@ from site_builder.write.writer import WriteFailed
 
 CONTEXT_LINES = 2
 """Source lines shown before and after the line of a problem."""
+
+
 @dataclass(frozen=True)
 class EvidenceSource:
     """Where the values and figures come from, and which files they are made from."""
@@ -51,8 +53,7 @@ class EvidenceSource:
     """Folders or files whose change makes the evidence stale (the model, the figures, the records)."""
 
 
-def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
-                   content_dir: str = "content", language: str = "en") -> dict[str, Any]:
+def problem_report(problem: Problem, root: Path, content_dir: str = "content", language: str = "en") -> dict[str, Any]:
     """A problem as the overlay shows it: ``path:line: message`` (in ``language``) and the source lines around it.
 
     The lines come only from a regular file inside the content folder, read the way the build
@@ -64,7 +65,7 @@ def problem_report(problem: Problem, root: Path, context: int = CONTEXT_LINES,
             text = read_content_file(root / content_dir, root / problem.path).decode("utf-8").split("\n")
         except (ValueError, OSError):  # refused, gone, or not UTF-8 (UnicodeDecodeError is a ValueError)
             text = []
-        first, last = max(1, problem.line - context), min(len(text), problem.line + context)
+        first, last = max(1, problem.line - CONTEXT_LINES), min(len(text), problem.line + CONTEXT_LINES)
         lines = [{"line": n, "text": text[n - 1], "here": n == problem.line} for n in range(first, last + 1)]
     return {"path": problem.path, "line": problem.line, "message": localize(problem.message, language),
             "text": problem.localized(language), "context": lines}
@@ -165,16 +166,15 @@ class DevServer:
 
     def rebuild(self, changed: Collection[Path]) -> None:
         """Bring the site up to date with the files on disk; report the outcome to terminal and browsers."""
-        if self._evidence is None or any(_under(path, self.evidence_source.inputs) for path in changed):
+        if any(path.is_relative_to(root) for path in changed for root in self.evidence_source.inputs):
             self._evidence = None  # stale until a load succeeds, so the next save retries it
         try:
             if self._evidence is None:
                 self._evidence = self.evidence_source.load()
             report = self.engine.build(self._evidence)
         except ContentError as error:
-            language = course_language(self.engine.root, self.engine.content_dir)
-            self._failed([problem_report(p, self.engine.root, content_dir=self.engine.content_dir, language=language)
-                          for p in error.problems], "")
+            root, content_dir, language = self.engine.root, self.engine.content_dir, self.language
+            self._failed([problem_report(p, root, content_dir, language) for p in error.problems], "")
         except WriteFailed as failed:  # a full disk …: one line, as the command line says it
             said = self.say(failed.args[0])
             self._failed([{"path": "", "line": 0, "message": said, "text": said, "context": []}], "")
@@ -254,7 +254,3 @@ class DevServer:
             self._watching.set()
             if changes:
                 self.rebuild({Path(path) for _, path in changes})
-
-
-def _under(path: Path, roots: Collection[Path]) -> bool:
-    return any(path == root or path.is_relative_to(root) for root in roots)

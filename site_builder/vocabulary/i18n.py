@@ -79,11 +79,6 @@ _ = Text
 """Mark a message for translation (the name Babel's extractor looks for)."""
 
 
-def ngettext(singular: str, plural: str, n: int, /, **params: Any) -> Text:
-    """Like ``_`` for a count: English picks by ``n``; Chinese has one form."""
-    return Text(singular if n == 1 else plural, n=n, **params)
-
-
 def catalog_name(language: str) -> str:
     """The catalog folder for a site's ``language`` (``zh-CN`` → ``zh_CN``; ``en-GB`` → ``en``)."""
     code = language.replace("-", "_")

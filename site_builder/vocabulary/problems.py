@@ -34,11 +34,13 @@ class Problem:
         object.__setattr__(self, "message", message.map(one_line) if isinstance(message, Text) else one_line(message))
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+        return self._located(self.message)
 
     def localized(self, language: str) -> str:
         """``path:line: message`` in the course's language (English where no translation exists)."""
-        message = localize(self.message, language)
+        return self._located(localize(self.message, language))
+
+    def _located(self, message: str) -> str:
         return f"{self.path}:{self.line}: {message}" if self.line else f"{self.path}: {message}"
 
 
@@ -46,12 +48,8 @@ class ContentError(Exception):
     """Raised by the build when the content has problems; carries all of them."""
 
     def __init__(self, problems: Iterable[Problem]) -> None:
-        self.problems = tuple(sorted(set(problems), key=_reading_order))
+        self.problems = tuple(sorted(set(problems)))  # reading order: path, line, message (the fields' order)
         super().__init__("\n".join(str(p) for p in self.problems))
-
-
-def _reading_order(problem: Problem) -> tuple[str, int, str]:
-    return (problem.path, problem.line, problem.message)
 
 
 def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:

@@ -232,11 +232,9 @@ def prune_store(store: Path) -> None:
     except FileNotFoundError:
         return
     for entry in entries:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_nlink == 1:
                 os.unlink(entry.path)
-        except FileNotFoundError:
-            pass
 
 
 def _linked(existing: str, target: str) -> bool:
@@ -280,8 +278,8 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # another user's process: alive
+        pass
     return True
 
 
