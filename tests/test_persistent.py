@@ -186,10 +186,10 @@ def test_every_download_of_a_lesson_belongs_to_it():
     assert _owned(files, {"r55": "key"}) == {"r55": list(files)[:5]}
 
 
-def test_parsed_pages_are_kept_in_memory_under_their_source_and_never_on_disk(project, monkeypatch):
+def test_parsed_pages_are_kept_under_their_source_in_memory_and_on_disk(project, monkeypatch):
     """A second build of the same engine (the dev server's) parses only the edited page, and its pages
-    equal a fresh parse; nothing of a parse is written to the store (a file that runs code on load, or
-    one that must be verified, would cost about what parsing again costs)."""
+    equal a fresh parse; the store on disk holds the same pages (as JSON, each entry with its digest:
+    tests/test_parsed_store.py)."""
     from sitekit import fake_evidence
 
     from site_builder.engine import builder as engine
@@ -209,4 +209,7 @@ def test_parsed_pages_are_kept_in_memory_under_their_source_and_never_on_disk(pr
     built.build(fake_evidence(project / "figs"))
     assert parsed == ["content/pages/alpha.md"]
     assert built.prepared.pages == {page.meta.id: page for page, _ in parse_sources(sources)}
-    assert all(file.suffix == ".json" for file in (project / "store").iterdir())
+    from site_builder.engine import parsed_store
+
+    on_disk = [parsed_store.decode(text) for text in parsed_store.load(project / "store" / "parsed.jsonl").values()]
+    assert {page.meta.id: page for page in on_disk} == built.prepared.pages

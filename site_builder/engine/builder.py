@@ -2,16 +2,14 @@
 
 One keyed store (keys.py says what each key is made of):
 
-- source digest → the parsed page and its problems;
+- source digest → the parsed page and its problems (persisted for pages without problems);
 - per site, render key → that page's files (the generated pages are one more entry);
 - per output folder → what the last build wrote there: each file's sha256 and formula characters,
   and the digest of every input of that build.
 
 The dev server keeps the store in memory and writes its private folder in place. ``python build.py``
-persists what it wrote in ``store`` between processes (JSON per output folder) and swaps each site in
-whole, linking what did not change. Parsed pages are not persisted: a new process parses every page again,
-which at 300 pages cost about what decoding them from JSON did (and pickle would run code on load).
-``check`` gives no store.
+persists the parsed pages (``parsed_store``) and what it wrote (JSON per output folder) in ``store``
+between processes and swaps each site in whole, linking what did not change. ``check`` gives no store.
 
 A file of an earlier build is used only while its folder is the very one that build swapped in
 (``folder_identity``) and the file still has the digest that build recorded; otherwise its page is
@@ -32,6 +30,7 @@ from pathlib import Path
 
 from jinja2 import Environment
 
+from site_builder.engine import parsed_store
 from site_builder.engine.pipeline import (
     GENERATED,
     STATIC,
@@ -122,6 +121,8 @@ class Engine:
         self._pages: dict[bool, dict[str, tuple[str, SiteFiles]]] = {o.teacher: {} for o in outputs}
         self._written: dict[Path, dict] = {o.folder: self._load_state(o.folder) for o in outputs}
         self._jinja: tuple[str, Environment] | None = None
+        self._stored: dict[str, str] | None = None
+        """Source digest → the parsed page as persisted (``parsed_store``), once read."""
         self.prepared: PreparedSite | None = None
         """The site of the build being written (for an output's ``finish``), then of the last one."""
 
@@ -219,28 +220,35 @@ class Engine:
         """Whether each of ``files`` in ``folder`` still has the digest the last build recorded. A file whose
         size and change time (which no write can keep, unlike the modification time) are those recorded
         after the build is that build's file; any other is read and its digest compared."""
-        written = self._written[folder]
+        written, base = self._written[folder], os.fspath(folder)
         sums, stamps = written.get("files", {}), written.get("stamps", {})
-        try:
-            return all(rel in sums and (_stamp(folder / rel) == stamps.get(rel)
+        try:  # plain strings for the paths: with thousands of files, pathlib's overhead shows
+            return all(rel in sums and (_stamp(os.path.join(base, rel)) == stamps.get(rel)
                                         or file_digest(folder / rel) == sums[rel]) for rel in files)
         except OSError:  # gone, or no longer a file
             return False
 
     # ------------------------------------------------------------ parse and check --
     def _parse(self, sources: tuple[SourceFile, ...]) -> Parsed:
-        """Each source's parse, kept in memory under the source's digest (the dev server parses only
-        what changed)."""
+        """Each source's parse, kept under the source's digest: in memory (the dev server parses only what
+        changed) and, with a persisted store, between processes (``parsed_store``)."""
         kept: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
+        stored = parsed_store.load(self._parsed_file()) if self._stored is None else self._stored
+        self._stored = {}
         md = None
         with nullcontext() if self.serving else collector_paused():
             for source in sources:
                 key = self._keys[source.path] = digest(code_digest(), source.path, source.text)
-                parsed = self._parsed.get(key)
+                parsed = self._parsed.get(key) or _decoded(stored.get(key))
+                text = stored.get(key, "") if parsed else ""  # only an entry that was read back is kept as it is
                 if parsed is None:
                     md = md or make_markdown()
                     parsed = parse_source(source, md)
                 kept[key] = parsed
+                if self.store and (text := text or _encoded(parsed)):
+                    self._stored[key] = text
+        if self.store and self._stored != stored:
+            parsed_store.save(self._parsed_file(), self._stored)
         # Only this build's sources stay, so a long editing session does not pile up parses.
         self._parsed = kept
         self._facts = {k: v for k, v in self._facts.items() if k in kept}
@@ -282,6 +290,9 @@ class Engine:
         name = folder.name + "-" + digest(str(folder.resolve()))[:12]
         return self.store / f"{name}.json" if self.store else None
 
+    def _parsed_file(self) -> Path | None:
+        return self.store / "parsed.jsonl" if self.store else None
+
     def _load_state(self, folder: Path) -> dict:
         """What the last build recorded of ``folder``; its pages' files are those in the folder."""
         file = self._state_file(folder)
@@ -303,13 +314,28 @@ class Engine:
         state, file = self._written[output.folder], self._state_file(output.folder)
         state["identity"] = list(folder_identity(output.folder) or ())  # after the swap: the new folder's
         stamps = {rel: stamp for rel, stamp in state["stamps"].items() if rel not in changed}
-        state["stamps"] = {rel: stamps.get(rel) or _stamp(output.folder / rel) for rel in state["files"]}
+        base = os.fspath(output.folder)
+        state["stamps"] = {rel: stamps.get(rel) or _stamp(os.path.join(base, rel)) for rel in state["files"]}
         if file is not None:
             pages = {p: [keys[p], sorted(made)] for p, (_key, made) in self._pages[output.teacher].items()}
             write_atomic(file, json.dumps({**state, "pages": pages}).encode())
 
 
-def _stamp(path: Path) -> list[int]:
+def _decoded(text: str | None) -> tuple[ParsedPage, list[Problem]] | None:
+    """A persisted parse, or ``None`` (none kept, or not one this code reads: it is parsed again)."""
+    try:
+        return (parsed_store.decode(text), []) if text else None
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return None
+
+
+def _encoded(parsed: tuple[ParsedPage | None, list[Problem]]) -> str:
+    """The parse as persisted; ``''`` for one not kept (see ``parsed_store``)."""
+    page, problems = parsed
+    return parsed_store.encode_kept(page) if page is not None and not problems and not page.warnings else ""
+
+
+def _stamp(path: str) -> list[int]:
     st = os.stat(path)
     return [st.st_size, st.st_ctime_ns, st.st_ino]
 
