@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from site_builder.vocabulary.i18n import _, localize
+from site_builder.vocabulary.urls import page_root
 
 if TYPE_CHECKING:
     from site_builder.serve.server import DevServer
@@ -45,12 +46,10 @@ _TYPES = {".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=ut
 
 
 def served_at_root(not_found: bytes) -> bytes:
-    """404.html links from base_url (https://…/lecture05/…) for GitHub Pages; this server puts the
+    """404.html links from base_url's path (/lecture05/…) for GitHub Pages; this server puts the
     site at /, so those links are re-rooted here."""
-    match = re.search(rb'href="([^"]*)static/site\.css"', not_found)
-    if match is None or not match[1]:
-        return not_found
-    return not_found.replace(b'="' + match[1], b'="/')
+    root = page_root(not_found.decode("utf-8", errors="replace"))
+    return not_found.replace(b'="' + root.encode(), b'="/') if root else not_found
 
 
 class PortBusy(Exception):
