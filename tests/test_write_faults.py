@@ -257,3 +257,27 @@ def test_the_dev_server_says_a_failed_write_in_one_line_and_keeps_serving(tmp_pa
             [f"{tmp_path / 'out'}/: 无法更新预览：磁盘已满；解决后再保存一次"]
     finally:
         server.stop()
+
+
+def test_a_real_full_disk_leaves_both_sites(tmp_path):
+    """The same on a small tmpfs that really fills up (where this machine lets the tests mount one)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1200k", "tmpfs", str(disk)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    outputs = (Output(False, disk / "_site"), Output(True, disk / "_site-teacher"))
+    try:
+        _course(tmp_path, "旧")
+        Engine(tmp_path, outputs).build(fake_evidence(tmp_path / "figs"))  # about 800 KiB: one pair fits
+        before = _sites(disk)
+        _course(tmp_path, "新")
+        with pytest.raises(WriteFailed) as failed:
+            Engine(tmp_path, outputs).build(fake_evidence(tmp_path / "figs"))
+        said = localize(failed.value.args[0], "zh-CN")
+        full = "无法写入网站：磁盘已满；之前的网站保持原样"
+        assert said in {f"{disk / name}/: {full}" for name in ("_site", "_site-teacher")}
+        assert _sites(disk) == before
+        assert _leftovers(disk) == []
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
