@@ -281,3 +281,25 @@ def test_a_real_full_disk_leaves_both_sites(tmp_path):
         assert _leftovers(disk) == []
     finally:
         subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_a_read_only_file_system_is_named_before_anything_is_written(tmp_path):
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    outputs = (Output(False, disk / "_site"), Output(True, disk / "_site-teacher"))
+    try:
+        _course(tmp_path, "旧")
+        Engine(tmp_path, outputs).build(fake_evidence(tmp_path / "figs"))
+        before = _sites(disk)
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        _course(tmp_path, "新")
+        with pytest.raises(WriteFailed) as failed:
+            Engine(tmp_path, outputs).build(fake_evidence(tmp_path / "figs"))
+        assert localize(failed.value.args[0], "zh-CN") == \
+            f"{disk / '_site'}/: 无法写入网站：文件系统是只读的；之前的网站保持原样"
+        assert _sites(disk) == before
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)

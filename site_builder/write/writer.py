@@ -133,7 +133,8 @@ def _check_target(out_dir: Path) -> None:
         raise _failed(out_dir, NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)))
     for folder, _folders, _files in os.walk(out_dir):
         if not os.access(folder, os.W_OK | os.X_OK):
-            raise _failed(out_dir, PermissionError(errno.EACCES, os.strerror(errno.EACCES)))
+            code = errno.EROFS if os.statvfs(folder).f_flag & os.ST_RDONLY else errno.EACCES
+            raise _failed(out_dir, OSError(code, os.strerror(code)))
 
 
 def _fill(staging: Path, files: dict[str, bytes | Path], out_dir: Path, reuse: Collection[str],
