@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import os
 import random
+import resource
 import signal
 import subprocess
 import sys
@@ -147,6 +148,7 @@ def test_writes_failing_at_random_points_leave_both_sites_old_or_new_together(tm
         if state[0] != want:  # failed: the next run wants the same version again
             _course(root, state[0])
     assert seen == {True, False}  # some runs failed, some got through
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 500 * 1024  # KiB: no run near 500 MB
 
 
 def _count_calls(root: Path, monkeypatch) -> int:
