@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 from sitekit import SITE_YML, fake_evidence, lesson, write_site
-from test_errors import CASES, STATE, P
+from test_load import CASES, STATE, P
 
 from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.vocabulary.i18n import LOCALES, Text, _, localize
@@ -197,7 +197,7 @@ def _said(tmp_path: Path, language: str, pages: dict, **kwargs) -> list[str]:
 
 
 def test_glossary_problems_read_in_the_course_language(tmp_path):
-    from test_errors import GLOSSARY
+    from test_load import GLOSSARY
 
     body = STATE.replace("正文。", "{term}`KV缓存` 不认得；头维不行。")
     glossary = GLOSSARY + "- id: C D\n  term: 丙\n  definition: 三。\n  defintion: 四。\n"

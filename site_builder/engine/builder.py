@@ -14,7 +14,7 @@ between processes and swaps each site in whole, linking what did not change. ``c
 A file of an earlier build is used only while its folder is the very one that build swapped in
 (``folder_identity``) and the file still has the digest that build recorded; otherwise its page is
 rendered and the file written again, so the result is always the bytes a clean build writes
-(tests/test_incremental.py and test_persistent.py check this).
+(tests/test_engine.py checks this).
 """
 
 from __future__ import annotations

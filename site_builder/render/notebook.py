@@ -72,7 +72,7 @@ def lesson_notebook(page: ResolvedPage, evidence: Evidence, say: Callable[[str],
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same file
     # Not validated here: its shape is fixed by this module, and nbformat's schema check cost 3 ms per
-    # notebook (most of a 1000-lesson build's notebook time); tests/test_notebooks.py validates them.
+    # notebook (most of a 1000-lesson build's notebook time); tests/test_render_notebook.py validates them.
     return (nbformat.v4.nbjson.writes(nbformat.from_dict({**notebook, "cells": cells})) + "\n").encode()
 
 

@@ -15,6 +15,8 @@ from site_builder.write.verify import verify_output
 from site_builder.write.writer import write_site
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic"
+
+
 TEACHER_PHRASE = "先指左边的方框再指右边的箭头然后翻页"  # in alpha.md's teacher note
 
 

@@ -1,10 +1,4 @@
-"""Text that is not the teacher's checked Markdown stays text in every output.
-
-Glossary definitions are Markdown under prose's rules (raw HTML and links outside the allowlist are
-``content/glossary.yml:LINE`` errors); what the build itself writes into the published Markdown, the
-notebook, ``llms.txt`` and the source view (titles, summaries, state titles, role texts, mark labels,
-``base_url``) goes through one escaping rule (site_builder/resolve/markdown_text.py) and the URL allowlist.
-"""
+"""Published Markdown, llms.txt and the lesson zip (site_builder/render/markdown_out): safe text only."""
 
 from __future__ import annotations
 
@@ -25,70 +19,17 @@ from sitekit import fake_evidence, lesson, write_site
 from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.load.content import FigureMark
 from site_builder.resolve.markdown_text import markdown_text, markdown_url
-from site_builder.vocabulary.problems import ContentError
 from site_builder.vocabulary.urls import UnsafeOutputError, allowed_url
 
-STATE = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n正文。\n:::\n"
-FIRST = "- id: a\n  term: 甲\n  definition: 第一条。\n"  # lines 1–3: the entry under test starts on line 4
-RAW_HTML = ("content/glossary.yml:6: raw HTML is not allowed in a glossary definition; write Markdown (*emphasis*, "
-            "[text](https://…), $maths$); to show a tag as text, put it in `backticks`")
-
-
-def glossary_problems(tmp_path, definition: str) -> list[str]:
-    glossary = FIRST + f"- id: b\n  term: 乙\n  definition: {json.dumps(definition, ensure_ascii=False)}\n"
-    write_site(tmp_path, {"x": lesson(STATE)}, glossary=glossary)
-    with pytest.raises(ContentError) as caught:
-        prepare_site(tmp_path, fake_evidence(tmp_path / "fig"))
-    return [str(p) for p in caught.value.problems]
-
-
-@pytest.mark.parametrize("definition", [
-    '读者会被带走 <meta http-equiv="refresh" content="0;url=https://evil.example/">',
-    "<script>alert(document.domain)</script>",
-    "图 <img src=x onerror=alert(document.domain)>",
-    '<span style="position:fixed;inset:0">盖住整页</span>',
-])
-def test_raw_html_in_a_definition_is_an_error_at_its_line(tmp_path, definition):
-    assert glossary_problems(tmp_path, definition) == [RAW_HTML]
-
-
-@pytest.mark.parametrize(("definition", "problem"), [
-    ("见 [口令](/etc/passwd)", "link '/etc/passwd' leaves the site: link to a page with {ref}`id`, "
-                             "or give a full https:// URL"),
-    ("见 [这里](javascript:alert(document.domain))", "link 'javascript:alert(document.domain)' uses a scheme the site "
-                                                    "does not allow: give a full https:// URL, or link to a page "
-                                                    "with {ref}`id`"),
-    ("见 <javascript:alert(document.domain)>", "link 'javascript:alert(document.domain)' uses a scheme the site "
-                                              "does not allow: give a full https:// URL, or link to a page "
-                                              "with {ref}`id`"),
-    ("见 ![图](images/a.png)", "a glossary definition is one line of text: it cannot show a picture"),
-])
-def test_links_in_a_definition_follow_the_allowlist_of_prose(tmp_path, definition, problem):
-    assert glossary_problems(tmp_path, definition) == [f"content/glossary.yml:6: {problem}"]
-
-
-def test_a_folded_definition_is_reported_at_its_key(tmp_path):
-    glossary = FIRST + "- id: b\n  term: 乙\n  definition: >\n    第一行\n    <b>第二行</b>\n"
-    write_site(tmp_path, {"x": lesson(STATE)}, glossary=glossary)
-    with pytest.raises(ContentError) as caught:
-        prepare_site(tmp_path, fake_evidence(tmp_path / "fig"))
-    assert [str(p) for p in caught.value.problems] == [RAW_HTML]
-
-
-def test_safe_markdown_in_a_definition_renders_as_before(tmp_path):
-    definition = "见 [论文](https://example.org/paper) 与 [数值页](numbers.html)，*强调*，`<b>`，记作 $d_h$。"
-    write_site(tmp_path, {"x": lesson(STATE)}, glossary=FIRST.replace("第一条。", definition))
-    page = render_site(prepare_site(tmp_path, fake_evidence(tmp_path / "fig")), teacher=False)["glossary.html"].decode()
-    assert ('见 <a href="https://example.org/paper">论文</a> 与 <a href="numbers.html">数值页</a>，<em>强调</em>，'
-            '<code>&lt;b&gt;</code>，记作 <span class="math-run"><span class="math"><math xmlns="http://www.w3.org/1998/Math/'
-            'MathML" alttext="d_h"><msub><mi>d</mi><mi>h</mi></msub></math></span>。</span></p>') in page
-
-
-# --------------------------------------------------------------------------- published Markdown
-
 TAG = "<img src=x onerror=alert(document.domain)>"
+
+
 LINK = "[j](javascript:alert(document.domain))"
+
+
 BAD = TAG + LINK
+
+
 BASE_URL = "https://example.org/c/)[x](javascript:alert(document.domain))<b>/"
 
 
@@ -177,8 +118,6 @@ def test_the_label_reaches_no_published_markdown_and_the_source_view_escapes_it(
     assert all("L<img" not in text and "L\\<img" not in text for text in published_markdown(files).values())
     assert "<h1>L&lt;img src=x onerror=alert(document.domain)&gt;.md" in files["x.source.html"].decode()
 
-
-# --------------------------------------------------------------------------- the rule itself
 
 _CODE_OR_LINK = re.compile(r"<(?!/?(?:p|em|strong)>)")
 

@@ -9,7 +9,11 @@ from site_builder.engine.pipeline import prepare_site
 from site_builder.vocabulary.problems import ContentError
 
 P = "content/pages/x.md"
+
+
 S0 = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n正文。\n"
+
+
 S1 = ":::{state} b1\n:title: 二\n:provenance: teaching\n\n正文二。\n:::\n"
 
 

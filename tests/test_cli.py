@@ -1,8 +1,9 @@
-"""The extension guide, followed step by step in a copy of the project: the copy builds, and its fast test tier
-and ``build.py check`` stay green (no test pins the course's own figures or experiments)."""
+"""The command line (build.py): `new lesson` against FIFOs and dangling links, and the extension guide
+followed word for word in a copy of the project."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -11,11 +12,25 @@ import sys
 from pathlib import Path
 
 import pytest
-from sitekit import PROJECT, project_copy
+from sitekit import (
+    LIMIT_S,
+    PROJECT,
+    project_copy,
+    time_limit,
+)
+
+# ---------------------------------------------------------------------------
+# The extension guide, followed step by step in a copy of the project: the copy builds, and its fast test tier
+# and ``build.py check`` stay green (no test pins the course's own figures or experiments).
+
 
 GUIDES = (("docs/programmer-tutorial.md", "## Worked example"),)
 """Where the guide is, (file, heading of its section): the first that exists (the README no longer holds it)."""
+
+
 FAST_TIER = ("-m", "pytest", "-m", "not slow", "--ignore=tests/browser", "-q", "-p", "no:cacheprovider")
+
+
 NOT_COPIED = (".git", ".venv", "_site", "_site-teacher", ".cache", "__pycache__", ".*_cache")
 
 
@@ -87,3 +102,21 @@ def test_following_the_extension_guide_builds_and_keeps_the_fast_tests_and_check
     assert tests.returncode == 0, tests.stdout[-20000:] + tests.stderr[-5000:]
     check = run(root, "python build.py check")
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
+
+
+def test_new_lesson_neither_blocks_on_a_fifo_nor_writes_through_a_dangling_link(tmp_path):
+    from site_builder.serve.scaffold import new_lesson
+
+    shutil.copytree(FIXTURE, tmp_path / "content")
+    (tmp_path / "content" / "pages" / "r9.md").symlink_to(tmp_path / "elsewhere.md")
+    with pytest.raises(ValueError, match=r"^content/pages/r9.md already exists: choose another id$"):
+        new_lesson(tmp_path, "r9")
+    assert not (tmp_path / "elsewhere.md").exists()
+    (tmp_path / "content" / "site.yml").unlink()
+    os.mkfifo(tmp_path / "content" / "site.yml")
+    with time_limit(LIMIT_S), pytest.raises(ValueError) as refused:
+        new_lesson(tmp_path, "r10")
+    assert str(refused.value) == "content/site.yml is not a regular file: save the text in an ordinary file"

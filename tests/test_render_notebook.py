@@ -13,9 +13,6 @@ from nbclient.exceptions import CellExecutionError
 import build
 from site_builder.engine.pipeline import prepare_site, render_site
 
-# Every test executes notebooks in a Jupyter kernel.
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -40,6 +37,7 @@ def lessons(prepared) -> list[str]:
     return [i for i, p in prepared.pages.items() if p.meta.kind == "lesson"]
 
 
+@pytest.mark.slow  # Every test executes notebooks in a Jupyter kernel.
 def test_every_lesson_has_a_notebook_linked_from_its_page(site):
     prepared, files = site
     for page_id in lessons(prepared):
@@ -47,6 +45,7 @@ def test_every_lesson_has_a_notebook_linked_from_its_page(site):
         assert f'<a href="downloads/{page_id}.ipynb" download>' in files[f"{page_id}.html"].decode()
 
 
+@pytest.mark.slow  # Every test executes notebooks in a Jupyter kernel.
 @pytest.mark.parametrize("page_id", ["rc-v1", "r55", "kv-bytes"])
 def test_notebook_recomputes_and_matches_every_measured_value_of_its_page(site, page_id):
     prepared, files = site
@@ -64,6 +63,7 @@ def test_notebook_recomputes_and_matches_every_measured_value_of_its_page(site, 
     assert prepared.pages[page_id].meta.title in prose and ":::" not in prose
 
 
+@pytest.mark.slow  # Every test executes notebooks in a Jupyter kernel.
 def test_a_notebook_fails_when_the_page_published_another_value(site):
     _, files = site
     notebook = nbformat.reads(files["downloads/r55.ipynb"].decode(), as_version=4)
@@ -75,6 +75,7 @@ def test_a_notebook_fails_when_the_page_published_another_value(site):
         execute(notebook)
 
 
+@pytest.mark.slow  # Every test executes notebooks in a Jupyter kernel.
 def test_notebooks_are_deterministic(site):
     prepared, files = site
     again = render_site(prepared, teacher=False)

@@ -11,7 +11,11 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
+
+
 # The venv's bin folder first: actionlint comes from the pinned pip package there.
 ACTIONLINT = shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which("actionlint")
 
