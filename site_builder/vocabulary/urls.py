@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import re
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from site_builder.vocabulary.i18n import _
 
@@ -145,7 +145,8 @@ def _svg_surely_allowed(svg: bytes) -> bool:
 def site_root(base_url: str) -> str:
     """The path the site is published under (``https://x.org/c/`` → ``/c/``): 404.html links from it, so
     that its links and assets hold at any depth and on any host that serves the site at that path."""
-    return urlsplit(base_url).path.rstrip("/") + "/"
+    path = quote(unquote(urlsplit(base_url).path), safe="/")  # percent-encoded: nothing in it needs escaping
+    return path.rstrip("/") + "/"
 
 
 def page_root(markup: str) -> str:
