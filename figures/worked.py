@@ -86,7 +86,7 @@ def draw_vs_weights(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     (line,) = ax.plot(batches, [cache * b for b in batches], color=s.ORANGE, lw=2.2,
                       label=f"KV 缓存：B 条 {native} token 的请求")
     level = ax.axhline(weights, color=s.INK, ls="--", lw=s.LW, label="权重（fp16，一份）")
-    ax.axvline(equal, color=s.MUTED, lw=s.LW_THIN)
+    ax.vlines(equal, 0, weights, color=s.MUTED, lw=s.LW_THIN)  # up to the crossing: above it sat the legend
     cross_note = ax.text(equal + 0.4, weights * 0.35, f"B ≈ {equal:.1f}：\n缓存追上权重", fontsize=s.FS_SMALL,
                          va="center")
     ax.set_xlim(0, batches[-1])

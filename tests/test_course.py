@@ -303,7 +303,7 @@ def test_gallery_lists_every_figure_with_thumbnail_provenance_inputs_and_uses(ga
     item = gallery.split('id="figure-r55-b2"', 1)[1].split("</li>", 1)[0]
     assert '<img src="figures/r55-b2.svg"' in item
     assert 'data-provenance="measured"' in item and "<code>stale_prefix</code>" in item
-    assert '<a href="r55.html#r55-b2">R55 · b2</a>' in item
+    assert f'<a href="r55.html#r55-b2">{prepared.pages["r55"].meta.label} · b2</a>' in item
     sketch = gallery.split('id="figure-ledger-s01"', 1)[1].split("</li>", 1)[0]
     assert "无（示意）" in sketch
 
@@ -314,8 +314,9 @@ def test_gallery_lists_every_value_formatted_with_description_and_uses(gallery, 
     assert sorted(rows) == sorted(values)
     for name, value in values.items():
         text = htmllib.unescape(rows[name])
-        assert localize(display(value), "zh-CN") in text and value.description in text, name  # 是/否 for booleans
-    assert '<a href="r55.html#r55-b2">R55 · b2</a>' in rows["stale_prefix.max_abs_diff"]
+        described = prepared.content.value_text.describe(name) or value.description  # in the reader's language
+        assert localize(display(value), "zh-CN") in text and described in text, name  # 是/否 for booleans
+    assert f'<a href="r55.html#r55-b2">{prepared.pages["r55"].meta.label} · b2</a>' in rows["stale_prefix.max_abs_diff"]
 
 
 def run_list(capsys, what: str) -> list[str]:

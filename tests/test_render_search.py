@@ -29,9 +29,10 @@ def test_pairs_cut_every_chinese_run_and_leave_the_rest():
 def test_documents_hold_titles_states_and_public_text_only(tmp_path):
     prepared = prepare_site(FIXTURE, fake_evidence(tmp_path / "figures"))
     docs = search.site_documents(prepared)
-    assert list(docs) == ["index.html", "alpha.html", "beta.html", "numbers.html", "sources.html"]
+    assert list(docs) == ["index.html", "alpha.html", "beta.html", "numbers.html", "sources.html", "glossary.html",
+                          "figures.html"]
     alpha = docs["alpha.html"]
-    assert '<h1 data-pagefind-weight="10">' + search.search_terms("第一课：缓存") + "</h1>" in alpha
+    assert '<h1 data-pagefind-weight="10">' + search.search_terms("第一课：缓存") + search._END + "</h1>" in alpha
     assert 'id="alpha-b0"' in alpha and 'id="extra"' in alpha
     assert search.search_terms("进一步的解释文字") in alpha
     assert search.search_terms(TEACHER_PHRASE) not in alpha

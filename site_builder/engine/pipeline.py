@@ -33,8 +33,8 @@ from site_builder.resolve.resolved import SiteView
 from site_builder.vocabulary.problems import ContentError, Problem
 
 STATIC = Path(__file__).parents[1] / "static"
-TEACHER_ONLY = frozenset({"present.js"})
-"""Static files only the teacher site loads (presenting, the speaker window)."""
+TEACHER_ONLY = frozenset({"present.js", "gallery.css"})
+"""Static files only the teacher site loads (presenting, the speaker window, the gallery's layout)."""
 
 
 Parsed = list[tuple["ParsedPage | None", list[Problem]]]

@@ -174,14 +174,21 @@ def _evidence_summary(site: SiteView, page: ResolvedPage) -> dict[str, Any]:
     producers: dict[str, dict[str, str]] = {}
     for value in values:
         producers.setdefault(value.producer, {"name": value.producer, "provenance": value.provenance,
+                                              "title": site.content.value_text.group_title(value.producer),
                                               "badge": site.badge(value.provenance), "command": value.command,
                                               "conditions": value.conditions, "date": value.date})
+    # A configuration several experiments share is said once, naming them (it is long, and in English).
+    conditions: dict[str, list[str]] = {}
+    for producer in sorted(producers.values(), key=lambda p: p["name"]):
+        if producer["conditions"]:
+            conditions.setdefault(producer["conditions"], []).append(producer["name"])
     counts = {kind: 0 for kind in BADGE_TEXT}
     for figure in figures:
         if figure in site.evidence.figures:
             counts[site.evidence.figures[figure].provenance] += 1
     return {"figure_counts": [{"badge": site.badge(k), "count": n} for k, n in counts.items() if n],
-            "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values)}
+            "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values),
+            "conditions": [{"text": text, "producers": names} for text, names in conditions.items()]}
 
 
 def _bundle(page: ResolvedPage, markdown: str, evidence: Evidence) -> dict[str, bytes]:
