@@ -95,8 +95,7 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
 
 def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
     """The site's evidence and the figure results."""
-    measured = measure_all(clean, progress, figure_dir)
-    return measured.evidence, measured.drawn
+    return (measured := measure_all(clean, progress, figure_dir)).evidence, measured.drawn
 
 
 def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
@@ -272,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from site_builder.serve.exits import run_command
     from site_builder.serve.venv import run_under_venv  # any Python: under .venv, or one line on making it
+
     run_under_venv(ROOT, Path(__file__), sys.argv[1:])
-    sys.exit(main())
+    sys.exit(run_command(main, LANGUAGE, CACHE))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import re
+import signal
 from collections.abc import Callable, Collection, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -180,7 +181,8 @@ def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], p
     global _FORKED
     _FORKED = (views, wanted, jinja)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # Workers leave Ctrl-C to this process, which stops them: one message, not one traceback each.
+        with multiprocessing.get_context("fork").Pool(workers, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
             shares = pool.map(_render_share, [pages[i::workers] for i in range(workers)])
     finally:
         _FORKED = None

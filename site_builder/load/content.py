@@ -15,8 +15,9 @@ from site_builder.load.value_text import ValueText
 if TYPE_CHECKING:
     from site_builder.load.glossary import Term
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
-"""Picture files a page may show with ``![alt](path)``."""
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".gif": "GIF", ".webp": "WEBP"}
+"""Picture files a page may show with ``![alt](path)``: suffix → the format its bytes must be (Pillow's name)."""
+IMAGE_SUFFIXES = tuple(IMAGE_FORMATS)
 
 @dataclass(frozen=True)
 class SiteConfig:

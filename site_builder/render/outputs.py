@@ -30,7 +30,7 @@ from site_builder.resolve.toc import has_evidence_heading, page_toc
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import class_text, display
 from site_builder.vocabulary.provenance import BADGE_TEXT
-from site_builder.vocabulary.urls import check_html
+from site_builder.vocabulary.urls import check_html, site_root
 
 SiteFiles = dict[str, "bytes | Path"]
 """Output path (relative, POSIX) → bytes to write, or a file to copy."""
@@ -100,6 +100,7 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     """The pages made from the whole site: sources, numbers, figures, 404, ``llms.txt`` and, for teachers,
     the gallery."""
     common = kit.common
+    root = site_root(common["base_url"])
 
     def page(name: str, title: str, facts: dict[str, Any] | None = None, **context: Any) -> str:
         """Template ``name``.html.j2 with its page's facts (``facts`` added) and ``context``."""
@@ -115,18 +116,18 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
         "numbers.html": page("numbers", _("Numbers and where they come from"), groups=_numbers_context(site)),
         "glossary.html": page("glossary", _("Glossary"), {"has_math": any(t.formulas for t in site.content.glossary)},
                               terms=_glossary_context(site, kit.md)),
-        # GitHub Pages serves 404.html for a missing path at any depth: its links are absolute, from base_url.
-        "404.html": page("404", _("Page not found"), {"root": common["base_url"]}),
+        # GitHub Pages serves 404.html for a missing path at any depth: its links start at the site's path.
+        "404.html": page("404", _("Page not found"), {"root": root}),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say),
     }
-    return guarded({name: text.encode() for name, text in pages.items()})
+    return guarded({name: text.encode() for name, text in pages.items()}, root)
 
 
-def guarded(files: SiteFiles) -> SiteFiles:
-    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py)."""
+def guarded(files: SiteFiles, root: str = "") -> SiteFiles:
+    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py; ``root``: 404.html's)."""
     for name, payload in files.items():
         if name.endswith(".html") and isinstance(payload, bytes):
-            check_html(name, payload)
+            check_html(name, payload, root=root if name == "404.html" else "")
     return files
 
 

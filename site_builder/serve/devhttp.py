@@ -8,6 +8,7 @@ and a queue of events; it changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import html
 import http.server
@@ -19,11 +20,13 @@ import queue
 import re
 import socket
 import sys
+import threading
 import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from site_builder.vocabulary.i18n import _, localize
+from site_builder.vocabulary.urls import page_root
 
 if TYPE_CHECKING:
     from site_builder.serve.server import DevServer
@@ -31,6 +34,11 @@ if TYPE_CHECKING:
 CLIENT_SCRIPT = Path(__file__).parent / "devserver.js"
 """Kept out of static/ so that it is never copied into a built site."""
 DEV_PREFIX = "/__dev/"
+IDLE_SECONDS = 30
+"""A client that sends or takes nothing for this long is disconnected (each read and write waits at most this)."""
+REQUEST_SECONDS = 10
+"""A client whose request line and headers are not all in after this long is disconnected: one byte a
+second would otherwise hold a thread for as long as it likes."""
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 _TYPES = {".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".js": "text/javascript",
           ".css": "text/css", ".svg": "image/svg+xml", ".woff2": "font/woff2", ".json": "application/json",
@@ -39,12 +47,10 @@ _TYPES = {".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=ut
 
 
 def served_at_root(not_found: bytes) -> bytes:
-    """404.html links from base_url (https://…/lecture05/…) for GitHub Pages; this server puts the
+    """404.html links from base_url's path (/lecture05/…) for GitHub Pages; this server puts the
     site at /, so those links are re-rooted here."""
-    match = re.search(rb'href="([^"]*)static/site\.css"', not_found)
-    if match is None or not match[1]:
-        return not_found
-    return not_found.replace(b'="' + match[1], b'="/')
+    root = page_root(not_found.decode("utf-8", errors="replace"))
+    return not_found.replace(b'="' + root.encode(), b'="/') if root else not_found
 
 
 STARTED_BY = "VERIFIED_LESSONS_STARTED_BY"
@@ -151,6 +157,12 @@ class _HTTPServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+def _hang_up(connection: socket.socket) -> None:
+    """End a client's connection from another thread: its handler's blocked read returns at once."""
+    with contextlib.suppress(OSError):
+        connection.shutdown(socket.SHUT_RDWR)
+
+
 def missing_site(language: str) -> bytes:
     """The page served before any build succeeded (the overlay shows the problems over it)."""
     title = html.escape(localize(_("Build failed"), language))
@@ -163,6 +175,22 @@ def missing_site(language: str) -> bytes:
 def handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
         server_version = "lesson-devserver"
+        timeout = IDLE_SECONDS
+
+        def setup(self) -> None:
+            super().setup()
+            self._deadline = threading.Timer(REQUEST_SECONDS, _hang_up, (self.connection,))
+            self._deadline.daemon = True
+            self._deadline.start()
+
+        def parse_request(self) -> bool:
+            complete = super().parse_request()  # reads the headers
+            self._deadline.cancel()
+            return complete
+
+        def finish(self) -> None:
+            self._deadline.cancel()
+            super().finish()
 
         def do_GET(self) -> None:
             self._respond(head=False)

@@ -40,6 +40,7 @@ from site_builder.load.yamlnodes import course_language
 from site_builder.serve.devhttp import handler, listen
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.problems import ContentError, Problem
+from site_builder.write.writer import WriteFailed
 
 CONTEXT_LINES = 2
 """Source lines shown before and after the line of a problem."""
@@ -199,6 +200,9 @@ class DevServer:
         except ContentError as error:
             root, content_dir, language = self.engine.root, self.engine.content_dir, self.language
             self._failed([problem_report(p, root, content_dir, language) for p in error.problems], error.trace)
+        except WriteFailed as failed:  # a full disk …: one line, as the command line says it
+            said = self.say(failed.args[0])
+            self._failed([{"path": "", "line": 0, "message": said, "text": said, "context": []}], "")
         except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
             self._failed([], traceback.format_exc())
         else:
