@@ -53,6 +53,6 @@ FIGURES = (
     Figure("rc-v1-choice", "从首个分布选出 token：贪心、温度与 top-p",
            "分组柱状图：lessonmodel 在提示 BOS I gave him 之后的首个输出分布中概率最高的几个 token。"
            "每个 token 三根柱：温度 0.5（分布变尖，最高的更高）、温度 1（模型原样）、温度 2（分布变平）。"
-           "箭头指出贪心解码选的最高一根；底部写明 top-p = 0.9 时保留的 token 个数。权重为随机初始化。",
+           "箭头指出贪心选法挑中的最高一根；底部写明 top-p = 0.9 时保留的 token 个数。权重为随机初始化。",
            "measured", ("first_token_choice",), draw_choice, s.SIZE_4_3),
 )

@@ -71,11 +71,8 @@ def follow_the_guide(root: Path) -> dict[str, str]:
             source = module.read_text(encoding="utf-8")
             anchor = re.search(r'^ *Value\("n_tokens".*\n', source, re.MULTILINE)
             module.write_text(source[:anchor.end()] + text + source[anchor.end():], encoding="utf-8")
-        elif language == "markdown":  # step 4: the new state replaces the skeleton's first state
-            page = root / "content" / "pages" / f"{made['lesson']}.md"
-            source = page.read_text(encoding="utf-8")
-            start, end = source.index(":::{state} b0"), source.index(":::{state} b1")
-            page.write_text(source[:start] + text + "\n" + source[end:], encoding="utf-8")
+        elif language == "markdown":  # step 4: the lesson's own text replaces the skeleton's placeholders
+            (root / "content" / "pages" / f"{made['lesson']}.md").write_text(text, encoding="utf-8")
     return made
 
 
@@ -86,7 +83,7 @@ def test_following_the_extension_guide_builds_and_keeps_the_fast_tests_and_check
     made = follow_the_guide(root)
     assert made == {"experiment": "attention_span", "figure": "span-probs", "lesson": "attention"}
     html = (root / "_site" / "attention.html").read_text(encoding="utf-8")
-    assert '<img src="figures/span-probs.svg" alt="attention_span 实验的各个实测值（条形图）"' in html
+    assert '<img src="figures/span-probs.svg" alt="attention_span 实验的各个实测值，每个一行"' in html
     assert 'href="numbers.html#attention_span.entropy"' in html
     # the mark from the guide's draw, named in the prose: its label, linked to the figure, outlined from its box
     assert re.search(r'<a class="mark-ref" href="#attention-b0-fig" data-figure="span-probs" data-mark="top">'

@@ -238,7 +238,7 @@ def test_the_reference_s_complete_small_lesson_builds(tmp_path):
     built = build(root)
     assert built.returncode == 0, built.stderr
     page = (root / "_site" / "demo.html").read_text(encoding="utf-8")
-    assert 'href="numbers.html#equivalence_2024.max_abs_diff"' in page and "<math" in page
+    assert 'href="numbers.html#equivalence_early.max_abs_diff"' in page and "<math" in page
 
 
 def _anchor(heading: str) -> str:

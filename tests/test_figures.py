@@ -112,7 +112,8 @@ def test_a_changed_label_fails(inputs, monkeypatch) -> None:
 
     # One character of the corner label (drawn from the figure's provenance, so change its text there).
     drawn = style.corner_label
-    monkeypatch.setattr(style, "corner_label", lambda kind: "模型实验" if kind == "measured" else drawn(kind))
+    monkeypatch.setattr(style, "corner_label",
+                        lambda kind, *language: "模型实验" if kind == "measured" else drawn(kind, *language))
     checks, problems = _check(inputs, registry=[BY_ID["bidirectional"]])
     assert checks[0].pixels.fails and checks[0].data_changes == ()
     assert problems == [
@@ -326,7 +327,8 @@ def test_every_figure_renders_with_real_results(rendered: tuple[Path, Any]) -> N
         assert b"<metadata" not in svg  # no RDF block
         assert entry["svg_sha256"] == figures.runner.sha256(svg)
         assert set(entry) == {"file", "dark_file", "alt", "description", "provenance", "label", "inputs", "svg_sha256",
-                              "data_sha256", "width", "height", "marks"}
+                              "data_sha256", "width", "height", "marks", "texts", "drawn_at"}
+        assert entry["texts"] and all(isinstance(t, str) and t.strip() for t in entry["texts"])
 
 
 @pytest.mark.slow  # draws every figure (the rendered fixture)

@@ -30,6 +30,7 @@ from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.load.content import Evidence
 from site_builder.load.evidence import evidence_from
 from site_builder.vocabulary.problems import ContentError
+from site_builder.vocabulary.urls import site_root
 from site_builder.write.verify import verify_output
 from site_builder.write.writer import write_site as write_output
 
@@ -410,10 +411,10 @@ def test_oversized_and_unreadable_pictures_are_clear_errors(tmp_path, monkeypatc
     found = problems(root, tmp_path)
     assert found[0] == (f"{P}:10: image 'big.png' is 8.0 MiB, over the limit of 8 MiB: save it smaller "
                         "(at most 1280 pixels wide is enough), e.g. as a JPEG")
-    assert found[1].startswith(f"{P}:12: image 'bad.png' cannot be read as a picture (")
-    assert found[1].endswith("): save it again as PNG or JPEG")
-    assert found[2] == (f"{P}:14: image 'wide.jpg' has 200×100 pixels, over the limit of 10,000: resize it "
-                        "(at most 1280 pixels wide is enough)")
+    assert found[1] == (f"{P}:12: image 'bad.png' is named .png but its bytes are not a PNG, JPEG, WebP or GIF "
+                        "picture: save it again as PNG or JPEG, named by what it is")
+    assert found[2] == (f"{P}:14: image 'wide.jpg' has 200×100 pixels, over the limit of 10,000 pixels or 12,000 on "
+                        "a side: resize it (at most 1280 pixels wide is enough)")
 
 
 def test_the_published_markdown_and_the_lesson_zip_link_a_picture_that_exists(tmp_path):
@@ -599,9 +600,9 @@ def test_write_replaces_the_whole_site(tmp_path):
 
 
 def test_verify_follows_the_404_pages_absolute_links(sites, tmp_path):
-    """404.html links from base_url; the check follows such a link to the file it names in this site."""
+    """404.html links from base_url's path; the check follows such a link to the file it names in this site."""
     prepared, public, teacher = sites
-    root = prepared.content.config.base_url
+    root = site_root(prepared.content.config.base_url)
     assert f'href="{root}static/site.css"' in read(public, "404.html")
     broken = tmp_path / "_site"
     shutil.copytree(public, broken)

@@ -113,10 +113,11 @@ def test_each_field_is_escaped_not_dropped(hostile):
     assert "(https://example.org/c/%29[x]%28javascript:alert%28document.domain%29%29%3Cb%3E/images/" in cells
 
 
-def test_the_label_reaches_no_published_markdown_and_the_source_view_escapes_it(hostile):
+def test_the_label_reaches_no_published_markdown_and_the_source_view_names_the_file(hostile):
     files = hostile[False]
     assert all("L<img" not in text and "L\\<img" not in text for text in published_markdown(files).values())
-    assert "<h1>L&lt;img src=x onerror=alert(document.domain)&gt;.md" in files["x.source.html"].decode()
+    source_view = files["x.source.html"].decode()
+    assert "<h1>x.md · " in source_view and "L<img" not in source_view  # the file's name, not the label
 
 
 _CODE_OR_LINK = re.compile(r"<(?!/?(?:p|em|strong)>)")

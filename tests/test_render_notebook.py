@@ -26,7 +26,8 @@ def site():
 def measured_on_page(prepared, page_id: str) -> set[str]:
     values = prepared.evidence.values
     return {u.target for u in prepared.pages[page_id].roles
-            if u.name == "num" and not u.teacher and values[u.target].provenance == "measured"}
+            if u.name == "num" and not u.teacher and values[u.target].provenance in ("measured", "computed")
+            and values[u.target].value_class != "timing"}
 
 
 def execute(notebook) -> None:
@@ -58,7 +59,7 @@ def test_notebook_recomputes_and_matches_every_measured_value_of_its_page(site, 
     assert expected, f"{page_id} cites measured values"
     checked = {line.split(" ", 2)[1].rstrip(":") for line in printed.splitlines() if line.startswith("✓ ")}
     assert checked == expected
-    assert f"本页 {len(expected)} 个实测数值全部重新计算，且与页面一致" in printed  # in the course's language
+    assert f"本页 {len(expected)} 个实测与公式计算的数值全部重新计算，且与页面一致" in printed  # the course language
     prose = "".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     assert prepared.pages[page_id].meta.title in prose and ":::" not in prose
 

@@ -316,7 +316,8 @@ def served(tmp_path: Path):
                        watch=[tmp_path / "content"], port=0, log=lambda text: None)
     server.start()
     stream = EventStream(server.port)
-    assert stream.wait_for("hello") == {"build": 1, "failing": False}
+    hello = stream.wait_for("hello")
+    assert (hello["build"], hello["failing"], hello["warnings"]["problems"]) == (1, False, [])
     yield tmp_path, server, stream
     stream.close()
     server.stop()

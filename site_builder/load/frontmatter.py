@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
 from site_builder.load.content import SourceFile
-from site_builder.load.yamlnodes import load_located
+from site_builder.load.yamlnodes import load_located, not_text
 from site_builder.vocabulary.i18n import _
-from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
+from site_builder.vocabulary.problems import Problem, closest, invisible_characters, suggest
 
 PAGE_KINDS = ("lesson", "article", "index")
 FRONT_MATTER_KEYS = ("id", "title", "kind", "summary", "label")
@@ -19,7 +20,10 @@ FOREIGN_KEYS = ("myst", "substitutions", "mystnb", "execution", "html_meta", "fi
                 "copyright", "numbering", "math", "abbreviations", "exports", "downloads", "thumbnail", "banner",
                 "bibliography", "venue", "doi", "github", "binder", "affiliations", "site", "project", "options")
 """Front matter keys of MyST and Jupyter Book that this site does not use: a warning each, not an error."""
-_PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+MAX_STATES = 500
+"""Most states one page may have: each is parsed, checked and rendered, in both sites."""
+_STATE_LINE = re.compile(r"^ {0,3}:{3,}[ \t]*\{state\}", re.MULTILINE)
+_PAGE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,9 @@ def _with_meta(children: dict, path: str, lines: list[str], start: int) -> tuple
     problems, warnings = _check_keys(children, path)
     values = {k: item.value.strip() for k, item in children.items() if isinstance(item.value, str)}
     title = values.get("title") or heading[1]
-    if "title" not in children and not title:
+    misspelt = {close for key in children if key not in FRONT_MATTER_KEYS
+                for close in closest(str(key), FRONT_MATTER_KEYS, limit=1)}
+    if "title" not in children and not title and "title" not in misspelt:  # 'titel:' already says it
         problems.append(Problem(path, 1, _("a page needs a title: start it with a line '# Title', or with front "
                                            "matter: a line '---', 'title: …', then '---'")))
     kind = values.get("kind", "")
@@ -88,14 +94,19 @@ def _with_meta(children: dict, path: str, lines: list[str], start: int) -> tuple
         problems.append(Problem(path, children["kind"].line, _("unknown page kind '{kind}' (use one of: {names})",
                                                                kind=kind, names=", ".join(PAGE_KINDS))))
     page_id = values.get("id") or path.rsplit("/", 1)[-1].removesuffix(".md")
-    if not _PAGE_ID.match(page_id):
+    if not _PAGE_ID.fullmatch(page_id):
         line = children["id"].line if "id" in values else 1
         problems.append(Problem(path, line, _("page id '{id}' must be lowercase letters, digits and '-'", id=page_id)))
     if problems:
         return None, problems
     meta = PageMeta(id=page_id, title=title, kind=kind, path=path, summary=values.get("summary", ""),
                     label=values.get("label", ""), title_line=heading[0])
-    return SplitPage(meta, "\n" * start + "\n".join(lines[start:]), tuple(warnings)), []
+    body = "\n" * start + "\n".join(lines[start:])
+    states = _STATE_LINE.finditer(body)
+    if (excess := next(itertools.islice(states, MAX_STATES, None), None)) is not None:  # before parsing them all
+        return None, [Problem(path, body.count("\n", 0, excess.start()) + 1,
+                              _("more than {limit} states on one page: split the lesson", limit=MAX_STATES))]
+    return SplitPage(meta, body, tuple(warnings)), []
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -131,7 +142,8 @@ def _check_keys(children: dict, path: str) -> tuple[list[Problem], list[Problem]
                                     + (suggest(str(key), FRONT_MATTER_KEYS)
                                        or _(" (allowed: {names})", names=", ".join(FRONT_MATTER_KEYS)))))
         elif not isinstance(item.value, str) or not item.value.strip():
-            problems.append(Problem(path, item.line, _("front matter key '{key}' must be non-empty text", key=key)))
+            problems.append(Problem(path, item.line, not_text(item.value, key)
+                                    or _("front matter key '{key}' must be non-empty text", key=key)))
         elif hidden := invisible_characters(item.value, _("front matter '{key}'", key=key)):
             problems.append(Problem(path, item.line, hidden))
     return problems, warnings

@@ -103,7 +103,8 @@ def directive_plugin(md: MarkdownIt) -> None:
     """Parse colon-fence directives into ``directive_open``/``directive_close`` tokens.
 
     ``directive_open.meta`` holds ``name``, ``arg``, ``options`` (key → (value,
-    line)) and ``closed``; ``map`` spans the whole directive.
+    line), the first line giving the key), ``repeated`` ((key, line) of each later line giving
+    a key again) and ``closed``; ``map`` spans the whole directive.
     """
     md.block.ruler.before("fence", "directive", _directive, _TERMINATES)
     md.block.ruler.before("directive", "directive_end", _directive_end, _TERMINATES)
@@ -219,11 +220,12 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         return silent or _stop(state, around, start, end, False)  # states never nest: the open one ends here
     if silent:
         return True
-    options, body = _options(state, start + 1, end)
+    options, repeated, body = _options(state, start + 1, end)
     token = state.push("directive_open", "div", 1)
     token.block = True
     token.markup = opened.group(1)
-    token.meta = {"name": opened.group(2), "arg": opened.group(3), "options": options, "closed": False}
+    token.meta = {"name": opened.group(2), "arg": opened.group(3), "options": options, "repeated": repeated,
+                  "closed": False}
     token.map = [start, start + 1]  # until its end is known
     spec = DIRECTIVES.get(opened.group(2), _SKIPPED if token.markup[0] == "`" else None)
     if spec is not None and spec.literal:  # (an unknown one in backticks is skipped whole: it is one error)
@@ -248,21 +250,30 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     return True
 
 
-def _options(state: StateBlock, line: int, end: int) -> tuple[dict[str, tuple[str, int]], int]:
+def _options(state: StateBlock, line: int, end: int) -> tuple[dict[str, tuple[str, int]], list[tuple[str, int]], int]:
     """The options at ``line`` (``:key: value`` lines, or a ``---`` block of ``key: value`` lines) as key →
-    (value, 1-based line), and the line the content starts on."""
-    options = {}
+    (value, 1-based line), each key given again (key, its line: neither line may silently win, the parse stage
+    reports it), and the line the content starts on."""
+    found: list[tuple[str, str, int]] = []
     if line < end and _line(state, line).strip() == "---":
         close = next((n for n in range(line + 1, end) if _line(state, n).strip() == "---"), None)
         if close is not None and all(_YAML_OPTION.match(_line(state, n)) for n in range(line + 1, close)):
             for n in range(line + 1, close):
                 option = _YAML_OPTION.match(_line(state, n))
-                options[option.group(1)] = ((option.group(2) or "").strip().strip("\"'"), n + 1)
-            return options, close + 1
-    while line < end and (option := _OPTION.match(_line(state, line))):
-        options[option.group(1)] = ((option.group(2) or "").strip(), line + 1)
-        line += 1
-    return options, line
+                found.append((option.group(1), (option.group(2) or "").strip().strip("\"'"), n + 1))
+            line = close + 1
+    if not found:
+        while line < end and (option := _OPTION.match(_line(state, line))):
+            found.append((option.group(1), (option.group(2) or "").strip(), line + 1))
+            line += 1
+    options: dict[str, tuple[str, int]] = {}
+    repeated = []
+    for key, value, number in found:
+        if key in options:
+            repeated.append((key, number))
+        else:
+            options[key] = (value, number)
+    return options, repeated, line
 
 
 def _literal(state: StateBlock, directive: Token, kind: str, body: int, end: int) -> int:

@@ -234,10 +234,13 @@ class IndexJob:
             index_site(self.prepared, site_dir, self.cache)
             return
         try:
-            bundles = [Path(folder) for folder in self.reply.recv()]
+            answer = self.reply.recv()
         except EOFError:
-            bundles = None
+            answer = None
         self.process.join()
+        if isinstance(answer, OSError):  # a full disk or ulimit -f: said once, by the build
+            raise answer
+        bundles = None if answer is None else [Path(folder) for folder in answer]
         if bundles is None or self.process.exitcode != 0:
             raise SearchIndexError(_("indexing for search failed (exit {code}); see the message above",
                                      code=self.process.exitcode))
@@ -245,7 +248,10 @@ class IndexJob:
 
 
 def _index_child(prepared, cache: Path, reply) -> None:
-    reply.send([str(bundle) for bundle in index_documents(site_documents(prepared, cache), cache)])
+    try:
+        reply.send([str(bundle) for bundle in index_documents(site_documents(prepared, cache), cache)])
+    except OSError as error:  # the parent says it, in one line, instead of a traceback from here
+        reply.send(OSError(error.errno, error.strerror, error.filename))
     reply.close()
 
 
