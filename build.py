@@ -271,8 +271,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from site_builder.serve.exits import run_command
     from site_builder.serve.venv import run_under_venv  # any Python: under .venv, or one line on making it
 
     run_under_venv(ROOT, Path(__file__), sys.argv[1:])
+    from site_builder.serve.exits import run_command  # after: it needs the project's packages
+
     sys.exit(run_command(main, LANGUAGE, CACHE))
