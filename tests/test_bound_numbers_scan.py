@@ -7,7 +7,8 @@ import re
 
 from site_builder.check import bound_numbers
 
-_ALPHABET = list("0123456789０１２.．,/ %％‰eE×x^⁻¹²³-_#:§第每个分之成零点十百千万两三五一二秒钟毫字节小时不变果 aAbB\n") + [
+_ALPHABET = list("0123456789０１.．,/ %％‰eE×x^⁻¹²³-_#:§第每个分之成零点十百千万两三五一二秒钟毫字节小时不变果 aAbB\n")
+_ALPHABET += [
     "百分点", "percent", "KiB", "ms", "tok/s", "GHz", "Section ", "½", "节", "章"]
 
 

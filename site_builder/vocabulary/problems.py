@@ -52,6 +52,11 @@ class ContentError(Exception):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
+class SearchIndexError(RuntimeError):
+    """Pagefind is missing or failed (here, not beside the search stack: ``build.py`` catches it without
+    importing that stack)."""
+
+
 def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:
     """A ``(did you mean …?)`` suffix naming the closest known names, or ``''``."""
     close = difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
