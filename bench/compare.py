@@ -236,11 +236,12 @@ def bench_size(n: int, runs: int, edits: int, dev: bool, mkdocs: Path, hugo: str
     print(f"N={n}: warming up (model and figure caches, imports)", flush=True)
     for run in tools.values():
         run()
-    result: dict = {"n": n, **{tool: [] for tool in tools}}
+    result: dict = {"n": n, "loads": [], **{tool: [] for tool in tools}}
     names = list(tools)
     for run in range(runs):
         order = names[run % len(names):] + names[:run % len(names)]
         for tool in order:
+            result["loads"].append(os.getloadavg()[0])  # a run started under another job's load is suspect
             times = tools[tool]()
             result[tool].append(times)
             print(f"  N={n} run {run + 1}: {tool} " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()),
@@ -346,6 +347,8 @@ def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]])
                 lines.append(f"| {n} | {'previous code: ' if who else ''}dev server save → reload | "
                              f"{median / 1000:.3f} s ({low / 1000:.3f}–{high / 1000:.3f}) | | | | |")
         lines.append(f"| {n} | files in this project's two sites | {r['files']} | | | | |")
+        lines.append(f"| {n} | 1-minute load average as each timed clean build (any tool) started | "
+                     f"{min(r['loads']):.2f}–{max(r['loads']):.2f} | | | | |")
         for tool, what in (("mkdocs", "MkDocs + Pagefind (one site)"),
                            ("mkdocs2", "MkDocs ×2 + Pagefind (the same deliverables)")):
             lines.append(f"| {n} | speed-up of this project's clean build over {what}: their time ÷ this "
