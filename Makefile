@@ -1,5 +1,6 @@
 # Two commands for a newcomer (see README), and a third for while you edit:
-#   make serve   install what previewing needs, then serve the public site with live reload (it builds once)
+#   make serve   install what previewing needs, then serve the public site with live reload (it builds once);
+#                TEACHER=1 serves the teacher site, PORT=8001 another port
 #   make test    install everything (Chromium and CJK fonts too), run every test and `build.py check`
 #   make test-fast  the tests not marked slow, without a browser: under a minute
 PYTHON ?= python3
@@ -10,18 +11,37 @@ PORT ?= 8000
 # The Nu Html Checker; tests/browser/test_validator.py pins the same version.
 VNU_VERSION := 26.9.27
 
-.PHONY: serve build test test-fast check fonts system-deps test-deps clean
+# uv installs the same pins as pip in a fraction of the time (7.6 s against 97 s from a fresh clone here):
+# the one on PATH, else one installed with pip into the user's cache (a single wheel, kept for the next
+# clone); pip when neither works.
+UV_VERSION := 0.13.8
+UV_TOOL := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/verified-lessons/uv-$(UV_VERSION)
+FIND_UV = command -v uv || { test -x $(UV_TOOL)/bin/uv || $(PYTHON) -m pip install --quiet \
+	--disable-pip-version-check --target $(UV_TOOL) uv==$(UV_VERSION) >/dev/null 2>&1; \
+	test -x $(UV_TOOL)/bin/uv && echo $(UV_TOOL)/bin/uv; } || true
 
-# What building and previewing need: the pinned site packages.
+.PHONY: setup serve build test test-fast check fonts system-deps test-deps clean
+
+# What building and previewing need: the pinned site packages (--seed: pip in .venv too, for troubleshooting).
 $(VENV)/.installed-site: requirements.txt
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	@uv=$$($(FIND_UV)); if [ -n "$$uv" ]; then \
+		echo "$$uv venv $(VENV) && $$uv pip install -r requirements.txt"; \
+		$$uv venv --quiet --seed --allow-existing --python $(PYTHON) $(VENV) && \
+		$$uv pip install --quiet --python $(PY) -r requirements.txt; \
+	else \
+		echo "$(PYTHON) -m venv $(VENV) && $(PY) -m pip install -r requirements.txt"; \
+		$(PYTHON) -m venv $(VENV) && $(PY) -m pip install --quiet --upgrade pip && \
+		$(PY) -m pip install --quiet -r requirements.txt; \
+	fi
 	touch $@
 
 # What the tests need on top: pytest, Playwright, the notebook runner, the font tools.
 $(VENV)/.installed: $(VENV)/.installed-site requirements-test.txt
-	$(PY) -m pip install --quiet -r requirements-test.txt
+	@uv=$$($(FIND_UV)); if [ -n "$$uv" ]; then \
+		$$uv pip install --quiet --python $(PY) -r requirements-test.txt; \
+	else \
+		$(PY) -m pip install --quiet -r requirements-test.txt; \
+	fi
 	touch $@
 
 # Debian's CJK fonts: the figures' and pages' Chinese labels.
@@ -48,12 +68,16 @@ test-deps: system-deps
 	@test -f .cache/npm/node_modules/vnu-jar/build/dist/vnu.jar || \
 		npm install --prefix .cache/npm --no-audit --no-fund --silent vnu-jar@$(VNU_VERSION)
 
+# What `python build.py …` needs (it runs itself under .venv/ from any Python once this made it).
+setup: $(VENV)/.installed-site fonts
+
 build: $(VENV)/.installed-site fonts
 	$(PY) build.py
 
 # exec: the server replaces the recipe's shell, so Ctrl-C (or a signal to the recipe) reaches it directly.
+# TEACHER=1 serves the teacher site (with the teacher notes and presenting mode).
 serve: $(VENV)/.installed-site fonts
-	exec $(PY) build.py serve --port $(PORT)
+	exec env VERIFIED_LESSONS_STARTED_BY="make serve" $(PY) build.py serve --port $(PORT)$(if $(TEACHER), --teacher)
 
 test: $(VENV)/.installed test-deps
 	$(PY) -m pytest

@@ -15,7 +15,6 @@ build then exits with status 1 and leaves the previous site untouched.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import dataclass
@@ -25,8 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache"
 PUBLIC, TEACHER = ROOT / "_site", ROOT / "_site-teacher"
-WORKERS = 2
-"""Processes rendering the pages of each site (these machines have 2 cores)."""
+WORKERS = 2  # processes rendering the pages of each site (these machines have 2 cores)
 
 
 def LANGUAGE() -> str:  # noqa: N802 (read when needed: a teacher may change site.yml)
@@ -73,35 +71,36 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     import lessonmodel
     from site_builder.load.evidence import evidence_from
     from site_builder.load.loader import load_content
-    from site_builder.vocabulary.problems import ContentError, Problem
+    from site_builder.vocabulary.problems import ContentError, Problem, code_error
 
     step = progress or (lambda label: nullcontext())
     content, problems = load_content(ROOT)
     if content is None:
         raise ContentError(problems)
     records = {r.id: r.data for r in content.records}
-    with step(_("running lessonmodel experiments")):
-        results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
     figure_dir = figure_dir or CACHE / "figures-out"
-    with step(_("drawing figures")):
-        try:
+    try:
+        with step(_("running lessonmodel experiments")):
+            results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
+        with step(_("drawing figures")):
             drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"),
-                                       warn=lambda message: say(message, file=sys.stderr))
-        except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
-            raise ContentError([Problem(error.path, error.line, error.message)]) from None
+                                       warn=lambda message: say(message, file=sys.stderr), language=LANGUAGE())
+    except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
+        raise ContentError([Problem(error.path, error.line, error.message)]) from None
+    except Exception as error:  # a bug in a figure or an experiment: its file:line first, the trace below
+        raise code_error(error, ROOT, ("figures", "lessonmodel")) from None
     evidence = evidence_from(results, records, drawn, figure_dir, ROOT, LANGUAGE())
     return Measured(evidence, drawn, results, records, (content, problems))
 
 
 def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
     """The site's evidence and the figure results."""
-    measured = measure_all(clean, progress, figure_dir)
-    return measured.evidence, measured.drawn
+    return (measured := measure_all(clean, progress, figure_dir)).evidence, measured.drawn
 
 
 def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
-    """Measure, draw, then build both sites (the engine's report, with no prepared site when nothing
-    changed) and what was measured. ``clean`` (``check``) keeps nothing: everything is made anew."""
+    """Measure, draw, build both sites: the engine's report (no prepared site if nothing changed) and what was
+    measured. ``clean`` (``check``) keeps nothing: everything is made anew."""
     from site_builder.serve.commands import build_sites
 
     started = time.perf_counter()
@@ -178,8 +177,7 @@ def print_evidence(figure_dir: str) -> None:
 
 
 def serve(host: str, port: int, teacher: bool) -> int:
-    """Build one site into this server's own folder and rebuild it on every save until Ctrl-C; a busy
-    port is said in one line before anything is built or written."""
+    """Build one site into this server's folder, rebuild on every save until Ctrl-C; a busy port is one line."""
     from site_builder.serve.commands import serve_site
     from site_builder.serve.devhttp import PortBusy
 
@@ -231,9 +229,6 @@ def _new_figure(figure_id: str, inputs: tuple[str, ...]) -> Path:
     return new_figure(figure_id, inputs, known=figures.FIGURE_IDS, catalog=catalog_name(LANGUAGE()))
 
 
-LISTS = ("values", "figures", "sources", "terms")
-
-
 def list_assets(what: str) -> int:
     """Print what a page may cite, one line each: the ids to copy into a lesson."""
     from site_builder.serve.commands import print_list
@@ -241,39 +236,21 @@ def list_assets(what: str) -> int:
     if what == "figures":
         import figures
 
-        rows = [(f.id, f.provenance + (f" ← {', '.join(f.inputs)}" if f.inputs else ""), f.alt)
-                for f in figures.FIGURES]
+        rows = [(f.id, f.provenance, f.alt, f.inputs) for f in figures.FIGURES]
         return print_list(ROOT, what, rows)
     return print_list(ROOT, what, evidence=measure_and_draw()[0] if what == "values" else None)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python build.py", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("build", help="build _site/ and _site-teacher/ (the default)")
-    commands.add_parser("check", help="clean rebuild and every check CI makes").add_argument(
-        "--report", type=Path, metavar="DIR", help="write DIR/index.html: each changed figure, baseline/new/difference")
-    commands.add_parser("figures", help="draw the figures; --accept records them in the manifest").add_argument(
-        "--accept", action="store_true", help="write figures/manifest.json")
-    serve_parser = commands.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild on every save")
-    serve_parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
-    serve_parser.add_argument("--host", default="127.0.0.1",
-                              help="address to listen on (default 127.0.0.1: only this machine can connect)")
-    serve_parser.add_argument("--teacher", action="store_true", help="serve the teacher site (with teacher notes)")
-    new_parser = commands.add_parser("new", help="start a lesson, figure or experiment from a skeleton: "
-                                                 "new lesson|figure|experiment ID")
-    new_parser.add_argument("kind", choices=["lesson", "figure", "experiment"], help="what to create")
-    new_parser.add_argument("id", help="lesson and figure ids: lowercase letters, digits and '-' (r56, "
-                                       "attention-span); experiment ids: lowercase letters, digits and '_'")
-    new_parser.add_argument("--from", dest="inputs", action="append", default=[], metavar="EXPERIMENT",
-                            help="figure only: draw from this experiment's results (a measured figure)")
-    commands.add_parser("list", help="print what pages may cite: values, figures, sources or terms").add_argument(
-        "what", nargs="?", choices=LISTS, default="values", help="what to list (default values)")
-    args = parser.parse_args(argv)
+    from site_builder.serve.cli import make_parser
+    from site_builder.vocabulary.i18n import localize
+
+    args = make_parser(lambda text: localize(text, LANGUAGE())).parse_args(argv)
     if args.command == "new":
         return new(args.kind, args.id, tuple(args.inputs))
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
+    from site_builder.serve.commands import print_problems
     from site_builder.vocabulary.problems import ContentError, SearchIndexError
 
     try:
@@ -286,14 +263,15 @@ def main(argv: list[str] | None = None) -> int:
         build()
         return 0
     except ContentError as error:
-        for problem in error.problems:
-            print(problem.localized(LANGUAGE()), file=sys.stderr)
-        say(_("{n} problem(s); the site was not changed.", n=len(error.problems)), file=sys.stderr)
-        return 1
+        return print_problems(error, LANGUAGE())
     except SearchIndexError as error:  # pagefind missing or failing: one line, in the course's language
         say(error.args[0], file=sys.stderr)
         return 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from site_builder.serve.exits import run_command
+    from site_builder.serve.venv import run_under_venv  # any Python: under .venv, or one line on making it
+
+    run_under_venv(ROOT, Path(__file__), sys.argv[1:])
+    sys.exit(run_command(main, LANGUAGE, CACHE))

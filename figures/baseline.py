@@ -7,7 +7,7 @@ every last bit of the data, so they differ between machines that show the same
 picture.
 
 How the tolerance was chosen (measured with the real figures at 96 dpi; the
-cases are tests in tests/test_figure_baseline.py): a pixel counts as changed
+cases are tests in tests/test_figures.py): a pixel counts as changed
 when one of its colour channels moved by more than 64 of 255, and a figure
 fails when more than `MAX_CHANGED_PIXELS` pixels changed.
 - Data that differs in the last bits (another CPU): no pixel changes.

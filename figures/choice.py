@@ -22,10 +22,10 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     probs = series(data, "first_token_choice", "probs")
     tempered = series(data, "first_token_choice", "tempered")
     kept = series(data, "first_token_choice", "top_p_kept")
-    ax = fig.add_axes((0.12, 0.2, 0.84, 0.6))
+    ax = fig.add_axes((0.14, 0.2, 0.82, 0.6))  # room for the y label beside the tick labels
     width = 0.27
     rows = (("0.5", "τ = 0.5（更尖）", s.VERMILION), ("1", "τ = 1（模型原样）", s.BLUE),
-            ("2.0", "τ = 2（更平）", s.SKY))
+            ("2.0", "τ = 2（更平）", s.GREEN))  # sky blue beside blue: one colour in the dark variant
     bars = {}
     for i, (tau, label, color) in enumerate(rows):
         ys = probs if tau == "1" else tempered[tau]
@@ -34,7 +34,7 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     greedy = ax.annotate("贪心：取最高的一根", (0, probs[0]), (1.2, probs[0] * 1.45), fontsize=s.FS_SMALL,
                 arrowprops={"arrowstyle": "->", "color": s.INK})
     ax.set_xticks(range(TOP), tokens)
-    ax.set_ylabel("概率")
+    ax.set_ylabel("概率", labelpad=8)
     ax.yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
     ax.set_ylim(0, max(max(tempered["0.5"][:TOP]), probs[0]) * 1.6)
     legend = ax.legend(loc="upper right", fontsize=s.FS_SMALL)
@@ -53,6 +53,6 @@ FIGURES = (
     Figure("rc-v1-choice", "从首个分布选出 token：贪心、温度与 top-p",
            "分组柱状图：lessonmodel 在提示 BOS I gave him 之后的首个输出分布中概率最高的几个 token。"
            "每个 token 三根柱：温度 0.5（分布变尖，最高的更高）、温度 1（模型原样）、温度 2（分布变平）。"
-           "箭头指出贪心解码选的最高一根；底部写明 top-p = 0.9 时保留的 token 个数。权重为随机初始化。",
+           "箭头指出贪心选法挑中的最高一根；底部写明 top-p = 0.9 时保留的 token 个数。权重为随机初始化。",
            "measured", ("first_token_choice",), draw_choice, s.SIZE_4_3),
 )

@@ -21,7 +21,7 @@ _FACTORS = (  # (mark name, mark label, symbol, meaning, colour)
     ("batch", "因子 B", "B", "batch：同时服务的请求数", s.INK),
     ("tokens", "因子 T", "T", "已存的 token 数，随生成增长", s.ORANGE_TEXT),
     ("heads", "因子 n_kv", "$n_{kv}$", "KV 头数：GQA、MQA 减少它", s.INK),
-    ("head-dim", "因子 d_h", "$d_h$", "每个头的维度", s.INK),
+    ("head-dim", "因子 d_h", "$d_h$", "头维度", s.INK),
     ("dtype", "因子 s", "s", "每个元素的字节数（fp16 为 2）", s.INK),
 )
 
@@ -151,11 +151,11 @@ def draw_gqa(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         ratios.append(ax.text(kib(r["per_token"]) + 40, y - 0.19, f"÷{r['n_heads'] // r['n_kv']}" if
                               r["n_heads"] % r["n_kv"] == 0 else f"÷{r['n_heads'] / r['n_kv']:.0f}",
                               va="center", fontsize=s.FS_SMALL, weight="bold"))
-    ax.set_yticks(ys, [f"{r['name']}\n{r['n_heads']} Q 头 → {r['n_kv']} K/V 头" for r in rows],
+    ax.set_yticks(ys, [f"{r['name']}\n{r['n_heads']} Q 头 → {r['n_kv']} KV 头" for r in rows],
                   fontsize=s.FS_SMALL)
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel("每个 token 的 K/V（KiB，fp16）")
-    fig.text(0.03, 0.955, "少存 K/V 头：GQA 与 MQA", fontsize=s.FS_TEXT, weight="bold", va="top")
+    fig.text(0.03, 0.955, "少存 KV 头：GQA 与 MQA", fontsize=s.FS_TEXT, weight="bold", va="top")
     key = fig.text(0.03, 0.895, "灰色虚线：若每个 Q 头各有 K/V (MHA)", fontsize=s.FS_SMALL, color=s.MUTED, va="top")
     labels = ax.get_yticklabels()
     marks = {"mha-bars": mark("灰色虚线条：假如是 MHA", ghosts, key), "actual-bars": mark("彩色条：实际配置", actual),
@@ -171,7 +171,7 @@ _METHODS = (("recompute", "每步完整重算", s.VERMILION, "s"), ("cached", "K
 
 
 def _timing_panel(ax: Any, rows: list[Mapping[str, Any]], generated: int, field: str, title: str) -> dict[str, Any]:
-    """Median per method against prompt length; the bar spans the fastest to the slowest repeat."""
+    """Median per method against prompt length; the bar spans the interquartile range of the repeats."""
     lines: dict[str, Any] = {}
     for method, label, color, marker in _METHODS:
         points = sorted((r["prompt"], r[field]) for r in rows
@@ -180,8 +180,8 @@ def _timing_panel(ax: Any, rows: list[Mapping[str, Any]], generated: int, field:
             continue
         x = [p for p, _ in points]
         median = [st["median"] for _, st in points]
-        low = [st["median"] - st["min"] for _, st in points]
-        high = [st["max"] - st["median"] for _, st in points]
+        low = [st["median"] - st["q1"] for _, st in points]
+        high = [st["q3"] - st["median"] for _, st in points]
         lines[method] = ax.errorbar(x, median, yerr=[low, high], color=color, marker=marker, ms=5, lw=s.LW,
                                     capsize=2, label=label)
     ax.set_xscale("log", base=2)
@@ -196,7 +196,7 @@ def draw_timing(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rec = data["decode_timing"]
     rows = rec["data"]["rows"]
     longest = max(r["generated"] for r in rows)
-    top = fig.add_axes((0.15, 0.5, 0.8, 0.29))
+    top = fig.add_axes((0.15, 0.49, 0.8, 0.26))  # its title clear of the legend above
     bottom = fig.add_axes((0.15, 0.1, 0.8, 0.29), sharex=top)
     first = _timing_panel(top, rows, longest, "ttft_ms", "首 token 时间（含 prefill）")
     after = _timing_panel(bottom, rows, longest, "decode_ms", f"之后每个 token 的时间（共生成 {longest} 个）")
@@ -205,7 +205,7 @@ def draw_timing(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     handles, labels = top.get_legend_handles_labels()
     legend = fig.legend(handles, labels, loc="upper left", fontsize=s.FS_TAG, ncols=2, frameon=False,
                         bbox_to_anchor=(0.02, 0.93))
-    date = fig.text(0.03, 0.975, f"记录于 {rec['date']}：中位数，误差棒为最快–最慢一次", fontsize=s.FS_SMALL,
+    date = fig.text(0.03, 0.975, f"记录于 {rec['date']}：点为中位数，误差棒为四分位距", fontsize=s.FS_SMALL,
                     weight="bold", va="top")
     return {"date": mark("记录日期", date), "legend": mark("四种做法的图例", legend),
             "ttft-panel": mark("首 token 时间的上图", top),
@@ -226,7 +226,7 @@ def _lines(errorbar: Any) -> list[Any]:
 FIGURES = (
     Figure("kv-bytes-formula", "KV 缓存字节数公式 2·L·B·T·n_kv·d_h·s 的各个因子",
            "公式 2·L·B·T·n_kv·d_h·s，逐项说明：2 表示 K 和 V 各一份；L 是层数；B 是同时服务的请求数；"
-           "T 是已存的 token 数，会随生成增长；n_kv 是 KV 头数，GQA 和 MQA 会减少它；d_h 是每个头的维度；"
+           "T 是已存的 token 数，会随生成增长；n_kv 是 KV 头数，GQA 和 MQA 会减少它；d_h 是头维度；"
            "s 是每个元素的字节数，fp16 为 2。",
            "teaching", (), draw_formula, s.SIZE_SQUARE),
     Figure("kv-bytes-measured", "公式预测与 lessonmodel 缓存数组的实际字节数逐一相等",
@@ -248,7 +248,7 @@ FIGURES = (
     Figure("kv-bytes-timing", "记录：首 token 时间与之后每个 token 的时间，缓存与完整重算对比",
            "两幅对数坐标折线图，来自一次记录下来的计时，横轴是提示长度。上图是首 token 时间（从开始到选出第一个 token，"
            "含 prefill）；下图是之后每生成一个 token 的时间（只算 decode 步）。比较每步完整重算、预分配的 KV 缓存、"
-           "靠拼接增长的缓存，以及逐 token 喂入提示的缓存；点是中位数，误差棒从最快到最慢的一次。"
+           "靠拼接增长的缓存，以及逐 token 喂入提示的缓存；点是中位数，误差棒是四分位距（第一到第三四分位）。"
            "图中标出记录日期；这是历史记录，不是本次构建的测量。",
            "record", ("decode_timing",), draw_timing, s.SIZE_TALL),
 )

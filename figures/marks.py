@@ -91,17 +91,20 @@ def mark_boxes(fig: Any, marks: Mapping[str, Any] | None, figure_id: str, draw: 
     for name, entry in marks.items():
         where = _("figure {figure}: mark '{name}'", figure=figure_id, name=name)
         if not isinstance(name, str) or not _NAME.match(name):
-            raise MarkError(path, line, where + _(": a mark name is lowercase letters, digits, '_' and '-'"))
+            raise MarkError(path, line, _("{where}: a mark name is lowercase letters, digits, '_' and '-'",
+                                                  where=where))
         if not isinstance(entry, Mark) or not entry.label.strip() or not entry.targets:
-            raise MarkError(path, line, where + _(" must be mark(\"label\", artist, …) with a label and at least "
-                                                  "one artist or data_box"))
+            raise MarkError(path, line, _("{where} must be mark(\"label\", artist, …) with a label and at least "
+                                          "one artist or data_box", where=where))
         extents = [_extent(t, fig, renderer, drawn, where, path, line) for t in _flatten(entry.targets)]
         x0 = max(min(e[0] for e in extents), 0.0)
         x1 = min(max(e[2] for e in extents), fig.bbox.width)
         y0 = max(min(e[1] for e in extents), 0.0)
         y1 = min(max(e[3] for e in extents), height)
         if x1 - x0 < 1 or y1 - y0 < 1:
-            raise MarkError(path, line, where + _(" covers no visible area of the figure"))
+            raise MarkError(path, line, _("{where} covers no visible area of the figure: what it names has no "
+                                          "size there (a bar of height 0, something outside the axes' limits); "
+                                          "mark a larger artist (its row, its label) or a data_box", where=where))
         # matplotlib's display space has y up; the SVG's has y down.
         boxes[name] = {"label": entry.label, "box": [round(float(v), 2) for v in (x0, height - y1, x1, height - y0)]}
     return dict(sorted(boxes.items()))  # by name: the cache stores sorted JSON, and a cached build must match
@@ -120,17 +123,19 @@ def _extent(target: Any, fig: Any, renderer: Any, drawn: set[int], where: str, p
             line: int) -> tuple[float, float, float, float]:
     if isinstance(target, DataBox):
         if id(target.ax) not in drawn:
-            raise MarkError(path, line, where + _(": its data_box names axes that were never added to the figure"))
+            raise MarkError(path, line, _("{where}: its data_box names axes that were never added to the figure",
+                                      where=where))
         (x0, y0), (x1, y1) = target.ax.transData.transform([(target.x0, target.y0), (target.x1, target.y1)])
         return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
     if not hasattr(target, "get_window_extent"):
-        raise MarkError(path, line, where + _(": {type} is not an artist; name what draw returned (a patch, text, "
-                                              "line …) or a data_box", type=type(target).__name__))
+        raise MarkError(path, line, _("{where}: {type} is not an artist; name what draw returned (a patch, text, "
+                                      "line …) or a data_box", where=where, type=type(target).__name__))
     if id(target) not in drawn or getattr(target, "figure", None) is not fig:
-        raise MarkError(path, line, where + _(" names a {type} that was never drawn (it was not added to the "
-                                              "figure's axes)", type=type(target).__name__))
+        raise MarkError(path, line, _("{where} names a {type} that was never drawn (it was not added to the "
+                                      "figure's axes)", where=where, type=type(target).__name__))
     if not target.get_visible():
-        raise MarkError(path, line, where + _(" names a {type} that is invisible", type=type(target).__name__))
+        raise MarkError(path, line, _("{where} names a {type} that is invisible", where=where,
+                                      type=type(target).__name__))
     box = target.get_window_extent(renderer)
     clip = target.get_clip_box() if target.get_clip_on() else None
     if clip is not None:  # what the axes clip away is not drawn (a log-scale bar starting at 0)

@@ -39,15 +39,16 @@ def draw_b0(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
             caches[layer] += _kv_cell(ax, x, y, cw, 1.1)
     # layer 1 K/V only project this position's input
     projections = [s.arrow(ax, (x + cw / 2, 1.45), (x + cw / 2, 2.95), lw=s.LW_THIN, head=10) for x in xs]
-    # layer 2 K/V at `gave` come from a layer-1 output that read BOS, I, gave
+    # layer 2 K/V at `gave` are projected from gave's layer-1 output, whose query read BOS, I, gave in layer 1
     reads = [s.arrow(ax, (x + cw / 2, 4.15), (xs[-1] + cw / 2 + (i - 1) * 0.55, 6.15), lw=s.LW_THIN, head=10,
                      color=s.MUTED) for i, x in enumerate(xs)]
-    reads.append(s.note(ax, 0.1, 5.35, "第 2 层的 gave 读过这三项", ha="left", va="center", fs=s.FS_SMALL))
+    reads.append(s.note(ax, 0.1, 5.35, "gave 在第 1 层读这三项，\n输出投影成第 2 层的 K/V", ha="left", va="center",
+                        fs=s.FS_SMALL))
     s.note(ax, 0.1, 9.3, "缓存 = 每层各一组 K/V 张量", ha="left", color=s.INK, weight="bold")
     s.note(ax, 0.1, 8.55, "不是句子，也不是答案", ha="left", color=s.INK)
     return {"inputs": mark("输入 BOS、I、gave", inputs), "layer1": mark("第 1 层的缓存", caches[1]),
             "layer2": mark("第 2 层的缓存", caches[2]), "projections": mark("从输入到第 1 层的箭头", projections),
-            "reads": mark("第 2 层 gave 读过的三项", reads)}
+            "reads": mark("gave 在第 1 层读过的三项", reads)}
 
 
 def _weight_row(ax: Any, xs: list[float], cw: float, y: float, weights: list[float]) -> list[Any]:
@@ -114,10 +115,10 @@ def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[li
     right = xs[-1] + cw + 0.1
     frame = s.box(ax, xs[edit] - 0.08, 1.45, right - xs[edit] + 0.02, 2.65, fc="none", ec=s.STALE_COLOR, lw=2.2,
                   ls="--", radius=0.08)
-    title = s.note(ax, (xs[edit] + right) / 2, 4.45, "从编辑处起须重算", color=s.VERMILION_TEXT, weight="bold",
-                   fs=s.FS_SMALL)
-    s.note(ax, 0.05, 4.45, "浅红 = 实测已变", ha="left", fs=s.FS_TAG)
-    return {"edited-word": mark("被改动的词", edited_word), "invalidated": mark("须重算的条目", frame, title),
+    title = s.note(ax, (xs[edit] + right) / 2, 4.45, "红框：每层都重算", color=s.VERMILION_TEXT,
+                   weight="bold", fs=s.FS_SMALL)
+    s.note(ax, 0.05, 4.45, "浅红 = 数值实测已变", ha="left", fs=s.FS_TAG)
+    return {"edited-word": mark("被改动的词", edited_word), "invalidated": mark("从编辑处起要重算的范围", frame, title),
             "kept": mark("编辑处之前仍可用的条目", kept)}
 
 
@@ -158,9 +159,11 @@ FIGURES = (
            "两层的缓存各有 BOS、I、gave 三个旧项，her 在每层追加自己的 K/V（橙色虚线）。每层上方的条形是 lessonmodel "
            "实测的 her 注意力权重（各头平均），覆盖旧项和 her 自身：缓存省掉的是旧位置的重算，不是读取。",
            "measured", ("lesson_data",), draw_b1, s.SIZE_TALL),
-    Figure("r55-b2", "改掉前面的词，之后的缓存必须重算；实测对照：合法缓存与重算逐位相同，旧缓存误差大",
-           "上方：把 him 改成 her 后，两层中实测发生变化的 K/V 以红色虚线标出，红框表示从编辑位置起须重算。"
-           "第 1 层的 a 只投影本位置输入，所以未变；第 2 层的 a 读过被改的词，已经变了。下方对数轴："
+    Figure("r55-b2", "改掉前面的词，之后的缓存必须重算；实测对照：兼容缓存与重算逐位相同，旧缓存误差大",
+           "上方：把 him 改成 her 后，两层中数值实测发生变化的 K/V 以浅红和红色虚线标出：第 1 层只有被改的位置，"
+           "第 2 层是被改的位置和它后面的 a。红框是要重算的范围：从编辑位置起的每个位置、每一层。第 1 层 a 的 K/V "
+           "数值没变（它只投影本位置的输入），但 a 在第 1 层的输出读过被改的词，第 2 层要用它，"
+           "所以这一格也在框里。下方对数轴："
            "按新前缀重建的缓存与完整重算的 logits 最大差为 0（逐位相同，没有条），编辑后仍用旧缓存的差约为 1。",
            "measured", ("stale_prefix",), draw_b2, s.SIZE_TALL),
 )

@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from figures.marks import mark_boxes
+from figures.marks import draw_location, mark_boxes
 from figures.spec import Figure
 from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _
-from site_builder.vocabulary.provenance import corner_label
+from site_builder.vocabulary.provenance import FIGURE_LANGUAGE, corner_label
 
 # No date, creator or RDF block: the date breaks determinism, the RDF block is
 # invalid inline HTML and says nothing a reader needs.
@@ -109,9 +109,10 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
 
 
 @contextmanager
-def drawn_figure(figure: Figure, data: Mapping[str, Any]) -> Iterator[tuple[Any, Any]]:
-    """A matplotlib figure with ``figure`` drawn on it under the shared style, and what ``draw``
-    returned (its marks); the figure is cleared afterwards.
+def drawn_figure(figure: Figure, data: Mapping[str, Any],
+                 language: str = FIGURE_LANGUAGE) -> Iterator[tuple[Any, Any]]:
+    """A matplotlib figure with ``figure`` drawn on it under the shared style, its corner label in
+    ``language``, and what ``draw`` returned (its marks); the figure is cleared afterwards.
 
     Every output format (the SVG, the baseline PNG of figures/baseline.py) is saved from here,
     so they show the same drawing.
@@ -131,27 +132,37 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any]) -> Iterator[tuple[Any,
         try:
             style.card(fig)
             marks = figure.draw(fig, data)
-            style.tag(fig, figure.provenance)
+            style.tag(fig, figure.provenance, language)
             yield fig, marks
         finally:
             fig.clear()
 
 
-def draw_variants(figure: Figure, data: Mapping[str, Any]) -> tuple[bytes, bytes, dict[str, Any]]:
+def drawn_texts(fig: Any) -> list[str]:
+    """Every visible text of a drawn figure (titles, labels, ticks, legends): what a reader sees in it,
+    which the SVG cannot tell (its glyphs are paths), for the glossary check."""
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+
+
+def draw_variants(figure: Figure, data: Mapping[str, Any],
+                  language: str = FIGURE_LANGUAGE) -> tuple[bytes, bytes, dict[str, Any], list[str]]:
     """Draw one figure once; return its light SVG, its dark variant (recoloured on the same
-    matplotlib figure by figures/dark.py) and its marks' boxes (imports matplotlib)."""
+    matplotlib figure by figures/dark.py), its marks' boxes and its texts (imports matplotlib)."""
     import matplotlib
 
     from figures import dark
 
     light, dark_svg = io.BytesIO(), io.BytesIO()
-    with drawn_figure(figure, data) as (fig, marks):
+    with drawn_figure(figure, data, language) as (fig, marks):
         fig.savefig(light, format="svg", metadata=SVG_METADATA)
         boxes = mark_boxes(fig, marks, figure.id, figure.draw)
+        texts = drawn_texts(fig)
         with matplotlib.rc_context(dark.DARK_RC):
             dark.darken(fig)
             fig.savefig(dark_svg, format="svg", metadata=SVG_METADATA)
-    return light.getvalue(), dark_svg.getvalue(), boxes
+    return light.getvalue(), dark_svg.getvalue(), boxes, texts
 
 
 def _write_if_changed(path: Path, content: bytes) -> None:
@@ -200,19 +211,21 @@ def _warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any]) -> dict[str, Any]:
+def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any], language: str) -> dict[str, Any]:
     return {"file": f"{figure.id}.svg", "dark_file": f"{figure.id}.dark.svg", "alt": figure.alt,
-            "description": figure.description,
-            "provenance": figure.provenance, "label": corner_label(figure.provenance), "inputs": list(figure.inputs),
+            "description": figure.description, "provenance": figure.provenance,
+            "label": corner_label(figure.provenance, language), "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
-            "marks": meta.get("marks", {})}
+            "marks": meta.get("marks", {}), "texts": meta.get("texts", []),
+            "drawn_at": list(draw_location(figure.draw))}
 
 
 def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
            cache_dir: Path, *, registry: Iterable[Figure] | None = None,
-           warn: Callable[[str], None] = _warn) -> Rendered:
+           warn: Callable[[str], None] = _warn, language: str = FIGURE_LANGUAGE) -> Rendered:
     """Render ``registry`` (by default every figure) into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``;
-    ``warn`` gets the one line naming discarded cache entries (a translatable message; stderr by default)."""
+    ``warn`` gets the one line naming discarded cache entries (a translatable message; stderr by default);
+    corner labels are in the course's ``language``."""
     if registry is None:
         from figures.registry import FIGURES as registry
     out_dir, cache_dir = Path(out_dir), Path(cache_dir)
@@ -232,13 +245,13 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
             continue
         data_sha = sha256(canonical_json(data))
         key = sha256(canonical_json({"id": figure.id, "code": _source_hash(figure.module), "shared": shared,
-                                     "data": data_sha, "matplotlib": mpl}))
+                                     "data": data_sha, "matplotlib": mpl, "language": language}))
         hit, bad = _cached(cache_dir, key)
         if hit is None:
-            svg, dark_svg, marks = draw_variants(figure, data)
+            svg, dark_svg, marks, texts = draw_variants(figure, data, language)
             width, height = svg_size_px(svg)
             meta = {"id": figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
-                    "width": width, "height": height, "marks": marks}
+                    "width": width, "height": height, "marks": marks, "texts": texts}
             bad = not _store(cache_dir, key, svg, dark_svg, meta) or bad
             drawn.append(figure.id)
         else:
@@ -247,7 +260,7 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
             discarded.append(figure.id)
         _write_if_changed(out_dir / f"{figure.id}.svg", svg)
         _write_if_changed(out_dir / f"{figure.id}.dark.svg", dark_svg)
-        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta)
+        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta, language)
     if discarded:
         warn(_("figure cache: the entries of {ids} in {folder} were unreadable or did not match their digest; "
                "drawn again", ids=", ".join(discarded), folder=str(cache_dir)))
@@ -256,13 +269,14 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
 
 def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
                cache_dir: Path, problems: list[str] | None = None,
-               warn: Callable[[str], None] = _warn) -> dict[str, dict[str, Any]]:
+               warn: Callable[[str], None] = _warn, language: str = FIGURE_LANGUAGE) -> dict[str, dict[str, Any]]:
     """Every figure drawn into ``out_dir``: figure id → its entry (what the build reads).
 
     A figure whose inputs are missing (e.g. a record not written yet) is left
-    out of the result; the reason is appended to ``problems`` if given. ``warn``: as in ``render``.
+    out of the result; the reason is appended to ``problems`` if given. ``warn`` and ``language``: as in
+    ``render``.
     """
-    rendered = render(results, records, out_dir, cache_dir, warn=warn)
+    rendered = render(results, records, out_dir, cache_dir, warn=warn, language=language)
     if problems is not None:
         problems.extend(rendered.skipped.values())
     return rendered.figures

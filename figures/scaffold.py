@@ -10,7 +10,9 @@ import re
 from collections.abc import Collection
 from pathlib import Path
 
+from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.names import id_problem
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SKELETONS = PACKAGE_DIR / "skeletons"
@@ -33,12 +35,14 @@ def new_figure(figure_id: str, inputs: tuple[str, ...] = (), package_dir: Path =
     if figure_id in known:
         raise ValueError(_("figure '{id}' already exists: choose another id", id=figure_id))
     name = figure_id.replace("-", "_")
+    if taken := id_problem(figure_id, name):
+        raise ValueError(taken)
     module = package_dir / f"{name}.py"
     if module.exists():
         raise ValueError(_("{path} already exists: choose another id", path=f"figures/{name}.py"))
     kind = "measured" if inputs else "teaching"
     skeleton = SKELETONS / f"{kind}.{catalog}.py.txt"
     skeleton = skeleton if skeleton.is_file() else SKELETONS / f"{kind}.py.txt"
-    module.write_text(skeleton.read_text(encoding="utf-8").format(id=figure_id, experiment=inputs[0] if inputs else ""),
-                      encoding="utf-8")
+    write_atomic(module, skeleton.read_text(encoding="utf-8").format(id=figure_id,
+                                                                     experiment=inputs[0] if inputs else ""))
     return module

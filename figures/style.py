@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from site_builder.vocabulary.provenance import corner_label
+from site_builder.vocabulary.provenance import FIGURE_LANGUAGE, corner_label
 
 # Okabe–Ito: distinguishable under the common colour-vision deficiencies.
 # Colour never carries meaning alone: every coloured thing is also labelled.
@@ -114,9 +114,10 @@ def card(fig: Any) -> None:
     fig.patch.set_linewidth(1.5)
 
 
-def tag(fig: Any, provenance: str) -> None:
-    """The small corner label that says what kind of figure this is (from its provenance only)."""
-    fig.text(0.985, 0.985, corner_label(provenance), ha="right", va="top", fontsize=FS_TAG, color=MUTED,
+def tag(fig: Any, provenance: str, language: str = FIGURE_LANGUAGE) -> None:
+    """The small corner label that says what kind of figure this is (from its provenance only), in the
+    course's ``language``: the words of the badge the site prints beside it."""
+    fig.text(0.985, 0.985, corner_label(provenance, language), ha="right", va="top", fontsize=FS_TAG, color=MUTED,
              fontweight="bold", bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN})
 
 

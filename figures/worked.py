@@ -69,8 +69,8 @@ def draw_decode_read(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.legend(loc="upper left", fontsize=s.FS_SMALL)
     flops = value(data, "kv_models.opt_13b_decode_flops_per_byte")
     fig.text(0.03, 0.955, "OPT-13B，batch 1：每生成一个 token", fontsize=s.FS_TEXT, weight="bold", va="top")
-    ratio = fig.text(0.03, 0.895, f"每读一个字节只做约 {flops:.2f} 次浮点运算（T = {native}）", fontsize=s.FS_SMALL,
-                     color=s.MUTED, va="top")
+    ratio = fig.text(0.03, 0.895, f"每读一个字节约做 {flops:.1f} 次浮点运算（含注意力，T = {native}）",
+                     fontsize=s.FS_SMALL, color=s.MUTED, va="top")
     return {"weights": mark("灰色的权重部分", list(weight_bars)), "cache": mark("橙色的缓存部分", list(cache_bars)),
             "flops": mark("每字节运算次数", ratio)}
 
@@ -86,7 +86,7 @@ def draw_vs_weights(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     (line,) = ax.plot(batches, [cache * b for b in batches], color=s.ORANGE, lw=2.2,
                       label=f"KV 缓存：B 条 {native} token 的请求")
     level = ax.axhline(weights, color=s.INK, ls="--", lw=s.LW, label="权重（fp16，一份）")
-    ax.axvline(equal, color=s.MUTED, lw=s.LW_THIN)
+    ax.vlines(equal, 0, weights, color=s.MUTED, lw=s.LW_THIN)  # up to the crossing: above it sat the legend
     cross_note = ax.text(equal + 0.4, weights * 0.35, f"B ≈ {equal:.1f}：\n缓存追上权重", fontsize=s.FS_SMALL,
                          va="center")
     ax.set_xlim(0, batches[-1])
@@ -109,7 +109,7 @@ FIGURES = (
     Figure("kv-bytes-decode-read", "decode 一步要读的字节：OPT-13B 的权重加上 KV 缓存",
            "堆叠柱状图：OPT-13B（按论文的 130 亿参数、fp16 计）batch 为 1 时，每生成一个 token 要读完全部权重（灰色），"
            "再加上这条请求已存的 KV 缓存（橙色）；三根柱分别对应已存 256、1024、2048 个 token。"
-           "图中注明每读一个字节只做约一次浮点运算。数值由公式和公开配置算出，不是测量。",
+           "图中注明每读一个字节约做一次浮点运算（权重和缓存的每个字节各参与一次乘加，注意力的运算已算在内）。数值由公式和公开配置算出，不是测量。",
            "computed", ("kv_models",), draw_decode_read, s.SIZE_4_3),
     Figure("kv-bytes-vs-weights", "OPT-13B：多少条满上下文请求的缓存能抵得上权重",
            "折线图：横轴是同时服务的请求数 B，橙线是 B 条满上下文（2048 个 token）请求的 KV 缓存总量，随 B 线性上升；"

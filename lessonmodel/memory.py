@@ -84,14 +84,23 @@ def kv_bytes(cfg: ModelConfig) -> Result:
     )
 
 
+def decode_flops(m: PublishedConfig, tokens: int) -> float:
+    """FLOPs of one batch-1 decode step with ``tokens`` cached: one multiply-add (2 FLOPs) per weight, plus
+    attention's two reads of the cache, q·k over every cached key and the weighted sum of every value
+    (2 FLOPs per element each: 4 · L · T · n_heads · d_head)."""
+    return 2 * m.n_params + 4 * m.n_layers * tokens * m.n_heads * m.d_head
+
+
 def _decode_read(m: PublishedConfig) -> list[Value]:
     """What one decode step of a batch-1 request must read at its native context: all weights
-    (fp16) plus the whole KV cache. Each weight read does one multiply-add (2 FLOPs), so the
+    (fp16) plus the whole KV cache, against the FLOPs it does on them. Each weight read does one
+    multiply-add (2 FLOPs on 2 bytes) and each cached K or V element one multiply-add too, so the
     step does about 1 FLOP per byte read: memory bandwidth, not arithmetic, sets its pace."""
     weights = m.n_params * FP16_BYTES
     cache = context_bytes(m, m.native_context)
     read = weights + cache
-    flops = 2 * m.n_params  # one multiply-add per weight; attention's 4·L·T·d adds < 1% here
+    flops = decode_flops(m, m.native_context)
+    attention = flops - 2 * m.n_params
     return [
         Value(f"{m.key}_weights_bytes", weights, "B", f"{m.name}: fp16 weights ({m.n_params:.3g} parameters)"),
         Value(f"{m.key}_native_context", m.native_context, "", f"{m.name}: native context length"),
@@ -103,8 +112,12 @@ def _decode_read(m: PublishedConfig) -> list[Value]:
               f"{m.name}: cached tokens (batch total) whose KV bytes equal the fp16 weights"),
         Value(f"{m.key}_requests_equal_weights", weights / cache, "",
               f"{m.name}: full native-context requests whose caches together equal the weights"),
+        Value(f"{m.key}_decode_flops", flops, "",
+              f"{m.name}: FLOPs of that decode step (2 per weight + attention's 4·L·T·n_heads·d_head)"),
+        Value(f"{m.key}_attention_flops_pct", 100 * attention / (2 * m.n_params), "%",
+              f"{m.name}: attention's FLOPs in that step as a percentage of the weights' FLOPs"),
         Value(f"{m.key}_decode_flops_per_byte", flops / read, "",
-              f"{m.name}: FLOPs per byte read in that decode step (2 per weight)"),
+              f"{m.name}: FLOPs per byte read in that decode step (attention included)"),
     ]
 
 

@@ -25,6 +25,16 @@ def _(msgid: str, /, **params: object) -> str:
     return Text(msgid, **params)
 
 
+def _id_problem(experiment_id: str) -> str:
+    """Why the id cannot name a module (too long, or a Python module's name), by the site builder's rule
+    when it is at hand; lessonmodel on its own checks the form only."""
+    try:
+        from site_builder.vocabulary.names import id_problem
+    except ImportError:
+        return ""
+    return id_problem(experiment_id, experiment_id)
+
+
 def new_experiment(experiment_id: str, package_dir: Path = PACKAGE_DIR) -> Path:
     """Write ``<package>/<id>.py``; return its path. ``ValueError`` for a bad id or one already in use (a
     module or a name in ``runner.EXPERIMENTS``), and then nothing is written."""
@@ -32,10 +42,12 @@ def new_experiment(experiment_id: str, package_dir: Path = PACKAGE_DIR) -> Path:
         raise ValueError(_("'{id}' is not a valid experiment id: use lowercase letters, digits and '_', "
                            "starting with a letter (e.g. 'attention_span'); pages cite its values as "
                            "'<id>.<key>'", id=experiment_id))
-    from lessonmodel.runner import EXPERIMENTS
+    from lessonmodel.runner import EXPERIMENTS, write_atomically
 
+    if taken := _id_problem(experiment_id):
+        raise ValueError(taken)
     module = package_dir / f"{experiment_id}.py"
     if module.exists() or experiment_id in EXPERIMENTS:
         raise ValueError(_("experiment '{id}' already exists: choose another id", id=experiment_id))
-    module.write_text(SKELETON.read_text(encoding="utf-8").format(id=experiment_id), encoding="utf-8")
+    write_atomically(module, SKELETON.read_text(encoding="utf-8").format(id=experiment_id))
     return module

@@ -22,14 +22,15 @@ from lessonmodel.params import init_params
 from lessonmodel.result import Result, Value, experiment
 
 HEAD = 0
-"""The head the example follows (layer 1)."""
+"""Index of the head the example follows (layer 1). Reader texts count heads from 1, as they count layers:
+this is head 1 there, and the parameters below say so."""
 TEMPERATURES = (0.5, 2.0)
 TOP_P = 0.9
 
 
 @experiment
 def attention_example(cfg: ModelConfig) -> Result:
-    """Layer 1, head 0: the new token 'her' reads BOS, I, gave and itself, step by step."""
+    """Layer 1, head 1 (index HEAD): the new token 'her' reads BOS, I, gave and itself, step by step."""
     params = init_params(cfg)
     words = [*R55_CACHED.split(), R55_NEW]
     ids = encode_words(cfg, " ".join(words))[None, :]  # (1, T)
@@ -48,7 +49,7 @@ def attention_example(cfg: ModelConfig) -> Result:
     values = [Value("d_head", cfg.d_head, "", "head width d_head"),
               Value("sqrt_d_head", math.sqrt(cfg.d_head), "", "sqrt(d_head), the score's divisor")]
     for name, s, w, v0 in zip(names, scores, weights, vals[:, 0], strict=True):
-        values += [Value(f"score_{name}", float(s), "", f"q(her) · k({name}) / sqrt(d_head), layer 1 head {HEAD}"),
+        values += [Value(f"score_{name}", float(s), "", f"q(her) · k({name}) / sqrt(d_head), layer 1 head {HEAD + 1}"),
                    Value(f"weight_{name}", float(w), "", f"softmax weight of {name}"),
                    Value(f"v0_{name}", float(v0), "", f"first component of v({name})")]
     values += [Value("out0", float(out[0]), "", "first component of the output Σ weight · v"),
@@ -56,7 +57,7 @@ def attention_example(cfg: ModelConfig) -> Result:
                Value("max_diff_vs_model", float(np.abs(weights - model_weights).max()), "",
                      "max |hand-computed weight - the model's attention weight|")]
     return Result("attention_example", "One attention read by hand: q·k/sqrt(d) -> softmax -> weighted V", cfg,
-                  {"layer": 1, "head": HEAD, "tokens": " ".join(words)}, tuple(values),
+                  {"layer": 1, "head": HEAD + 1, "counted_from": 1, "tokens": " ".join(words)}, tuple(values),
                   {"tokens": words, "scores": scores, "weights": weights, "v": vals, "out": out})
 
 
@@ -80,6 +81,10 @@ def first_token_choice(cfg: ModelConfig) -> Result:
         values.append(Value(f"top1_prob_t{key}", softmax(logits / tau)[0], "",
                             f"largest probability at temperature {tau}"))
     kept = _top_p(probs, TOP_P)
+    for tau in TEMPERATURES:  # temperature first, then top-p on the reshaped distribution (the usual order)
+        key = str(tau).replace(".", "_")
+        values.append(Value(f"top_p_kept_t{key}", _top_p(softmax(logits / tau), TOP_P), "",
+                            f"tokens top-p = {TOP_P} keeps after dividing the logits by temperature {tau}"))
     values += [Value("top_p_kept", kept, "", f"tokens top-p = {TOP_P} keeps"),
                Value("top_p", TOP_P, "", "the top-p threshold"),
                Value("top_p_top1_prob", probs[0] / probs[:kept].sum(), "",

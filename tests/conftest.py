@@ -52,3 +52,20 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def model_results():
+    """``lessonmodel.run_all(None)``: every experiment computed without a cache, once per session (a few
+    seconds). Tests only read it; one that changes a value changes a deep copy."""
+    import lessonmodel
+
+    return lessonmodel.run_all(None)
+
+
+@pytest.fixture(scope="module")
+def evidence(tmp_path_factory):
+    """sitekit's fake evidence (five values, four figures), once per module."""
+    from sitekit import fake_evidence
+
+    return fake_evidence(tmp_path_factory.mktemp("figures"))

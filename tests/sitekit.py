@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
+from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.load.content import Evidence, FigureInfo, Value
+from site_builder.vocabulary.problems import ContentError, Problem
+from site_builder.vocabulary.urls import page_root, url_problems
+from site_builder.write.leaks import teacher_leaks
+from site_builder.write.writer import write_site as write_output
 
 SITE_YML = "title: 测试课程\nlanguage: zh-CN\nbase_url: https://example.org/c/\npages: [{pages}]\n"
 SOURCES_YML = "- id: M34\n  title: 内部记录\n- id: Vaswani2017\n  title: Attention Is All You Need\n"
@@ -84,8 +93,6 @@ _PROJECT_PARTS = ("build.py", "content", "figures", "lessonmodel", "site_builder
 
 def project_copy(target: Path) -> Path:
     """A copy of this project (code, content, and the content-hashed model and figure caches) at ``target``."""
-    import shutil
-
     target.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in _PROJECT_PARTS:
@@ -98,3 +105,71 @@ def project_copy(target: Path) -> Path:
         if (PROJECT / ".cache" / cache).is_dir():
             shutil.copytree(PROJECT / ".cache" / cache, target / ".cache" / cache)
     return target
+
+
+# Hostile input: builds under a time limit, problems well formed, no URL outside the allowlist in any output.
+
+LIMIT_S = 30  # a build of these small sites takes well under a second: thirty means a hang
+
+
+SECRET = "root:x:0:0:SECRET-LINE"
+
+
+def state(body: str = "正文。", title: str = "一") -> str:
+    return f":::{{state}} b0\n:title: {title}\n:provenance: teaching\n\n{body}\n:::\n"
+
+
+def problems_of(root: Path) -> list[str]:
+    with time_limit(LIMIT_S), pytest.raises(ContentError) as caught:
+        prepare_site(root, fake_evidence(root / "fig"))
+    return [str(p) for p in caught.value.problems]
+
+
+def both_sites(root: Path) -> dict[str, str]:
+    """Both sites written to disk; every HTML and SVG file of each, by path."""
+    with time_limit(LIMIT_S):
+        prepared = prepare_site(root, fake_evidence(root / "fig"))
+        for teacher, out in ((False, root / "_site"), (True, root / "_site-teacher")):
+            write_output(render_site(prepared, teacher=teacher), out)
+    return {str(path.relative_to(root)): path.read_text(encoding="utf-8")
+            for out in (root / "_site", root / "_site-teacher") for path in sorted(out.rglob("*"))
+            if path.suffix in (".html", ".svg")}
+
+
+def assert_no_unsafe_url(files: dict[str, str]) -> None:
+    found = [f"{name}: {p}" for name, text in files.items()
+             for p in url_problems(text, images=name.endswith(".svg"),
+                                   root=page_root(text) if name.endswith("404.html") else "")]
+    assert not found, "\n".join(found[:20])
+
+
+def secret_outside(tmp_path: Path) -> Path:
+    secret = tmp_path / "outside" / "passwd"
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text(f"{SECRET}\nsecond line\n", encoding="utf-8")
+    return secret
+
+
+TIME_LIMIT_S = 5  # one small site builds in well under 0.2 s; five seconds means a hang
+
+
+_PROBLEM = re.compile(r"^content/[^\n:]+:\d+: [^\n]+$")
+
+
+def assert_well_formed(problems: tuple[Problem, ...], root: Path) -> None:
+    assert problems, "ContentError without problems"
+    for problem in problems:
+        assert isinstance(problem, Problem) and isinstance(problem.line, int) and problem.line >= 0, problem
+        assert isinstance(problem.message, str) and problem.message.strip(), problem
+        assert _PROBLEM.match(f"{problem.path}:{problem.line}: {problem.message}"), repr(problem)
+        assert (root / problem.path).exists() or problem.path.endswith(("site.yml", "sources.yml")), problem
+
+
+def _state(title: str = "一", caption: str = "", body: str = "正文。", teacher: str = "") -> str:
+    return (f":::{{state}} b0\n:title: {title}\n:figure: sketch\n"
+            + (f":caption: {caption}\n" if caption else "") + ":provenance: teaching\n\n" + body + "\n"
+            + (f"\n::::{{teacher}}\n{teacher}\n::::\n" if teacher else "") + ":::\n")
+
+
+def _found(prepared, site: Path) -> list[str]:
+    return [str(p) for p in teacher_leaks(prepared, site)]

@@ -26,10 +26,10 @@ from sitekit import PROJECT
 PAGES = (PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md")))
 GUIDE = PROJECT / "docs" / "programmer-tutorial.md"
 GUIDE_SECTION = "## Worked example"
-"""Its commands run in tests/test_extension_guide.py, with the code blocks between them put in place."""
+"""Its commands run in tests/test_cli.py, with the code blocks between them put in place."""
 
 NOT_RUN = {
-    "make serve": "installs into .venv/, then serves until Ctrl-C: tests/test_serve_cli.py runs it with the "
+    "make serve": "installs into .venv/, then serves until Ctrl-C: tests/test_serve.py runs it with the "
                   "install steps skipped, and its server is the `python build.py serve` run here",
     "make test": "the whole suite and `build.py check` (minutes): what CI runs",
     "make test-fast": "the fast tier, which runs this file",
@@ -100,7 +100,7 @@ def test_the_docs_show_commands_and_every_sh_block_is_read():
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         assert not re.search(r"^[ \t]+```sh", text, re.MULTILINE), f"{page.name}: an indented sh block is not run"
-    assert GUIDE.name in (PROJECT / "tests" / "test_extension_guide.py").read_text(encoding="utf-8")
+    assert GUIDE.name in (PROJECT / "tests" / "test_cli.py").read_text(encoding="utf-8")
     assert set(NOT_RUN) <= set(SHOWN), "NOT_RUN names a command the docs no longer show"
 
 
@@ -238,7 +238,7 @@ def test_the_reference_s_complete_small_lesson_builds(tmp_path):
     built = build(root)
     assert built.returncode == 0, built.stderr
     page = (root / "_site" / "demo.html").read_text(encoding="utf-8")
-    assert 'href="numbers.html#equivalence_2024.max_abs_diff"' in page and "<math" in page
+    assert 'href="numbers.html#equivalence_early.max_abs_diff"' in page and "<math" in page
 
 
 def _anchor(heading: str) -> str:

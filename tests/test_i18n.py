@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 from sitekit import SITE_YML, fake_evidence, lesson, write_site
-from test_errors import CASES, STATE, P
+from test_load import CASES, STATE, P
 
 from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.vocabulary.i18n import LOCALES, Text, _, localize
@@ -27,7 +27,7 @@ ZH = {
     "missing title": f"{P}:1: 前置信息缺少 'title'",
     "unknown key": f"{P}:3: 未知的前置信息键 'titel'（是不是 'title'？）",
     "bad kind": f"{P}:3: 未知的页面类型 'lessen'（可用：lesson, article, index）",
-    "invalid yaml": f"{P}:2: YAML 格式错误：expected ',' or ']', but got '<stream end>'",
+    "invalid yaml": f"{P}:2: 这里的 '[' 没有闭合：在它结束的地方加上 ']'（第 8 列）",
     "lesson without states": f"{P}:1: 一课至少要有一个 ':::{{state}} b0' 块",
     "state out of order": f"{P}:4: 状态 id 'b1' 应为 'b0'：状态按 b0、b1、… 依次编号",
     "state without title": f"{P}:4: 状态 b0 需要 ':title: …'",
@@ -141,6 +141,7 @@ READ_IN_PROSE = {  # Chinese the checks look for in the course's own text: vocab
     "site_builder/check/bound_numbers.py": None,  # Chinese numerals and units (三成, 百分之, 字节, 毫秒 …)
     "site_builder/check/site.py": {"在", "位于", "处于", "就在", "指图"},
     "site_builder/parse/page.py": {"指图"},
+    "site_builder/load/glossary.py": None,  # one-character function words, the boundaries of forbidden wordings
     "figures/style.py": {"教学示意", "公式计算", "模型实测", "历史记录"},  # corner labels drawn into the figures
 }
 
@@ -196,7 +197,7 @@ def _said(tmp_path: Path, language: str, pages: dict, **kwargs) -> list[str]:
 
 
 def test_glossary_problems_read_in_the_course_language(tmp_path):
-    from test_errors import GLOSSARY
+    from test_load import GLOSSARY
 
     body = STATE.replace("正文。", "{term}`KV缓存` 不认得；头维不行。")
     glossary = GLOSSARY + "- id: C D\n  term: 丙\n  definition: 三。\n  defintion: 四。\n"

@@ -1,14 +1,25 @@
-"""The lesson model: cached decoding equals full recompute; inputs are checked."""
+"""The model (lessonmodel/): cache equivalence, batch invariance, experiments, benchmark, CPU code paths."""
 
 from __future__ import annotations
 
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import lessonmodel.runner as runner
 from lessonmodel import (
     ModelConfig,
+    bench,
     char_config,
     decode_step,
     encode_chars,
@@ -20,8 +31,216 @@ from lessonmodel import (
     make_cache,
     make_concat_cache,
     prefill,
+    run_all,
 )
+from lessonmodel.__main__ import main
+from lessonmodel.experiments import bidirectional, char_stream, stale_prefix
+from lessonmodel.kernels import ordered_matmul, ordered_sum
 from lessonmodel.model import visibility
+from lessonmodel.runner import EXPERIMENTS, source_hash
+
+# ---------------------------------------------------------------------------
+# The fixed-order core gives a token's row the same bits whatever else is computed with it.
+#
+# BLAS (NumPy's `@`) rounds a row of `H @ W` differently depending on how many rows
+# `H` has; these tests compute the same rows at many lengths and batch sizes and
+# demand bit equality. `python build.py check` relies on it (equivalence.max_abs_diff
+# is an `exact` value), and the CPU code path tests below repeat it under other CPU code paths.
+
+
+LENGTHS = (*range(1, 18), 31, 64, 127, 200)
+
+
+def _tokens(cfg: ModelConfig, n: int, seed: int = 1) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, cfg.vocab_size, size=n)
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def test_ordered_matmul_rows_do_not_depend_on_the_row_count():
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((500, 32)), rng.standard_normal((32, 128))
+    full = ordered_matmul(x, w)
+    for n in LENGTHS:
+        assert _same_bits(ordered_matmul(x[:n], w), full[:n]), n
+    np.testing.assert_allclose(full, x @ w, rtol=1e-12, atol=1e-12)  # the same product
+
+
+def test_ordered_sum_ignores_trailing_zeros():
+    # A masked key has weight exactly 0: adding it must change nothing, whatever the length.
+    rng = np.random.default_rng(0)
+    w = rng.random((4, 300))
+    for n in LENGTHS:
+        padded = np.concatenate([w[:, :n], np.zeros((4, 300 - n))], axis=1)
+        assert _same_bits(ordered_sum(w[:, :n]), ordered_sum(padded)), n
+
+
+@pytest.mark.parametrize("n_kv_heads", [4, 2, 1])
+def test_forward_rows_equal_at_every_length(n_kv_heads):
+    cfg = replace(ModelConfig(), n_kv_heads=n_kv_heads)
+    params = init_params(cfg)
+    tokens = _tokens(cfg, max(LENGTHS))
+    full = forward(params, tokens)  # (T, V)
+    for n in LENGTHS:
+        assert _same_bits(forward(params, tokens[:n]), full[:n]), f"prefix of {n} tokens"
+
+
+def test_rows_do_not_depend_on_the_batch():
+    cfg = ModelConfig()
+    params = init_params(cfg)
+    batch = np.stack([_tokens(cfg, 24, seed) for seed in range(5)])  # (B, T)
+    together = forward(params, batch)  # (B, T, V)
+    for b in range(len(batch)):
+        assert _same_bits(forward(params, batch[b]), together[b]), b
+
+
+def test_decode_equals_recompute_bit_for_bit_at_many_lengths():
+    cfg = ModelConfig()
+    params = init_params(cfg)
+    tokens = _tokens(cfg, 60)
+    full = forward(params, tokens, 3 + np.arange(len(tokens)))  # (T, V), a non-zero offset
+    for n_prefill in (1, 2, 5, 17, 40):
+        cache = make_cache(cfg, len(tokens), start_position=3)
+        first, cache = prefill(params, tokens[:n_prefill], cache)
+        assert _same_bits(first, full[:n_prefill]), n_prefill
+        for i in range(n_prefill, len(tokens)):
+            logits, cache = decode_step(params, int(tokens[i]), cache)
+            assert _same_bits(logits, full[i]), (n_prefill, i)
+
+
+def test_old_keys_and_values_unchanged_when_tokens_are_appended():
+    cfg = replace(ModelConfig(), n_layers=3)
+    params = init_params(cfg)
+    tokens = _tokens(cfg, 50)
+    longest = forward_trace(params, tokens)
+    for n in (1, 6, 13, 49):
+        short = forward_trace(params, tokens[:n])
+        for layer, (k, v) in enumerate(zip(short.keys, short.values, strict=True)):
+            assert _same_bits(k, longest.keys[layer][:, :n]), (n, layer)
+            assert _same_bits(v, longest.values[layer][:, :n]), (n, layer)
+
+
+def test_blas_kernels_agree_to_round_off():
+    cfg = ModelConfig()
+    tokens = _tokens(cfg, 30)
+    fixed = forward(init_params(cfg), tokens)
+    blas = forward(init_params(replace(cfg, kernels="blas")), tokens)
+    np.testing.assert_allclose(blas, fixed, rtol=1e-12, atol=1e-12)
+
+
+def test_unknown_kernels_is_an_error():
+    with pytest.raises(ValueError, match="kernels must be one of fixed-order, blas, got 'mkl'"):
+        ModelConfig(kernels="mkl")
+
+
+# ---------------------------------------------------------------------------
+# The experiments and the figure check hold under other CPU code paths this machine can emulate.
+#
+# NumPy picks SIMD code per CPU feature set (its exp, tanh, sin and cos round the
+# last bit differently with and without AVX-512); `NPY_DISABLE_CPU_FEATURES`
+# makes it take the paths an older CPU would. OpenBLAS picks kernels per CPU;
+# `OPENBLAS_CORETYPE` forces the kernels of another core. Under each, in a fresh
+# process: the bitwise-zero values are exactly 0 and `figures.check_figures`
+# (what `build.py check` runs on the figures) reports no problem.
+#
+# One other OpenBLAS core is enough: the experiments sum in the fixed-order kernels
+# (lessonmodel/kernels.py), so OpenBLAS only reaches the two matrix-vector products of
+# `worked.attention_example` (rounding-class values) and matplotlib's 3x3 transforms.
+# Measured once under all five cores: the results documents differ only in the last
+# bit of attention_example's scores and outputs; Nehalem (SSE only, the furthest from
+# this machine's AVX-512 kernels) moves the most of them.
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+X86 = platform.machine().lower() in ("x86_64", "amd64")
+
+
+# NumPy 2.4 groups x86 features by level: X86_V2 is the baseline and cannot be disabled.
+NUMPY_PATHS = {
+    "no AVX-512 (x86-64-v3)": "X86_V4 AVX512_ICL AVX512_SPR",
+    "no AVX2, no AVX-512 (x86-64-v2)": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR",
+}
+
+
+OPENBLAS_CORE = "Nehalem"
+
+
+SCRIPT = """
+import json
+import build, figures, lessonmodel
+from site_builder.load.loader import load_content
+
+results = lessonmodel.run_all(None)
+zeros = {f"{exp}.{key}": v["value"] for exp, e in results["experiments"].items()
+         for key, v in e["values"].items() if v["class"] == "exact" and isinstance(v["value"], float)}
+content, _ = load_content(build.ROOT)
+records = {r.id: r.data for r in content.records}
+_, problems = figures.check_figures([figures.BY_ID[i] for i in figures.FIGURE_IDS], results, records)
+print(json.dumps({"zeros": zeros, "problems": problems}))
+"""
+
+
+def _run(env: dict[str, str]) -> dict:
+    full = {**os.environ, **env, "OPENBLAS_VERBOSE": "2"}
+    out = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=full, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return {**json.loads(out.stdout.strip().splitlines()[-1]), "stderr": out.stderr}
+
+
+def _assert_check_passes(found: dict) -> None:
+    assert found["zeros"] and all(v == 0.0 for v in found["zeros"].values()), found["zeros"]
+    assert found["problems"] == []
+
+
+# x86-64-v2 is not run alone: the combined test below takes that NumPy path with another OpenBLAS core. The exact
+# values never reach OpenBLAS (fixed-order kernels), and the rounding ones differ most when both paths move at once.
+ALONE = ("no AVX-512 (x86-64-v3)",)
+
+
+@pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
+@pytest.mark.skipif(not X86, reason="these NumPy feature names are x86's; CI's arm64 runners check their own path")
+@pytest.mark.parametrize("features", [NUMPY_PATHS[name] for name in ALONE], ids=ALONE)
+def test_check_passes_under_older_numpy_simd_paths(features: str) -> None:
+    _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": features}))
+
+
+@pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
+def test_check_passes_under_another_openblas_core() -> None:
+    found = _run({"OPENBLAS_CORETYPE": OPENBLAS_CORE})
+    if f"Core: {OPENBLAS_CORE}" not in found["stderr"]:  # OpenBLAS fell back to another kernel on this CPU
+        pytest.skip(f"OpenBLAS does not run its {OPENBLAS_CORE} kernels on this CPU")
+    _assert_check_passes(found)
+
+
+@pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
+@pytest.mark.skipif(not X86, reason="x86 feature names")
+def test_check_passes_with_the_oldest_paths_combined() -> None:
+    _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": NUMPY_PATHS["no AVX2, no AVX-512 (x86-64-v2)"],
+                               "OPENBLAS_CORETYPE": "Sandybridge"}))
+
+
+@pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
+def test_the_emulated_paths_really_differ() -> None:
+    # Otherwise the tests above would prove nothing: the rounding values must move in the last bits.
+    if not X86:
+        pytest.skip("x86 feature names")
+    script = "import lessonmodel, json; print(json.dumps(lessonmodel.run_experiment('lesson_data')['data']))"
+    outputs = {subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True,
+                              env={**os.environ, "NPY_DISABLE_CPU_FEATURES": features}).stdout
+               for features in ("", *NUMPY_PATHS.values())}
+    if len(outputs) == 1:
+        pytest.skip("this CPU has no SIMD path whose transcendental functions round differently")
+    assert len(outputs) > 1
+
+
+# ---------------------------------------------------------------------------
+# The lesson model: cached decoding equals full recompute; inputs are checked.
+
 
 SENTENCES = ("BOS I gave him a book", "BOS she sent her the letter . and the key")
 
@@ -157,3 +376,303 @@ def test_invalid_inputs_messages():
         decode_step(params, np.array([[1, 2]]), make_cache(cfg, 4))
     with pytest.raises(ValueError, match=r"^max_len must be an int >= 1, got 0$"):
         make_cache(cfg, 0)
+
+
+# ---------------------------------------------------------------------------
+# The timing study writes a valid record (content/records/decode_timing.json); a tiny plan keeps it fast.
+
+
+TINY = bench.BenchPlan(
+    ModelConfig(vocab=tuple(f"t{i}" for i in range(64)), d_model=16, n_layers=1, n_heads=2, n_kv_heads=2, d_head=8,
+                d_ff=32, dtype="float32", kernels="blas"),
+    prompts=(4, 16), generated=(1, 4), main_generated=4, min_repeats=2, max_repeats=3,
+)
+
+
+def test_bench_writes_a_valid_record(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "FULL", TINY)
+    monkeypatch.setattr(bench, "load_average", lambda: [0.0, 0.0, 0.0])
+    for name, pinned in bench.pinned_environment({}, 1).items():
+        monkeypatch.setenv(name, pinned)
+    out = tmp_path / "decode_timing.json"
+    assert main(["bench", "--out", str(out)]) == 0
+    record = json.loads(out.read_text(encoding="utf-8"))
+    assert record["id"] == out.stem == "decode_timing"
+    assert re.fullmatch(r"[a-z0-9_]+", record["id"])
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", record["date"])
+    for key in ("title", "machine", "conditions", "command"):
+        assert isinstance(record[key], str) and record[key], key
+    assert "NumPy" in record["machine"] and record["source"] is None
+    plan = TINY
+    for p in plan.prompts:
+        for name in bench.METHODS:
+            for kind in ("ttft_ms", "decode_ms", "ms"):
+                key = f"{name}_{kind}_p{p}" + ("_n1" if kind == "ms" else "")
+                v = record["values"][key]
+                assert v["unit"] == "ms" and v["value"] > 0 and v["description"], key
+                if name in ("cached", "recompute"):
+                    low, high = (record["values"][f"{key}_{end}"]["value"] for end in ("min", "max"))
+                    assert low <= v["value"] <= high
+        low, high = (record["values"][f"decode_speedup_p{p}_{end}"]["value"] for end in ("low", "high"))
+        assert 0 < low <= high
+    assert record["values"]["all_methods_same_tokens"]["value"] is True
+    rows = record["data"]["rows"]
+    expected = len(plan.prompts) * len(plan.generated) * len(bench.METHODS)
+    assert len(rows) == expected
+    for r in rows:
+        timed = [r["ttft_ms"], r["total_ms"]] + ([r["decode_ms"]] if r["generated"] > 1 else [])
+        assert (r["decode_ms"] is None) == (r["generated"] == 1)
+        for stats in timed:
+            assert plan.min_repeats <= len(stats["repeats"]) == record["values"]["repeats"]["value"]
+            assert stats["min"] <= stats["q1"] <= stats["median"] <= stats["q3"] <= stats["max"]
+        assert r["ttft_ms"]["median"] <= r["total_ms"]["median"]
+
+
+def test_time_run_separates_first_token_from_decode_steps():
+    def slow_first():
+        time.sleep(0.05)
+        yield 1
+        for tok in (2, 3):
+            time.sleep(0.005)
+            yield tok
+
+    run = bench.time_run(slow_first())
+    assert run.tokens == (1, 2, 3)
+    assert run.ttft_ms >= 50 and run.decode_ms < run.ttft_ms / 2
+    assert run.total_ms >= run.ttft_ms + 2 * run.decode_ms * 0.99
+
+
+def test_generators_agree():
+    params = init_params(TINY.model)
+    prompt = np.arange(6)
+    reference = list(bench.generate_recompute(params, prompt, 5))
+    for name, method in bench.METHODS.items():
+        assert list(method(params, prompt, 5)) == reference, name
+
+
+# ---------------------------------------------------------------------------
+# The experiments, the results document and its disk cache.
+
+
+KIB, MIB, GIB = 1024, 1024**2, 1024**3
+
+
+@pytest.fixture(scope="module")
+def doc(model_results):
+    return model_results
+
+
+def values(doc, exp):
+    return {k: v["value"] for k, v in doc["experiments"][exp]["values"].items()}
+
+
+def agrees(entry, expected) -> bool:
+    """Today's value equals `expected` as its class allows: bit for bit when exact, within
+    the stated tolerance when rounding. A timing value is never compared."""
+    assert entry["class"] != "timing", "timing values are records only"
+    if entry["class"] == "exact":
+        return entry["value"] == expected
+    return abs(entry["value"] - expected) <= entry["atol"] + entry["rtol"] * abs(expected)
+
+
+def test_every_function_marked_experiment_is_found_by_its_name():
+    import ast
+
+    marked = {node.name for path in sorted(runner.PACKAGE_DIR.glob("*.py"))
+              for node in ast.parse(path.read_text(encoding="utf-8")).body
+              if isinstance(node, ast.FunctionDef) and any(getattr(d, "id", "") == "experiment"
+                                                           for d in node.decorator_list)}
+    assert set(EXPERIMENTS) == marked and all(fn.__name__ == name for name, fn in EXPERIMENTS.items())
+
+
+def test_document_shape(doc):
+    assert doc["source_hash"] == source_hash() and len(doc["source_hash"]) == 64
+    assert list(doc["experiments"]) == list(EXPERIMENTS)
+    for name, entry in doc["experiments"].items():
+        assert set(entry) == {"title", "command", "source", "provenance", "config", "values", "data"}
+        assert entry["command"] == f"python -m lessonmodel run {name}"
+        assert entry["source"].startswith("lessonmodel/") and entry["source"].endswith(".py")
+        for v in entry["values"].values():
+            assert {"value", "unit", "description", "class"} <= set(v) and v["description"]
+            assert isinstance(v["value"], int | float | bool)
+            assert v["class"] in doc["value_classes"] and v["class"] != "timing"
+            if v["class"] == "rounding":
+                assert v["rtol"] > 0 and v["atol"] > 0
+            else:
+                assert set(v) == {"value", "unit", "description", "class"}
+        if entry["provenance"] == "measured":
+            assert entry["config"]["d_model"] == ModelConfig().d_model
+        else:
+            assert entry["provenance"] == "computed" and "d_model" not in entry["config"]
+    json.dumps(doc, allow_nan=False)  # JSON-able, no NaN
+
+
+def test_run_all_is_deterministic(doc):
+    assert json.dumps(run_all(None), sort_keys=True) == json.dumps(doc, sort_keys=True)
+
+
+BITWISE_ZEROS = (
+    ("equivalence", "max_abs_diff"), ("stale_prefix", "legal_max_abs_diff"),
+    ("wrong_position", "correct_max_abs_diff"), ("other_request", "own_cache_max_abs_diff"),
+    ("char_stream", "cached_max_abs_diff"), ("bidirectional", "bidir_layer1_old_kv_change"),
+    *(("bidirectional", f"causal_layer{i}_old_kv_change") for i in (1, 2, 3)),
+)
+"""Differences the fixed-order kernels make exactly zero on any machine."""
+
+
+@pytest.mark.parametrize(("exp", "key"), BITWISE_ZEROS)
+def test_bitwise_zeros_are_exact_and_zero(doc, exp, key):
+    entry = doc["experiments"][exp]["values"][key]
+    assert entry["class"] == "exact"
+    assert agrees(entry, 0.0)
+
+
+def test_equivalence_and_controls(doc):
+    assert values(doc, "equivalence")["n_offsets"] >= 3
+    for exp in ("stale_prefix", "wrong_position", "other_request"):
+        assert values(doc, exp)["max_abs_diff"] > 0.1, exp
+    shift = doc["experiments"]["wrong_position"]["values"]["uniform_shift_max_abs_diff"]
+    assert shift["class"] == "rounding"  # sin/cos of other angles: round-off, not zero by construction
+    assert agrees(shift, 0.0)
+
+
+def test_stale_prefix_changes_from_the_edit_on():
+    result = stale_prefix(ModelConfig())
+    edit = result.value("edit_position")
+    changed = np.array(result.data["changed"])  # (L, T)
+    assert result.value("unchanged_before_edit") and not changed[:, :edit].any()
+    assert changed[0].tolist() == [i == edit for i in range(changed.shape[1])]  # layer 1: own token
+    assert changed[1:, edit:].all()  # deeper layers: every position from the edit on
+
+
+def test_bidirectional_layer1_unchanged_layer2_changed():
+    result = bidirectional(ModelConfig())
+    kinds = {v.key: v.value_class for v in result.values}
+    assert kinds["bidir_layer1_old_kv_change"] == "exact"  # so == 0.0 is a fair assertion
+    assert result.value("bidir_layer1_old_kv_change") == 0.0
+    assert result.value("bidir_layer2_old_kv_change") > 0.1
+    assert result.value("bidir_layer3_old_kv_change") > 0.1
+    for i in (1, 2, 3):
+        assert kinds[f"causal_layer{i}_old_kv_change"] == "exact"
+        assert result.value(f"causal_layer{i}_old_kv_change") == 0.0
+
+
+def test_blas_kernels_make_the_zeros_rounding():
+    result = bidirectional(ModelConfig(kernels="blas"))
+    kinds = {v.key: v.value_class for v in result.values}
+    assert kinds["causal_layer1_old_kv_change"] == "rounding"
+    assert result.value("causal_layer1_old_kv_change") < 1e-12
+
+
+def test_kv_bytes_formula_exact_and_real_models(doc):
+    v = values(doc, "kv_bytes")
+    assert v["formula_equals_nbytes"] is True and v["n_checked"] >= 12
+    for row in doc["experiments"]["kv_bytes"]["data"]["check"]:
+        assert row["formula"] == row["nbytes"]
+    cfg = ModelConfig()
+    assert v["lessonmodel_bytes_per_token"] == 2 * cfg.n_layers * cfg.n_kv_heads * cfg.d_head * 8
+    assert doc["experiments"]["kv_bytes"]["provenance"] == "measured"
+
+
+def test_kv_models_are_computed_from_published_configs(doc):
+    v = values(doc, "kv_models")
+    assert doc["experiments"]["kv_models"]["provenance"] == "computed"
+    assert doc["experiments"]["kv_models"]["config"]["formula"]  # its own inputs, not the lesson model's
+    assert "d_model" not in doc["experiments"]["kv_models"]["config"]
+    # FACTS.md table (fp16, batch 1)
+    assert v["gpt2_small_per_token"] == 36 * KIB and v["gpt2_small_per_4096"] == 144 * MIB
+    assert v["opt_13b_per_token"] == 800 * KIB
+    assert v["llama2_7b_per_4096"] == 2 * GIB
+    assert v["llama2_70b_per_token"] == 320 * KIB and v["llama2_70b_per_4096"] == 1.25 * GIB
+    assert v["llama3_8b_per_token"] == v["mistral_7b_per_token"] == 128 * KIB
+    assert v["qwen25_7b_per_token"] == 56 * KIB and v["qwen25_7b_per_4096"] == 224 * MIB
+    assert v["falcon_7b_per_token"] == 8 * KIB and v["falcon_7b_per_4096"] == 32 * MIB
+    assert all(row["source"] for row in doc["experiments"]["kv_models"]["data"]["models"])
+    # A decode step of OPT-13B (13B parameters, Kwon et al. §3) at 2048 tokens reads the fp16
+    # weights once plus the whole cache: 26e9 B + 2048 · 800 KiB.
+    assert v["opt_13b_weights_bytes"] == 26e9
+    assert v["opt_13b_decode_read_bytes"] == 26e9 + 2048 * 800 * KIB
+    # FLOPs: 2 per weight plus attention's 4·L·T·d over the cache (FACTS.md: about 6.5% of the weights' FLOPs);
+    # in fp16 multi-head attention the cache's bytes equal attention's FLOPs, so the step does 1 FLOP per byte.
+    assert v["opt_13b_attention_flops_pct"] == pytest.approx(100 * 4 * 40 * 2048 * 5120 / 26e9)
+    assert v["opt_13b_decode_flops_per_byte"] == pytest.approx(1.0)
+
+
+def test_training_state_bytes(doc):
+    v = values(doc, "training_state")
+    assert v["grads_bytes"] == v["params_bytes"] == v["n_params"] * 8
+    assert v["adam_bytes"] == 2 * v["params_bytes"]
+    assert v["training_total_bytes"] == 4 * v["params_bytes"]
+
+
+def test_lesson_data(doc):
+    data = doc["experiments"]["lesson_data"]["data"]
+    first = data["first_token_distribution"]
+    assert first["prompt"] == ["BOS", "I", "gave", "him"]
+    assert abs(sum(first["probs"]) - 1) < 1e-12 and first["probs"] == sorted(first["probs"])[::-1]
+    b3 = data["rc_v1_b3_attention"]
+    assert b3["n_cached"] == 5 and len(b3["columns"]) == 6
+    for layer in b3["by_layer_heads"]:
+        assert len(layer) == ModelConfig().n_heads
+        assert all(abs(sum(row) - 1) < 1e-12 and len(row) == 6 for row in layer)
+    assert data["r55_her_attention"]["columns"] == ["BOS", "I", "gave", "her"]
+    assert data["causal_visibility"]["matrix"][1] == [True, True, False, False]
+
+
+def test_char_stream():
+    result = char_stream(ModelConfig())
+    assert result.model.vocab[1] == "a"
+    assert result.value("stale_max_abs_diff") > 0.1
+    assert result.value("n_chars") == len(result.parameters["text"])
+
+
+def test_disk_cache_hit_and_miss_by_source_hash(tmp_path, monkeypatch):
+    first = run_all(tmp_path)
+    assert len(list(tmp_path.glob("lessonmodel-*.json"))) == len(EXPERIMENTS)
+
+    def fail(*args, **kwargs):
+        raise AssertionError("recomputed although the source did not change")
+
+    monkeypatch.setattr(runner, "compute_experiment", fail)
+    assert run_all(tmp_path) == first  # hit: nothing recomputed
+
+    calls = []
+    monkeypatch.setattr(runner, "source_hash", lambda: "0" * 64)
+    monkeypatch.setattr(runner, "compute_experiment", lambda name, cfg: calls.append(name) or {})
+    run_all(tmp_path)
+    assert calls == list(EXPERIMENTS)  # miss: a changed source reruns every experiment
+
+
+def test_source_hash_follows_the_sources(tmp_path):
+    copy = tmp_path / "lessonmodel"
+    shutil.copytree(runner.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert source_hash(copy) == source_hash()
+    (copy / "model.py").write_text((copy / "model.py").read_text() + "\n# edit\n")
+    assert source_hash(copy) != source_hash()
+
+
+def test_cli_run_and_json(capsys):
+    assert main(["run", "other_request"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["other_request"]["values"]["max_abs_diff"]["value"] > 0.1
+    assert main(["--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["experiments"]) == set(EXPERIMENTS)
+    with pytest.raises(SystemExit):
+        main(["run", "no_such_experiment"])
+
+
+def test_worked_attention_example_is_the_models_own_arithmetic(doc):
+    v = values(doc, "attention_example")
+    names = ("bos", "i", "gave", "her")
+    weights = [v[f"weight_{n}"] for n in names]
+    assert v["max_diff_vs_model"] < 1e-12 and abs(sum(weights) - 1) < 1e-12
+    exp = [np.exp(v[f"score_{n}"]) for n in names]
+    np.testing.assert_allclose(weights, [e / sum(exp) for e in exp], rtol=1e-12)
+    assert abs(v["out0"] - sum(v[f"weight_{n}"] * v[f"v0_{n}"] for n in names)) < 1e-12
+
+
+def test_first_token_choice_temperature_and_top_p(doc):
+    v = values(doc, "first_token_choice")
+    assert v["top1_prob"] >= v["top2_prob"] > 0
+    assert v["top1_prob_t0_5"] > v["top1_prob"] > v["top1_prob_t2_0"] > v["uniform_prob"]  # sharper / flatter
+    assert 1 <= v["top_p_kept"] <= v["vocab_size"] and v["top_p_top1_prob"] >= v["top1_prob"]

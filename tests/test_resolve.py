@@ -18,6 +18,8 @@ from site_builder.render.notebook import lesson_notebook
 from site_builder.resolve.resolved import ResolvedPage, SiteView, Stepper, resolve_page, without_teacher
 
 SECRET = "只给教师看的提示"
+
+
 PAGE = lesson(f"""公开的开场白 {{num}}`exp.bytes`。
 
 ::::{{teacher}}

@@ -1,16 +1,39 @@
-"""The dev server: reload events, error overlay data, recovery, path safety, and the lesson scaffold."""
+"""The dev server and the front doors (site_builder/serve): reloads, errors, hostile requests, FIFOs, the
+`new` scaffolds, the server as a command."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
+import re
 import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from itertools import count
 from pathlib import Path
 
 import pytest
 from devclient import EventStream
-from sitekit import fake_evidence
+from sitekit import (
+    LIMIT_S,
+    SECRET,
+    fake_evidence,
+    lesson,
+    project_copy,
+    secret_outside,
+    state,
+    time_limit,
+)
 
+import figures
+import lessonmodel
+from figures.scaffold import new_figure
+from lessonmodel.scaffold import new_experiment
 from site_builder.engine.builder import Engine, Output
 from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.serve.devhttp import resolve_request
@@ -18,6 +41,261 @@ from site_builder.serve.scaffold import add_page_id, new_lesson
 from site_builder.serve.server import DevServer, EvidenceSource
 
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
+
+
+@pytest.fixture
+def dev_server(tmp_path: Path):
+    shutil.copytree(FIXTURE, tmp_path / "content")
+    evidence = fake_evidence(tmp_path / "figs")
+    said: list[str] = []
+    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True),
+                       EvidenceSource(lambda: evidence),
+                       watch=[tmp_path / "content"], port=0, log=said.append)
+    yield tmp_path, server, said
+    server.stop()
+
+
+def list_zz(root: Path) -> Path:
+    site = root / "content" / "site.yml"
+    site.write_text(site.read_text(encoding="utf-8").replace("pages: [index, alpha, beta]",
+                                                             "pages: [index, alpha, beta, zz]"), encoding="utf-8")
+    return root / "content" / "pages" / "zz.md"
+
+
+def test_dev_server_starts_with_a_fifo_page_and_recovers(dev_server):
+    root, server, said = dev_server
+    os.mkfifo(list_zz(root))
+    with time_limit(LIMIT_S):
+        server.start()  # used to block for ever reading the FIFO for the overlay's context lines
+    assert [p["text"] for p in server.failure["problems"]] == [  # the overlay speaks the course's language
+        "content/pages/zz.md: 不是普通文件：请把文字存进普通文件"]
+    stream = EventStream(server.port)
+    try:
+        assert stream.wait_for("hello")["failing"] is True
+        (root / "content" / "pages" / "zz.md").unlink()
+        (root / "content" / "pages" / "zz.md").write_text(lesson(state()), encoding="utf-8")
+        assert stream.wait_for("reload", seconds=LIMIT_S)["build"] == 1  # the first good build
+        assert server.failure is None
+    finally:
+        stream.close()
+
+
+def test_a_fifo_appearing_while_serving_does_not_stop_rebuilding(dev_server):
+    root, server, said = dev_server
+    server.start()
+    stream = EventStream(server.port)
+    try:
+        stream.wait_for("hello")
+        os.mkfifo(list_zz(root))
+        failure = stream.wait_for("build-error", seconds=LIMIT_S)
+        assert [p["text"] for p in failure["problems"]] == [
+            "content/pages/zz.md: 不是普通文件：请把文字存进普通文件"]
+        (root / "content" / "pages" / "zz.md").unlink()
+        (root / "content" / "pages" / "zz.md").write_text(lesson(state()), encoding="utf-8")
+        assert stream.wait_for("reload", seconds=LIMIT_S)["build"] == 2
+    finally:
+        stream.close()
+
+
+def test_dev_server_never_shows_a_refused_links_target(dev_server):
+    root, server, said = dev_server
+    list_zz(root).symlink_to(secret_outside(root))
+    with time_limit(LIMIT_S):
+        server.start()
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    connection.request("GET", "/__dev/errors")
+    errors = connection.getresponse().read().decode()
+    connection.close()
+    assert [p["text"] for p in json.loads(errors)["problems"]] == [
+        "content/pages/zz.md: 是指向 content/ 以外文件的链接：请把文件复制到这里"]
+    assert SECRET not in errors and not any(SECRET in line for line in said)
+
+
+def test_overlay_context_is_read_only_from_regular_files_inside_content(tmp_path):
+    from site_builder.serve.server import problem_report
+    from site_builder.vocabulary.problems import Problem
+
+    secret = secret_outside(tmp_path)
+    (tmp_path / "content" / "pages").mkdir(parents=True)
+    (tmp_path / "content" / "pages" / "link.md").symlink_to(secret)
+    os.mkfifo(tmp_path / "content" / "pages" / "pipe.md")
+    (tmp_path / "content" / "pages" / "ok.md").write_text("a\nb\nc\n", encoding="utf-8")
+    with time_limit(LIMIT_S):
+        for path in ("content/pages/link.md", "content/pages/pipe.md", "content/../outside/passwd"):
+            assert problem_report(Problem(path, 1, "m"), tmp_path)["context"] == []
+        assert [c["text"] for c in problem_report(Problem("content/pages/ok.md", 2, "m"), tmp_path)["context"]] \
+            == ["a", "b", "c", ""]
+
+
+def raw_request(port: int, data: bytes, read: bool = True) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+        client.sendall(data)
+        return client.recv(65536) if read else b""
+
+
+def test_client_disconnects_leave_no_traceback(dev_server, capfd):
+    _, server, said = dev_server
+    server.start()
+    for _ in range(48):  # slow headers: connect, send half a request, hang up
+        raw_request(server.port, b"GET /alpha.html HTTP/1.1\r\nHost: 127.0", read=False)
+    for _ in range(20):  # hang up hard (RST) before the answer is written
+        client = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        client.sendall(f"GET /alpha.html HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
+        client.close()
+    reply = raw_request(server.port, f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
+    assert reply.startswith(b"HTTP/1.0 200")  # still serving
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "ConnectionReset" not in err
+    assert not any("Traceback" in line for line in said)
+
+
+def test_a_burst_of_concurrent_requests_is_all_answered(dev_server):
+    _, server, _ = dev_server
+    server.start()
+    assert server._httpd.request_queue_size >= 100  # a browser's burst fits in the listen queue
+    statuses: list[int] = []
+    go = threading.Barrier(100)
+
+    def fetch() -> None:
+        go.wait()
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=LIMIT_S)
+        connection.request("GET", "/alpha.html")
+        statuses.append(connection.getresponse().status)
+        connection.close()
+
+    threads = [threading.Thread(target=fetch) for _ in range(100)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(LIMIT_S)
+    assert statuses == [200] * 100
+
+
+@pytest.mark.parametrize(("host", "status"), [
+    ("127.0.0.1:{port}", 200), ("localhost:{port}", 200), ("LOCALHOST:{port}", 200), ("[::1]:{port}", 200),
+    ("127.0.0.1:80@evil.example", 403), ("evil.example@127.0.0.1:{port}", 403), ("user:pw@localhost:{port}", 403),
+    ("127.0.0.1:{other}", 403), ("127.0.0.1", 403), ("localhost.:{port}", 403), ("127.0.0.1.evil.example:{port}", 403),
+    ("localhost:{port}:{port}", 403), ("[::1]evil:{port}", 403), ("127.0.0.1:{port} ", 200), ("", 403),
+    ("localhost:+{port}", 403), ("0x7f.0.0.1:{port}", 403),
+])
+def test_host_header_is_parsed_strictly(dev_server, host, status):
+    _, server, _ = dev_server
+    server.start()
+    header = host.format(port=server.port, other=server.port + 1)
+    reply = raw_request(server.port, f"GET /alpha.html HTTP/1.1\r\nHost: {header}\r\n\r\n".encode())
+    assert reply.split(b"\r\n", 1)[0].split(b" ")[1] == str(status).encode(), header
+
+
+# ---------------------------------------------------------------------------
+# `build.py new experiment|figure`: a skeleton written, found by discovery, no Python source edited; or nothing
+# written.
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+EXPERIMENT = next(name for n in count() if (name := f"probe_{n}") not in lessonmodel.EXPERIMENTS
+                  and not (ROOT / "lessonmodel" / f"{name}.py").exists())
+
+
+FIGURE = next(name for n in count() if (name := f"probe-{n}") not in figures.FIGURE_IDS
+              and not (ROOT / "figures" / f"probe_{n}.py").exists())
+"""An experiment id and a figure id the project does not use yet (the course may have grown, as the guide shows)."""
+
+
+FOUND = f"""
+import json, figures, lessonmodel
+from lessonmodel.runner import source_hash
+print(json.dumps({{"experiments": list(lessonmodel.EXPERIMENTS), "figures": list(figures.FIGURE_IDS),
+                  "inputs": figures.BY_ID["{FIGURE}"].inputs, "source_hash": source_hash()}}))
+"""
+
+
+@pytest.fixture
+def packages(tmp_path):
+    """A copy of the figures and lessonmodel packages (site_builder is imported from the project)."""
+    for package in ("figures", "lessonmodel"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def _sources(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.py")}
+
+
+def test_new_experiment_and_figure_are_found_by_discovery_and_no_source_is_edited(packages):
+    before = _sources(packages)
+    experiment = new_experiment(EXPERIMENT, packages / "lessonmodel")
+    figure = new_figure(FIGURE, (EXPERIMENT,), packages / "figures", known=figures.FIGURE_IDS)
+    assert (experiment.name, figure.name) == (f"{EXPERIMENT}.py", f"{FIGURE.replace('-', '_')}.py")
+    after = _sources(packages)
+    assert {name: text for name, text in after.items() if name in before} == before  # only new files
+    assert sorted(set(after) - set(before)) == [f"figures/{figure.name}", f"lessonmodel/{experiment.name}"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the copies come first: the working directory
+    out = subprocess.run([sys.executable, "-c", FOUND], cwd=packages, env=env, capture_output=True, text=True,
+                         check=True).stdout
+    found = json.loads(out)
+    assert sorted(found["experiments"]) == sorted([*lessonmodel.EXPERIMENTS, EXPERIMENT])
+    assert sorted(found["figures"]) == sorted([*figures.FIGURE_IDS, FIGURE])
+    assert found["inputs"] == [EXPERIMENT]
+    # the hash that decides when results are recomputed covers the new module
+    assert found["source_hash"] != lessonmodel.source_hash()
+
+
+def test_the_skeletons_are_what_the_guide_says(packages):
+    module = new_experiment(EXPERIMENT, packages / "lessonmodel").read_text(encoding="utf-8")
+    assert f"@experiment\ndef {EXPERIMENT}(cfg: ModelConfig) -> Result:" in module
+    measured = new_figure(FIGURE, (EXPERIMENT,), packages / "figures").read_text(encoding="utf-8")
+    assert f'"measured", ("{EXPERIMENT}",), draw' in measured
+    sketch = new_figure(f"{FIGURE}-sketch", (), packages / "figures").read_text(encoding="utf-8")
+    assert '"teaching", (), draw' in sketch
+
+
+@pytest.mark.parametrize("inputs", [(EXPERIMENT,), ()], ids=["measured", "teaching"])
+def test_new_figure_speaks_the_course_language(packages, inputs):
+    """An English course gets a skeleton with English labels, alt text and description."""
+    chinese = re.compile(r"[\u4e00-\u9fff]")
+    english = new_figure(f"{FIGURE}-en", inputs, packages / "figures", catalog="en").read_text(encoding="utf-8")
+    compile(english, "english.py", "exec")
+    assert not chinese.search(english.split('"""', 2)[2])  # past the module docstring: what the figure says
+    assert chinese.search(new_figure(f"{FIGURE}-zh", inputs, packages / "figures").read_text(encoding="utf-8"))
+
+
+TAKEN_EXPERIMENT = next(iter(lessonmodel.EXPERIMENTS))
+
+
+TAKEN_FIGURE = figures.FIGURE_IDS[0]
+
+
+FIGURE_MODULE = figures.registry.MODULES[0].__name__.rsplit(".", 1)[1]
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda d: new_experiment("Attention", d), "'Attention' is not a valid experiment id: use lowercase letters, "
+     "digits and '_', starting with a letter (e.g. 'attention_span'); pages cite its values as '<id>.<key>'"),
+    (lambda d: new_experiment("class", d), "'class' is not a valid experiment id: use lowercase letters, "
+     "digits and '_', starting with a letter (e.g. 'attention_span'); pages cite its values as '<id>.<key>'"),
+    (lambda d: new_experiment(TAKEN_EXPERIMENT, d),
+     f"experiment '{TAKEN_EXPERIMENT}' already exists: choose another id"),
+    (lambda d: new_experiment("runner", d), "experiment 'runner' already exists: choose another id"),
+    (lambda d: new_figure("../x", (), d), "'../x' is not a valid figure id: use lowercase letters, digits and "
+     "'-', starting with a letter (e.g. 'attention-span')"),
+    (lambda d: new_figure(TAKEN_FIGURE, (), d, known=figures.FIGURE_IDS),
+     f"figure '{TAKEN_FIGURE}' already exists: choose another id"),
+    (lambda d: new_figure(FIGURE_MODULE, (), d), f"figures/{FIGURE_MODULE}.py already exists: choose another id"),
+])
+def test_bad_or_taken_ids_write_nothing(packages, make, message):
+    package = packages / ("lessonmodel" if "experiment" in message else "figures")
+    before = _sources(packages)
+    with pytest.raises(ValueError) as error:
+        make(package)
+    assert str(error.value) == message
+    assert _sources(packages) == before
+
+
+# ---------------------------------------------------------------------------
+# The dev server: reload events, error overlay data, recovery, path safety, and the lesson scaffold.
 
 
 def get(port: int, path: str, host: str | None = None) -> tuple[int, bytes]:
@@ -38,7 +316,8 @@ def served(tmp_path: Path):
                        watch=[tmp_path / "content"], port=0, log=lambda text: None)
     server.start()
     stream = EventStream(server.port)
-    assert stream.wait_for("hello") == {"build": 1, "failing": False}
+    hello = stream.wait_for("hello")
+    assert (hello["build"], hello["failing"], hello["warnings"]["problems"]) == (1, False, [])
     yield tmp_path, server, stream
     stream.close()
     server.stop()
@@ -184,3 +463,107 @@ def test_page_ids_are_inserted_keeping_the_file_as_written():
     block = "title: x\npages:\n  - a   # first\n  # a comment\n  - b\nbase_url: u\n"
     assert add_page_id(block, "c") == "title: x\npages:\n  - a   # first\n  # a comment\n  - b\n  - c\nbase_url: u\n"
     assert add_page_id("pages: [a,\n  b]  # end\n", "c") == "pages: [a,\n  b, c]  # end\n"
+
+
+# ---------------------------------------------------------------------------
+# `python build.py serve` as a teacher runs it: a busy port, Ctrl-C, and `make serve`.
+
+
+SERVING = "http://127.0.0.1:"
+"""In the line saying the server is up, whatever the course's language (the copied course is zh-CN)."""
+
+
+def wait_for_line(process: subprocess.Popen, needle: str, seconds: float = 120) -> str:
+    """The first line of the server's stderr containing ``needle`` (AssertionError after ``seconds``).
+
+    A thread reads stderr into ``process.said``, so a server that never says it cannot block the test.
+    """
+    if not hasattr(process, "said"):
+        process.said = []
+        threading.Thread(target=lambda: process.said.extend(iter(process.stderr.readline, "")), daemon=True).start()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = next((line for line in list(process.said) if needle in line), None)
+        if found is not None:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"no line with {needle!r}; got:\n{''.join(process.said)}")
+
+
+def status(port: int, path: str = "/") -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", path)
+    answer = connection.getresponse().status
+    connection.close()
+    return answer
+
+
+def start(root: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "build.py", "serve", *args], cwd=root, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    return project_copy(tmp_path_factory.mktemp("project"))
+
+
+@pytest.mark.slow  # Every test starts `build.py serve` (or `make serve`) processes and waits for them.
+def test_second_server_on_a_busy_port_says_so_in_one_line_and_the_first_serves_on(project):
+    first = start(project, "--port", "0")
+    try:
+        line = wait_for_line(first, SERVING)
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
+        own = project / ".cache" / "serve" / str(port)
+        before = {p: p.stat().st_mtime_ns for p in own.rglob("*")}
+        second = subprocess.run([sys.executable, "build.py", "serve", "--port", str(port)], cwd=project,
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1
+        [message] = second.stderr.splitlines()  # in the course's language (zh-CN)
+        assert message.startswith(f"127.0.0.1 的端口 {port} 已被占用（另一个服务器？）；试试 --port ")
+        assert message.endswith(" 或 --port 0")
+        suggested = int(message.split("试试 --port ")[1].split()[0])
+        assert suggested != port
+        assert sorted((project / ".cache" / "serve").iterdir()) == [own]  # the second wrote nothing
+        assert {p: p.stat().st_mtime_ns for p in own.rglob("*")} == before
+        assert status(port) == 200 and status(port, "/r55.html") == 200
+    finally:
+        first.send_signal(signal.SIGINT)
+        assert first.wait(timeout=30) == 0
+    time.sleep(0.5)  # the reader thread drains the last lines
+    assert "Traceback" not in "".join(first.said)
+
+
+@pytest.mark.slow  # Every test starts `build.py serve` (or `make serve`) processes and waits for them.
+def test_sigterm_stops_the_server_cleanly(project):
+    server = start(project, "--port", "0")
+    line = wait_for_line(server, SERVING)
+    port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", line).group(1))
+    server.terminate()
+    assert server.wait(timeout=30) == 0
+    time.sleep(0.5)
+    assert "Traceback" not in "".join(server.said)
+    with pytest.raises(OSError):
+        status(port)
+
+
+@pytest.mark.slow  # Every test starts `build.py serve` (or `make serve`) processes and waits for them.
+def test_make_serve_runs_the_server_as_the_recipe_itself_and_ctrl_c_stops_it(project):
+    """Ctrl-C in a terminal signals the whole foreground group; the server must be make's own child."""
+    make = subprocess.Popen(["make", "-o", ".venv/.installed-site", "-o", "fonts", "serve", "PORT=0",
+                             f"PY={sys.executable}"], cwd=project, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for_line(make, SERVING)
+        children = Path(f"/proc/{make.pid}/task/{make.pid}/children").read_text().split()
+        assert len(children) == 1
+        command = Path(f"/proc/{children[0]}/cmdline").read_bytes().split(b"\0")
+        assert command[1:4] == [b"build.py", b"serve", b"--port"]  # no shell in between
+        assert not (project / "_site").exists()  # built once, into the server's own folder, not first into _site/
+        os.killpg(make.pid, signal.SIGINT)
+        make.wait(timeout=30)
+        assert not Path(f"/proc/{children[0]}").exists() or \
+            Path(f"/proc/{children[0]}/stat").read_text().split()[2] == "Z"
+    finally:
+        if make.poll() is None:
+            os.killpg(make.pid, signal.SIGKILL)

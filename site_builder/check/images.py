@@ -1,5 +1,10 @@
 """Teacher-supplied pictures: checked, resized to the layout's widths and re-encoded with Pillow.
 
+Only PNG, JPEG, WebP and GIF are read, and only when the file's first bytes are those of the
+format its suffix names: Pillow is handed that one format (so it never tries, or loads the
+plugin of, another — PostScript would run Ghostscript). Sizes are bounded twice before any
+pixel is decoded: the file's bytes (the loader) and the width and height from its header.
+
 Each picture a page shows becomes one file per width in ``WIDTHS`` (never
 wider than the original), named by a hash of its bytes, so a changed picture
 gets a new name and browsers never show a stale one. Re-encoding also drops
@@ -14,16 +19,20 @@ import io
 import re
 from dataclasses import dataclass, field
 
-from site_builder.load.content import Content, ImageFile
-from site_builder.load.loader import MAX_IMAGE_BYTES
+from site_builder.load.content import IMAGE_FORMATS, Content, ImageFile
+from site_builder.load.loader import MAX_FILE_BYTES
 from site_builder.parse.page import ParsedPage, image_path
-from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.i18n import Text, _
 from site_builder.vocabulary.problems import Problem
 
 WIDTHS = (640, 1280)
 """CSS pixels of the text column (about 612) and twice that for dense screens."""
 MAX_PIXELS = 40_000_000
 """Pictures with more pixels are refused before decoding (a huge image could exhaust memory)."""
+MAX_SIDE = 12_000
+"""Pictures wider or taller are refused before decoding (a 1×39,000,000 strip is few pixels but huge files)."""
+_SIGNATURES = (("PNG", re.compile(rb"\x89PNG\r\n\x1a\n")), ("JPEG", re.compile(rb"\xff\xd8\xff")),
+               ("GIF", re.compile(rb"GIF8[79]a")), ("WEBP", re.compile(rb"RIFF....WEBP", re.DOTALL)))
 
 
 @dataclass(frozen=True)
@@ -72,29 +81,48 @@ def picture(image: ImageFile) -> Picture:
     if image.data is None:
         raise ValueError(_("is {size} MiB, over the limit of {limit} MiB: save it smaller (at most 1280 pixels "
                            "wide is enough), e.g. as a JPEG", size=f"{image.size / 2**20:.1f}",
-                           limit=f"{MAX_IMAGE_BYTES / 2**20:.0f}"))
+                           limit=f"{MAX_FILE_BYTES / 2**20:.0f}"))
+    suffix = "." + image.path.rsplit(".", 1)[-1].lower()
+    kind = _declared(image.data, suffix)
     key = hashlib.sha256(image.data).hexdigest()
     if key not in _CACHE:
         stem = re.sub(r"[^A-Za-z0-9_-]+", "-", image.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]).strip("-")
-        _CACHE[key] = _resize(image.data, stem or "image")
+        _CACHE[key] = _resize(image.data, stem or "image", kind, suffix)
     return _CACHE[key]
 
 
-def _resize(data: bytes, stem: str) -> Picture:
-    from PIL import Image, ImageOps, UnidentifiedImageError
+def _declared(data: bytes, suffix: str) -> str:
+    """The format the suffix names, when the file's first bytes are that format's; ``ValueError`` otherwise."""
+    kind = IMAGE_FORMATS.get(suffix)
+    if kind is None:
+        raise ValueError(_("is not a PNG, JPEG, WebP or GIF file: save it again as PNG or JPEG"))
+    found = next((name for name, signature in _SIGNATURES if signature.match(data)), None)
+    if found != kind:
+        raise ValueError(_("is named {suffix} but its bytes are {found}: save it again as PNG or JPEG, named by what "
+                           "it is", suffix=suffix, found=found or _("not a PNG, JPEG, WebP or GIF picture")))
+    return kind
 
+
+def _resize(data: bytes, stem: str, kind: str, suffix: str) -> Picture:
+    # The four plugins imported by name: asked for a format it has not registered, Pillow loads them all.
+    from PIL import GifImagePlugin, Image, ImageOps, JpegImagePlugin, PngImagePlugin, WebPImagePlugin  # noqa: F401
+
+    unreadable = _("cannot be read as a {kind} picture (the file is damaged or cut short): save it again as PNG "
+                   "or JPEG", kind=kind)
+    source = io.BytesIO(data)
+    source.name = f"picture{suffix}"  # so that Pillow does not import its common plugins (BMP, PPM …) either
     try:
-        with Image.open(io.BytesIO(data)) as opened:
-            if opened.width * opened.height > MAX_PIXELS:
-                raise ValueError(_("has {width}×{height} pixels, over the limit of {limit}: resize it (at most "
-                                   "1280 pixels wide is enough)", width=opened.width, height=opened.height,
-                                   limit=f"{MAX_PIXELS:,}"))
+        with Image.open(source, formats=[kind]) as opened:  # reads the header only
+            _check_size(opened.width, opened.height)
             lossless = opened.mode in ("RGBA", "LA", "P", "PA", "1", "L", "I;16") or opened.format in ("PNG", "GIF")
             original = ImageOps.exif_transpose(opened)  # phone photos store their rotation in EXIF
             original.load()
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as error:
-        raise ValueError(_("cannot be read as a picture ({error}): save it again as PNG or JPEG",
-                           error=str(error))) from None
+    except ValueError as error:
+        if isinstance(error.args[0], Text):
+            raise
+        raise ValueError(unreadable) from None
+    except (OSError, SyntaxError, Image.DecompressionBombError, EOFError):  # Pillow's words are not the teacher's
+        raise ValueError(unreadable) from None
     mode, kind = ("RGBA", "png") if lossless else ("RGB", "jpg")
     original = original.convert(mode)
     files: dict[str, bytes] = {}
@@ -112,3 +140,10 @@ def _resize(data: bytes, stem: str) -> Picture:
         sizes.append((name, width, height))
     src, width, height = sizes[0]
     return Picture(src, ", ".join(f"{n} {w}w" for n, w, _height in sizes), width, height, files)
+
+
+def _check_size(width: int, height: int) -> None:
+    if width * height > MAX_PIXELS or max(width, height) > MAX_SIDE:
+        raise ValueError(_("has {width}×{height} pixels, over the limit of {limit} pixels or {side} on a side: "
+                           "resize it (at most 1280 pixels wide is enough)", width=width, height=height,
+                           limit=f"{MAX_PIXELS:,}", side=f"{MAX_SIDE:,}"))

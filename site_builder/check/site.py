@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import operator
+import posixpath
 import re
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
 from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
@@ -19,16 +20,16 @@ from site_builder.vocabulary.numbers import agrees, format_number
 from site_builder.vocabulary.problems import Problem, suggest
 from site_builder.vocabulary.provenance import BADGE_TEXT, PROVENANCES
 
-LANGUAGES = ("zh-CN", "en")
-"""The languages of the catalogs (site_builder/locales)."""
-
 ROLES = ("num", "fig", "src", "ref", "example", "term", "mark")
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
-               memo: Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None
-               ) -> list[Problem]:
+               memo: Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None,
+               failed: Collection[str] = ()) -> list[Problem]:
     """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
+
+    ``failed``: ids of pages that failed to load (their own problems say why): a reference to one is
+    not reported, neither as a missing page nor as a missing anchor.
 
     ``memo(page, around, check)`` gives one page's problems: a caller keeping them between builds (the
     dev server's engine) looks them up by the page's source, the evidence and ``around`` (what they
@@ -40,11 +41,13 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
     sources = {s.id for s in content.sources}
     around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
-                   frozenset(sources), content.glossary)) if memo else None
+                   frozenset(sources), content.glossary, frozenset(failed))) if memo else None
+    anchors |= {page_id: _EveryAnchor() for page_id in failed if page_id not in anchors}
     for page in pages:
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
         problems += memo(page, around, check) if memo else check()
     problems += check_records(content, evidence.values)
+    problems += reader_text_problems(content, evidence)
     problems += check_value_text(content.value_text, set(evidence.values),
                                  {v.producer for v in evidence.values.values()})
     return problems
@@ -56,7 +59,7 @@ def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[st
     problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
     problems += _term_problems(page, content)
     problems += [p for block in page.blocks if isinstance(block, StateSource)
-                 for p in _check_state(block, page, evidence)]
+                 for p in _check_state(block, page, evidence, content.config.language)]
     if page.meta.kind in ("lesson", "article"):
         problems += _unbound_numbers(page)
     problems += _math_errors(page)
@@ -119,6 +122,28 @@ def _term_problems(page: ParsedPage, content: Content) -> list[Problem]:
         for word, term in forbidden_uses(terms, text):
             problems.append(Problem(path, line, _("'{word}' is a forbidden variant in the glossary: write '{term}'",
                                                   word=word, term=term.term)))
+    return problems
+
+
+def reader_text_problems(content: Content, evidence: Evidence) -> list[Problem]:
+    """The glossary's forbidden wordings in what readers see beyond page prose: the numbers page's titles and
+    descriptions (values.yml), the sources and glossary pages, the records' titles and conditions, and every
+    figure's alt text, description, mark labels and drawn texts (titles, axis labels, ticks, legends)."""
+    texts = [(content.value_text.path, line, text, "") for _name, text, line in
+             (*content.value_text.groups, *content.value_text.patterns)]
+    base = posixpath.dirname(posixpath.dirname(content.pages[0].path)) if content.pages else "content"
+    texts += [(f"{base}/sources.yml", s.line, text, "") for s in content.sources for text in (s.title, s.checked,
+                                                                                              s.where)]
+    texts += [(f"{base}/glossary.yml", t.line, t.definition, "") for t in content.glossary]
+    texts += [(r.path, 0, str(r.data.get(key, "")), "") for r in content.records for key in ("title", "conditions")]
+    for f in evidence.figures.values():
+        texts += [(f.drawn_at[0] or "figures", f.drawn_at[1], text, f.id)
+                  for text in (f.alt, f.description, *(m.label for m in f.marks), *f.texts)]
+    problems = []
+    for path, line, text, figure in texts:
+        for word, term in forbidden_uses(content.glossary, text):
+            message = _("'{word}' is a forbidden variant in the glossary: write '{term}'", word=word, term=term.term)
+            problems.append(Problem(path, line, message + (_(" (figure {figure})", figure=figure) if figure else "")))
     return problems
 
 
@@ -189,6 +214,13 @@ def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
             for page in pages for line, marks, state in page.pointing if marks == 0]
 
 
+class _EveryAnchor(frozenset):
+    """The anchors of a page that failed to load: unknown, so every one is taken to be there."""
+
+    def __contains__(self, anchor: object) -> bool:
+        return True
+
+
 def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
     """``r55#b2`` → (``r55``, ``r55-b2``); ``#notes`` → (this page, ``notes``); ``r55`` → (``r55``, ``''``)."""
     page, _hash, anchor = target.partition("#")
@@ -241,22 +273,22 @@ def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence)
     return "teaching", ""
 
 
-def figure_label_problem(figure: FigureInfo) -> str:
-    """A figure's corner label must say what its badge says (both come from its provenance)."""
+def figure_label_problem(figure: FigureInfo, language: str) -> str:
+    """A figure's corner label must say what its badge says, in the course's ``language`` (both come from its
+    provenance; figures are drawn in the course's language)."""
     badge = BADGE_TEXT.get(figure.provenance, "")
-    # Figures are drawn with one label whatever the site's language; it must be the badge in one of them.
-    if figure.label and figure.label not in {localize(badge, language) for language in LANGUAGES}:
+    if figure.label and figure.label != localize(badge, language):
         return _("figure {id}: its corner label '{label}' disagrees with its badge '{badge}'",
                  id=figure.id, label=figure.label, badge=badge)
     return ""
 
 
-def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence) -> list[Problem]:
+def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence, language: str) -> list[Problem]:
     path, problems = page.meta.path, []
     if state.figure and state.figure not in evidence.figures:
         problems.append(Problem(path, state.figure_line, _("unknown figure '{id}'", id=state.figure)
                                 + suggest(state.figure, evidence.figures)))
-    elif state.figure and (wrong := figure_label_problem(evidence.figures[state.figure])):
+    elif state.figure and (wrong := figure_label_problem(evidence.figures[state.figure], language)):
         problems.append(Problem(path, state.figure_line, wrong))
     if state.provenance in PROVENANCES:
         derived, what = derived_provenance(state, page, evidence)

@@ -14,7 +14,7 @@ between processes and swaps each site in whole, linking what did not change. ``c
 A file of an earlier build is used only while its folder is the very one that build swapped in
 (``folder_identity``) and the file still has the digest that build recorded; otherwise its page is
 rendered and the file written again, so the result is always the bytes a clean build writes
-(tests/test_incremental.py and test_persistent.py check this).
+(tests/test_engine.py checks this).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from site_builder.engine import parsed_store
 from site_builder.load.content import Content, Evidence, SourceFile
+from site_builder.load.digest import content_digest
 from site_builder.load.loader import load_content
 from site_builder.parse.page import ParsedPage, StateSource
 from site_builder.render.keys import (
@@ -48,7 +49,7 @@ from site_builder.render.keys import (
 from site_builder.render.mathfont import formula_characters, math_font_for
 from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.problems import ContentError, Problem
-from site_builder.write.writer import update_in_place, write_site
+from site_builder.write.writer import together, update_in_place, write_site
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -129,7 +130,7 @@ class Engine:
         content, problems = loaded or load_content(self.root, self.content_dir)
         if content is None:
             raise ContentError(problems)
-        inputs = digest(code_digest(), tree_digest(self.root / self.content_dir), evidence_digest(evidence)) \
+        inputs = digest(code_digest(), content_digest(self.root, self.content_dir), evidence_digest(evidence)) \
             if self.store else ""
         if inputs and all(self._written[o.folder].get("inputs") == inputs and self._trusted(o.folder)
                           and self._intact(o.folder, self._written[o.folder].get("files", {})) for o in self.outputs):
@@ -147,8 +148,9 @@ class Engine:
                      if o.finish and (kept[o.teacher] != set(keys[o.teacher]) or not self._trusted(o.folder))}
         files = render_sites(prepared, tuple(o.teacher for o in self.outputs), self.workers, kept,
                              self._environment(looks))
-        changed = {output: self._write(output, files[output.teacher], keys[output.teacher], kept[output.teacher],
-                                       finishers.get(output.teacher), inputs) for output in self.outputs}
+        with together():  # both sites are swapped in at the end, or neither is
+            changed = {output: self._write(output, files[output.teacher], keys[output.teacher], kept[output.teacher],
+                                           finishers.get(output.teacher), inputs) for output in self.outputs}
         for output in self.outputs:  # once every site is written: linking a shared file changes its stamp
             self._save_state(output, keys[output.teacher], changed[output])
         rendered = tuple(dict.fromkeys(p for o in self.outputs for p in keys[o.teacher]
@@ -206,7 +208,7 @@ class Engine:
             if page_id not in pages:
                 pages[page_id] = (keys[page_id], {rel: folder / rel if self.store else files[rel] for rel in made})
         self._pages[output.teacher] = pages
-        self._written[folder] = {"inputs": inputs, "identity": list(folder_identity(folder) or ()), "files": sums,
+        self._written[folder] = {"inputs": inputs, "files": sums,
                                  "formulas": {rel: chars for rel, chars in formulas.items() if chars},
                                  "stamps": state.get("stamps", {}) if self.serving and trusted else {}}
         return changed
@@ -316,6 +318,7 @@ class Engine:
         """Record each file's stamp (see ``_intact``: the dev server, which writes only what changed into
         its own folder, stamps only those) and, with a persisted store, the folder's state."""
         state, file = self._written[output.folder], self._state_file(output.folder)
+        state["identity"] = list(folder_identity(output.folder) or ())  # after the swap: the new folder's
         stamps = {rel: stamp for rel, stamp in state["stamps"].items() if rel not in changed}
         base = os.fspath(output.folder)
         state["stamps"] = {rel: stamps.get(rel) or _stamp(os.path.join(base, rel)) for rel in state["files"]}

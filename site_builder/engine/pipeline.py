@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import re
+import signal
 from collections.abc import Callable, Collection, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,7 @@ from jinja2 import Environment
 from markdown_it import MarkdownIt
 
 from site_builder.check.images import prepare_images
+from site_builder.check.placeholders import placeholder_problems
 from site_builder.check.prepared import PreparedSite
 from site_builder.check.site import check_site, pointing_warnings
 from site_builder.load.content import Content, Evidence, SourceFile
@@ -33,8 +35,8 @@ from site_builder.resolve.resolved import SiteView
 from site_builder.vocabulary.problems import ContentError, Problem
 
 STATIC = Path(__file__).parents[1] / "static"
-TEACHER_ONLY = frozenset({"present.js"})
-"""Static files only the teacher site loads (presenting, the speaker window)."""
+TEACHER_ONLY = frozenset({"present.js", "gallery.css"})
+"""Static files only the teacher site loads (presenting, the speaker window, the gallery's layout)."""
 
 
 Parsed = list[tuple["ParsedPage | None", list[Problem]]]
@@ -92,13 +94,20 @@ def check_parsed(content: Content, parsed: Parsed, problems: list[Problem], evid
     (``memo``: see ``check_site``.)"""
     problems = problems + [p for _, errors in parsed for p in errors]
     pages = [page for page, _ in parsed if page is not None]
-    problems += check_site(content, pages, evidence, memo)
+    failed = {source.path: _stem(source.path) for source, (page, _) in zip(content.pages, parsed, strict=True)
+              if page is None}
+    problems += check_site(content, pages, evidence, memo, content.unlisted | set(failed.values()))
     images, image_problems = prepare_images(content, pages)
     problems += image_problems
-    if problems:
-        raise ContentError(problems)
-    warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings)
+    if problems:  # causes first: the page list, then the pages that failed to load, then what they left out
+        raise ContentError(problems, causes=(content.config.path, *failed))
+    warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings) \
+        + tuple(placeholder_problems(content.pages))
     return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, warnings, images)
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 PARALLEL_MIN_PAGES = 64
@@ -169,7 +178,8 @@ def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], p
     global _FORKED
     _FORKED = (views, wanted, jinja)
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # Workers leave Ctrl-C to this process, which stops them: one message, not one traceback each.
+        with multiprocessing.get_context("fork").Pool(workers, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
             shares = pool.map(_render_share, [pages[i::workers] for i in range(workers)])
     finally:
         _FORKED = None

@@ -15,8 +15,9 @@ from site_builder.load.value_text import ValueText
 if TYPE_CHECKING:
     from site_builder.load.glossary import Term
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
-"""Picture files a page may show with ``![alt](path)``."""
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".gif": "GIF", ".webp": "WEBP"}
+"""Picture files a page may show with ``![alt](path)``: suffix → the format its bytes must be (Pillow's name)."""
+IMAGE_SUFFIXES = tuple(IMAGE_FORMATS)
 
 @dataclass(frozen=True)
 class SiteConfig:
@@ -32,6 +33,9 @@ class SiteConfig:
     """Page ids in reading order; lessons are linked prev/next in this order."""
     path: str = "content/site.yml"
     """Where the config was read from, for messages."""
+    content_language: str = ""
+    """BCP 47 tag of the lessons' own text when it differs from ``language`` (the interface's): a Chinese
+    course with an English interface says ``lang`` right on each page's text. Empty: ``language``."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,10 @@ class FigureInfo:
     """Regions a teacher may point at, by name."""
     dark_file: str = ""
     """The dark-mode variant's file name in ``figures/`` (empty: the light figure serves both)."""
+    texts: tuple[str, ...] = ()
+    """Every text drawn in the figure (titles, labels, ticks, legends), for the glossary check."""
+    drawn_at: tuple[str, int] = ("", 0)
+    """Path and line of the figure's drawing code, where a problem with its texts is reported."""
 
     def mark(self, name: str) -> FigureMark | None:
         return next((m for m in self.marks if m.name == name), None)
@@ -178,6 +186,9 @@ class Content:
     """Picture files under ``content/pages/`` (read only when under the size limit)."""
     value_text: ValueText = ValueText()
     """Group titles and value descriptions in the reader's language (``content/values.yml``)."""
+    unlisted: frozenset[str] = frozenset()
+    """Ids of page files that are not among ``pages`` (not listed in site.yml, or refused): their own problem
+    says why, so a reference to one is not reported as a reference to a page that does not exist."""
 
 
 @dataclass(frozen=True)
@@ -195,3 +206,9 @@ class Evidence:
     notebook_setup: str = ""
     """Python that defines ``measure(producer) -> {key: value}``, rerunning the experiment that produced a
     measured value; the first code cell of each lesson's notebook. Empty: no notebooks are published."""
+    notebook_files: dict[str, str] = field(default_factory=dict, hash=False)
+    """What the notebook imports, carried in each lesson's download: path there (``lessonmodel/…py``) →
+    absolute path."""
+    notebook_requirements: str = ""
+    """The download's ``requirements.txt``: the packages the notebook's code imports, pinned as the project pins
+    them."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 import threading
 import time
@@ -27,11 +28,14 @@ from site_builder.vocabulary.problems import ContentError, Problem
 from site_builder.vocabulary.urls import check_html
 
 NOTEBOOK_SETUP = """\
-# Run from the course repository: find the folder holding lessonmodel/ and import it from there.
+# Run in the folder of the lesson's download (or anywhere in the course repository): import lessonmodel from
+# the nearest folder that holds it.
 import pathlib
 import sys
 
-root = next(p for p in (pathlib.Path.cwd(), *pathlib.Path.cwd().parents) if (p / "lessonmodel").is_dir())
+root = next((p for p in (pathlib.Path.cwd(), *pathlib.Path.cwd().parents) if (p / "lessonmodel").is_dir()), None)
+if root is None:
+    raise FileNotFoundError(SAID["no_model"])
 sys.path.insert(0, str(root))
 from lessonmodel.runner import compute_experiment
 
@@ -40,6 +44,9 @@ def measure(experiment):
     \"\"\"Run one experiment of lessonmodel now; its values by key.\"\"\"
     return {key: entry["value"] for key, entry in compute_experiment(experiment)["values"].items()}"""
 """The first code cell of each lesson's notebook: how to rerun the experiment behind a measured value."""
+NOTEBOOK_IMPORTS = ("numpy",)
+"""The packages lessonmodel imports beyond the standard library (a lesson's download pins them; its test runs
+the notebook in an environment holding these alone)."""
 
 
 def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, figure_dir: Path, root: Path,
@@ -74,12 +81,28 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     figures = {fid: FigureInfo(id=fid, file=info["file"], dark_file=info.get("dark_file", ""), alt=info["alt"],
                                description=info["description"],
                                provenance=info["provenance"], width=int(info["width"]), height=int(info["height"]),
-                               inputs=tuple(info.get("inputs", ())), label=info.get("label", ""), marks=_marks(info))
+                               inputs=tuple(info.get("inputs", ())), label=info.get("label", ""), marks=_marks(info),
+                               texts=tuple(info.get("texts", ())), drawn_at=tuple(info.get("drawn_at", ("", 0))))
                for fid, info in figure_info.items()}
     sources = {e["source"] for e in results["experiments"].values()}
     return Evidence(values=values, figures=figures, figure_dir=str(figure_dir),
                     experiment_files={s: str(root / s) for s in sorted(sources) if (root / s).is_file()},
-                    notebook_setup=NOTEBOOK_SETUP)
+                    notebook_setup=NOTEBOOK_SETUP, notebook_files=_package_files(root, sources),
+                    notebook_requirements=_pinned(root / "requirements.txt", NOTEBOOK_IMPORTS))
+
+
+def _package_files(root: Path, sources: set[str]) -> dict[str, str]:
+    """Every module of the packages the experiments live in (``lessonmodel/``): what the notebook imports."""
+    packages = {Path(source).parts[0] for source in sources if len(Path(source).parts) > 1}
+    return {path.relative_to(root).as_posix(): str(path) for package in sorted(packages)
+            for path in sorted((root / package).glob("*.py"))}
+
+
+def _pinned(requirements: Path, names: tuple[str, ...]) -> str:
+    """The lines of the project's pinned ``requirements.txt`` that install ``names``."""
+    lines = requirements.read_text(encoding="utf-8").splitlines() if requirements.is_file() else []
+    return "".join(f"{line.strip()}\n" for line in lines
+                   if re.split(r"[=<>!~\[; ]", line.strip(), maxsplit=1)[0].lower() in names)
 
 
 def _marks(info: dict) -> tuple[FigureMark, ...]:
@@ -110,12 +133,14 @@ def _with_tolerances(values: dict[str, Value], records: dict[str, dict], languag
 def evidence_from_json(data: dict[str, Any]) -> Evidence:
     """``Evidence`` again from the JSON of its ``dataclasses.asdict`` (how a fresh process hands it to the server)."""
     return Evidence(values={k: Value(**v) for k, v in data["values"].items()},
-                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"]),
+                    figures={k: FigureInfo(**{**f, "inputs": tuple(f["inputs"]), "texts": tuple(f["texts"]),
+                                              "drawn_at": tuple(f["drawn_at"]),
                                               "marks": tuple(FigureMark(m["name"], m["label"], tuple(m["box"]))
                                                              for m in f["marks"])})
                              for k, f in data["figures"].items()},
                     figure_dir=data["figure_dir"], experiment_files=data["experiment_files"],
-                    notebook_setup=data.get("notebook_setup", ""))
+                    notebook_setup=data.get("notebook_setup", ""), notebook_files=data.get("notebook_files", {}),
+                    notebook_requirements=data.get("notebook_requirements", ""))
 
 
 @contextmanager
@@ -144,8 +169,8 @@ def answer(measure: Callable[[Callable], Evidence], language: str) -> None:
     try:
         evidence = measure(functools.partial(progress, say=lambda text: localize(text, language)))
     except ContentError as error:
-        print(json.dumps({"problems": [[p.path, p.line, localize(p.message, language)] for p in error.problems]},
-                         ensure_ascii=False))
+        print(json.dumps({"problems": [[p.path, p.line, localize(p.message, language)] for p in error.problems],
+                          "trace": error.trace}, ensure_ascii=False))
         sys.exit(1)
     except Exception:  # on stdout, not stderr: the server shows it once, in the terminal and the overlay
         print(json.dumps({"crash": traceback.format_exc()}, ensure_ascii=False))
@@ -182,5 +207,6 @@ def in_fresh_process(function: str, figure_dir: Path, cwd: Path) -> Evidence:
         return evidence_from_json(json.loads(out))
     failure = json.loads(out) if out.strip().startswith("{") else {"crash": "".join(said[-60:])}
     if "problems" in failure:
-        raise ContentError(Problem(path, line, message) for path, line, message in failure["problems"])
+        raise ContentError((Problem(path, line, message) for path, line, message in failure["problems"]),
+                           trace=failure.get("trace", ""))
     raise RuntimeError("measuring and drawing failed in a fresh process:\n" + failure["crash"])

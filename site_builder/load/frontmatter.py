@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
 from site_builder.load.content import SourceFile
-from site_builder.load.yamlnodes import load_located
+from site_builder.load.yamlnodes import load_located, not_text
 from site_builder.vocabulary.i18n import _
-from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
+from site_builder.vocabulary.problems import Problem, closest, invisible_characters, suggest
 
 PAGE_KINDS = ("lesson", "article", "index")
 FRONT_MATTER_KEYS = ("id", "title", "kind", "summary", "label")
-_PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+MAX_STATES = 500
+"""Most states one page may have: each is parsed, checked and rendered, in both sites."""
+_STATE_LINE = re.compile(r"^ {0,3}:{3,}[ \t]*\{state\}", re.MULTILINE)
+_PAGE_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,11 @@ def split_page(source: SourceFile) -> tuple[SplitPage | None, list[Problem]]:
         return None, problems
     meta, problems = _check_meta(located, source.path)
     body = "\n" * (end + 1) + "\n".join(lines[end + 1:])
+    states = _STATE_LINE.finditer(body)
+    if (excess := next(itertools.islice(states, MAX_STATES, None), None)) is not None:  # before parsing them all
+        return None, problems + [Problem(source.path, body.count("\n", 0, excess.start()) + 1,
+                                         _("more than {limit} states on one page: split the lesson",
+                                           limit=MAX_STATES))]
     return (SplitPage(meta, body) if meta else None), problems
 
 
@@ -72,11 +81,14 @@ def _check_meta(located, path: str) -> tuple[PageMeta | None, list[Problem]]:
                                     + (suggest(str(key), FRONT_MATTER_KEYS)
                                        or _(" (allowed: {names})", names=", ".join(FRONT_MATTER_KEYS)))))
         elif not isinstance(item.value, str) or not item.value.strip():
-            problems.append(Problem(path, item.line, _("front matter key '{key}' must be non-empty text", key=key)))
+            problems.append(Problem(path, item.line, not_text(item.value, key)
+                                    or _("front matter key '{key}' must be non-empty text", key=key)))
         elif hidden := invisible_characters(item.value, _("front matter '{key}'", key=key)):
             problems.append(Problem(path, item.line, hidden))
     values = {k: v.strip() for k, v in located.value.items() if isinstance(v, str)}
-    if "title" not in located.value:
+    misspelt = {close for key in located.value if key not in FRONT_MATTER_KEYS
+                for close in closest(str(key), FRONT_MATTER_KEYS, limit=1)}
+    if "title" not in located.value and "title" not in misspelt:  # 'titel:' already says it
         problems.append(Problem(path, 1, _("front matter has no 'title'")))
     kind = values.get("kind", "lesson")
     if kind not in PAGE_KINDS:
@@ -84,7 +96,7 @@ def _check_meta(located, path: str) -> tuple[PageMeta | None, list[Problem]]:
                                 _("unknown page kind '{kind}' (use one of: {names})", kind=kind,
                                   names=", ".join(PAGE_KINDS))))
     page_id = values.get("id") or path.rsplit("/", 1)[-1].removesuffix(".md")
-    if not _PAGE_ID.match(page_id):
+    if not _PAGE_ID.fullmatch(page_id):
         line = located.children["id"].line if "id" in values else 1
         problems.append(Problem(path, line, _("page id '{id}' must be lowercase letters, digits and '-'", id=page_id)))
     if problems:

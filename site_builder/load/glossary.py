@@ -22,7 +22,9 @@ from site_builder.vocabulary.problems import Problem, suggest
 from site_builder.vocabulary.urls import allowed_url, link_problem
 
 TERM_KEYS = ("id", "term", "allowed", "forbidden", "definition")
-_TERM_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+MAX_WORDINGS = 10_000
+"""Most wordings a glossary may hold in all: every one is sought in every page's prose."""
+_TERM_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")
 
 
 @dataclass(frozen=True)
@@ -71,17 +73,26 @@ def load_glossary(text: str, path: str) -> tuple[tuple[Term, ...], list[Problem]
     if not isinstance(located.value, list):
         return (), problems + [Problem(path, located.line, _("glossary.yml must be a list of terms"))]
     terms: list[Term] = []
+    owners: dict[str, Term] = {}  # id and each wording → its entry: a clash is found in one look-up
+    wordings = 0
     for item in located.children:
         term = _load_term(item, path, problems)
         if term is None:
             continue
-        clash = next((t for t in terms if t.id == term.id or set(t.words) & set(term.words)), None)
+        wordings += len(term.words) + len(term.forbidden)
+        if wordings > MAX_WORDINGS:  # aliases (``allowed: *many``) count each time they are used
+            problems.append(Problem(path, item.line, _("the glossary holds more than {limit} wordings (preferred, "
+                                                       "allowed and forbidden, aliases counted each time they are "
+                                                       "used): keep the entries that prose needs", limit=MAX_WORDINGS)))
+            break
+        clash = owners.get("id:" + term.id) or next((owners[w] for w in term.words if w in owners), None)
         if clash is not None:
             problems.append(Problem(path, item.line, _("term '{term}' repeats the id or a wording of "
                                                        "'{other}' (line {line})", term=term.term,
                                                        other=clash.term, line=clash.line)))
             continue
         terms.append(term)
+        owners.update({"id:" + term.id: term} | {word: term for word in term.words})
     return tuple(terms), problems
 
 
@@ -146,12 +157,45 @@ def forbidden_uses(terms: tuple[Term, ...], text: str) -> list[tuple[str, Term]]
     """Forbidden wordings in ``text``, each with its entry, in order.
 
     A forbidden wording inside an accepted one is fine (``头维`` inside ``头维度``):
-    matches are taken at each position longest first, over every wording.
+    matches are taken at each position longest first, over every wording. Chinese has no spaces, so a
+    wording counts as a word where at least one of its ends is at a boundary (see ``_at_boundary``):
+    ``头维`` in 每个头维是 is flagged, the 头维 that runs across 抬头 and 维持 is not.
     """
     pattern, meaning = _wordings(terms)
     if pattern is None:
         return []
-    return [(m.group(), meaning[m.group()][0]) for m in pattern.finditer(text) if meaning[m.group()][1]]
+    found, previous_end = [], -1
+    for match in pattern.finditer(text):
+        word = match.group()
+        if meaning[word][1] and (_at_boundary(text, match.start(), previous_end == match.start(), before=True)
+                                 or _at_boundary(text, match.end(), pattern.match(text, match.end()) is not None,
+                                                 before=False)):
+            found.append((word, meaning[word][0]))
+        previous_end = match.end()
+    return found
+
+
+_FUNCTION_CHARACTERS = frozenset("的地得了着过是在和与及或把被将对从向为以于这那每各其也都很就还又更最比个里中上下")
+"""Single-character words that stand between words (particles, prepositions, measure words): a wording
+next to one begins or ends there."""
+
+
+def _at_boundary(text: str, index: int, glossary_neighbour: bool, *, before: bool) -> bool:
+    """Whether a wording's end at ``index`` is at a word boundary: the text's edge, a character of another
+    kind (space, punctuation, Latin), a one-character function word, or another glossary wording there."""
+    if glossary_neighbour:
+        return True
+    outside = index - 1 if before else index
+    inside = index if before else index - 1
+    if outside < 0 or outside >= len(text):
+        return True
+    if _han(text[inside]) and _han(text[outside]):
+        return text[outside] in _FUNCTION_CHARACTERS
+    return not (text[inside].isalnum() and text[outside].isalnum())
+
+
+def _han(character: str) -> bool:
+    return "\u3400" <= character <= "\u9fff" or "\uf900" <= character <= "\ufaff"
 
 
 @functools.lru_cache(maxsize=8)

@@ -12,16 +12,21 @@ from pathlib import Path
 from site_builder.load.content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from site_builder.load.glossary import load_glossary
 from site_builder.load.value_text import parse_value_text
-from site_builder.load.yamlnodes import Located, load_located
+from site_builder.load.yamlnodes import Located, load_located, not_text
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import VALUE_CLASSES
+from site_builder.vocabulary.oserrors import reason
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
+OPTIONAL_SITE_KEYS = ("content_language",)
+_LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
 SOURCE_KEYS = ("id", "title", "authors", "year", "url", "checked", "where")
 RECORD_KEYS = ("id", "title", "date", "machine", "conditions", "command", "source", "values", "compare", "data")
-_SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*$")
-_RECORD_ID = re.compile(r"^[a-z0-9_]+$")
+_SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*\Z")
+_RECORD_ID = re.compile(r"^[a-z0-9_]+\Z")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters no text file of the course needs (tab and line ends are allowed)."""
 _WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
 
 
@@ -52,11 +57,15 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
     images = _load_images(root, base / "pages")
-    return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text), problems
+    return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text,
+                   frozenset(read) - set(config.pages)), problems
 
 
-MAX_IMAGE_BYTES = 8 * 1024 * 1024
-"""Larger picture files are not read; a page that shows one gets a problem saying how large it is."""
+MAX_PAGES = 5_000
+"""Most pages a site may list: every page is parsed, checked and rendered on each full build."""
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""Larger files under ``content/`` are not read: a picture a page shows gets a problem saying how large it is,
+a text file is a problem itself."""
 
 
 def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
@@ -68,7 +77,7 @@ def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
             continue
         size = path.stat().st_size
         try:  # read the way page sources are: never a FIFO or device, never through a link out of the folder
-            data = read_content_file(folder, path) if size <= MAX_IMAGE_BYTES else None
+            data = read_content_file(folder, path) if size <= MAX_FILE_BYTES else None
         except ValueError:
             continue  # a page showing it is told the picture is not there
         images.append(ImageFile(path.relative_to(root).as_posix(), size, data))
@@ -87,10 +96,15 @@ def read_content_file(base: Path, path: Path) -> bytes:
     if fd is None:  # a link on the way, or not plainly beneath: resolved and checked as a whole
         fd = _open_resolved(base, path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else after the check
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):  # swapped for something else after the check
             raise ValueError(_("is not a regular file: save the text in an ordinary file"))
+        if status.st_size > MAX_FILE_BYTES:
+            raise ValueError(_("is {size} MiB, over the limit of {limit} MiB for a file under content/: split it or "
+                               "move it out", size=f"{status.st_size / 2**20:.1f}",
+                               limit=f"{MAX_FILE_BYTES / 2**20:.0f}"))
         chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        while (chunk := os.read(fd, 1 << 20)) and sum(map(len, chunks)) <= MAX_FILE_BYTES:  # a file still growing
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
@@ -127,7 +141,7 @@ def _open_resolved(base: Path, path: Path, flags: int) -> int:
     except (FileNotFoundError, RuntimeError):  # a dangling link, or a loop of links
         raise ValueError(_("is a link to nothing: remove it or copy the file here")) from None
     except OSError as error:
-        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
+        raise ValueError(_("cannot be read ({reason})", reason=reason(error))) from None
     if not target.is_relative_to(base.resolve()):
         # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
         raise ValueError(_("is a link to a file outside {folder}/: copy the file here instead", folder=base.name))
@@ -136,7 +150,7 @@ def _open_resolved(base: Path, path: Path, flags: int) -> int:
             raise ValueError(_("is not a regular file: save the text in an ordinary file"))
         return os.open(target, flags)
     except OSError as error:
-        raise ValueError(_("cannot be read ({reason})", reason=error.strerror)) from None
+        raise ValueError(_("cannot be read ({reason})", reason=reason(error))) from None
 
 
 def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
@@ -144,17 +158,27 @@ def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> Source
     prefix = os.path.join(root, "")  # strings where they can be: a save reads every page
     relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
         path.relative_to(root).as_posix()
+    if _CONTROL.search(relative) or "\n" in relative or "\r" in relative:  # would break the one-line message
+        shown = relative.encode("unicode_escape").decode("ascii")
+        problems.append(Problem(shown, 0, _("the file name contains a control character or line break: rename "
+                                            "the file")))
+        return None
     try:
         data = read_content_file(base, path)
     except ValueError as refused:
         problems.append(Problem(relative, 0, refused.args[0]))
         return None
     try:
-        return SourceFile(relative, _normalized(data.decode("utf-8")))
+        text = _normalized(data.decode("utf-8"))
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         problems.append(Problem(relative, line, _("is not UTF-8 text: save the file as UTF-8")))
         return SourceFile(relative, data.decode("utf-8", errors="replace"))
+    if control := _CONTROL.search(text):  # ESC, BEL …: invisible in an editor, and terminal escapes in a page
+        problems.append(Problem(relative, text.count("\n", 0, control.start()) + 1,
+                                _("contains the control character U+{code:04X}: delete it",
+                                  code=ord(control.group()))))
+    return SourceFile(relative, text)
 
 
 def _normalized(text: str) -> str:
@@ -184,7 +208,7 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
     if located is None or not isinstance(located.value, dict):
         problems += [] if located is None else [Problem(source.path, 1, _("site.yml must be a mapping"))]
         return None
-    problems += _unknown_keys(located, SITE_KEYS, source.path, "site.yml")
+    problems += _unknown_keys(located, SITE_KEYS + OPTIONAL_SITE_KEYS, source.path, "site.yml")
     missing = [k for k in SITE_KEYS if k not in located.value]
     problems += [Problem(source.path, 1, _("site.yml has no '{key}'", key=k)) for k in missing]
     if missing:
@@ -192,6 +216,10 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
     pages = located.children["pages"]
     if not isinstance(pages.value, list) or not pages.value:
         problems.append(Problem(source.path, pages.line, _("'pages' must be a list of page ids")))
+        return None
+    if len(pages.children) > MAX_PAGES:
+        problems.append(Problem(source.path, pages.line, _("'pages' lists {n} pages, over the limit of {limit}: "
+                                                           "split the course", n=len(pages.children), limit=MAX_PAGES)))
         return None
     for item in pages.children:
         if not isinstance(item.value, str):
@@ -208,9 +236,9 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
             problems.append(Problem(file.path, 1, _("page '{page}' is not listed in site.yml 'pages'", page=stem)))
     duplicates = sorted(p for p, count in Counter(pages.value).items() if count > 1)
     problems += [Problem(source.path, pages.line, _("page '{page}' is listed twice", page=p)) for p in duplicates]
-    scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set))]
-    problems += [Problem(source.path, located.children[k].line, _("site.yml '{key}' must be text", key=k))
-                 for k in scalars]
+    scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set, bool, type(None)))]
+    problems += [Problem(source.path, located.children[k].line, not_text(located.value[k], k)
+                         or _("site.yml '{key}' must be text", key=k)) for k in scalars]
     if scalars:
         return None
     title = located.children["title"]
@@ -221,9 +249,15 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
         problems.append(Problem(source.path, located.children["base_url"].line,
                                 _("site.yml 'base_url' must start with https:// or http://")))
         return None
+    content_language = located.children.get("content_language")
+    if content_language is not None and not _LANGUAGE_TAG.match(str(content_language.value)):
+        problems.append(Problem(source.path, content_language.line,
+                                _("site.yml 'content_language' must be a language tag such as zh-CN or en")))
+        return None
     return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
                       base_url=base_url if base_url.endswith("/") else base_url + "/",
-                      pages=tuple(str(p) for p in pages.value), path=source.path)
+                      pages=tuple(str(p) for p in pages.value), path=source.path,
+                      content_language=str(content_language.value) if content_language else "")
 
 
 def _load_sources(source: SourceFile | None, problems: list[Problem]) -> tuple[Source, ...]:
@@ -260,6 +294,10 @@ def _load_source(item: Located, path: str, problems: list[Problem]) -> Source | 
     if any(isinstance(item.value.get(k), (list, dict, set)) for k in SOURCE_KEYS):
         problems.append(Problem(path, item.line, _("source '{id}': every field must be text", id=source_id)))
         return None
+    unread = [(k, said) for k in SOURCE_KEYS if k in item.value and (said := not_text(item.value[k], k))]
+    problems += [Problem(path, item.children[k].line, said) for k, said in unread]
+    if unread:
+        return None
     fields = {k: str(item.value[k]) for k in SOURCE_KEYS[2:] if k in item.value}
     url = fields.get("url", "")
     if url and not _WEB_URL.match(url):
@@ -275,6 +313,9 @@ def _load_record(source: SourceFile, problems: list[Problem]) -> Record | None:
         data = json.loads(source.text)
     except json.JSONDecodeError as error:
         problems.append(Problem(source.path, error.lineno, _("invalid JSON: {reason}", reason=error.msg)))
+        return None
+    except RecursionError:
+        problems.append(Problem(source.path, 1, _("nested too deeply: a record needs only a few levels")))
         return None
     stem = source.path.rsplit("/", 1)[-1].removesuffix(".json")
     before = len(problems)

@@ -12,6 +12,8 @@ or record) a title and each value a description in the course's language::
 
 A ``{name}`` in a key matches digits and may be repeated in the text. A value with no entry
 keeps its English description; an entry that matches no value is reported with ``path:line``.
+The text is text with named slots, never a format string: a brace that is not a slot of its key
+(``{a, b}``, a lone ``{``, a width such as ``{n:>9}``) is a ``path:line`` problem.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ if TYPE_CHECKING:  # content.py imports this module
 
 KEYS = ("groups", "values")
 _PLACEHOLDER = re.compile(r"\\\{([a-z_]+)\\\}")
+_SLOT = re.compile(r"\{([a-z_]+)\}")
+_BRACES = re.compile(r"\{[^{}\n]*\}|[{}]")
 
 
 @dataclass(frozen=True)
@@ -49,8 +53,12 @@ class ValueText:
         for key, text, _line in self.patterns:
             match = _key_regex(key).fullmatch(name)
             if match:
-                return text.format(**match.groupdict())
+                return _filled(text, match.groupdict())
         return ""
+
+
+def _filled(text: str, slots: dict[str, str]) -> str:
+    return _SLOT.sub(lambda slot: slots[slot.group(1)], text)
 
 
 def _key_regex(key: str) -> re.Pattern[str]:
@@ -78,9 +86,25 @@ def parse_value_text(source: SourceFile | None) -> tuple[ValueText, list[Problem
         for key, item in node.children.items():
             if not isinstance(item.value, str) or not item.value.strip():
                 problems.append(Problem(source.path, item.line, _("'{key}' needs a line of text", key=key)))
+            elif part == "values" and (wrong := _slot_problem(str(key), item.value)):
+                problems.append(Problem(source.path, item.line, wrong))
             else:
                 parts[part].append((str(key), item.value.strip(), item.line))
     return ValueText(tuple(parts["groups"]), tuple(parts["values"]), source.path), problems
+
+
+def _slot_problem(key: str, text: str) -> str:
+    """What is wrong with the braces of a value entry ('' if nothing): every ``{name}`` of the text must be a
+    slot of the key, each slot named once in the key, and no other brace anywhere."""
+    slots = _SLOT.findall(key)
+    if len(slots) != len(set(slots)) or not all(map(_SLOT.fullmatch, _BRACES.findall(key))):
+        return _("'{key}': a key may hold each {{name}} slot once, and no other brace", key=key)
+    for brace in _BRACES.findall(text):
+        if _SLOT.fullmatch(brace) is None or _SLOT.fullmatch(brace).group(1) not in slots:
+            return _("'{key}': '{brace}' is not a slot of the key (slots: {names}): write a slot as {{name}} "
+                     "with a name from the key, and no other braces", key=key, brace=brace,
+                     names=", ".join(f"{{{s}}}" for s in slots) or _("none"))
+    return ""
 
 
 def check_value_text(text: ValueText, value_names: set[str], groups: set[str]) -> list[Problem]:

@@ -1,7 +1,16 @@
-"""YAML with line numbers, so config mistakes can name ``path:line``."""
+"""YAML with line numbers, so config mistakes can name ``path:line``; strict and bounded.
+
+Strict: a key given twice is an error (PyYAML lets the last one win silently), and only
+``true``/``false`` are booleans, as in YAML 1.2 (YAML 1.1's ``yes``, ``no``, ``on``, ``off``
+stay text). Bounded: nesting deeper than ``MAX_DEPTH`` is refused before anything recurses
+into it. Syntax errors are said in the course's language with the line and column of the
+cause, and with a hint for the usual slips: a full-width colon typed by an input method, a
+tab used for indenting, a ``[`` or ``{`` never closed.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,8 +20,23 @@ import yaml
 from site_builder.vocabulary.i18n import DEFAULT_LANGUAGE, _
 from site_builder.vocabulary.problems import Problem
 
+MAX_DEPTH = 20
+"""Deepest nesting of lists and mappings accepted (the course's files need four)."""
+_BOOL = "tag:yaml.org,2002:bool"
+
+
+def _yaml12(base: type) -> type:
+    """``base`` with YAML 1.2's booleans: ``yes``/``no``/``on``/``off`` resolve to text."""
+    loader = type(f"Strict{base.__name__}", (base,), {})
+    loader.yaml_implicit_resolvers = {first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL]
+                                      for first, resolvers in base.yaml_implicit_resolvers.items()}
+    loader.add_implicit_resolver(_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+    return loader
+
+
 # libyaml's parser when PyYAML was built with it: front matter of a thousand pages parses 5× faster.
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOADER = _yaml12(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+_WORDING_LOADER = _yaml12(yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -33,20 +57,103 @@ def load_located(text: str, path: str, first_line: int = 1) -> tuple[Located | N
         node = _compose(text)
         if node is None:
             return Located({}, first_line, {}), []
+        if isinstance(node, yaml.ScalarNode) and (slip := _FULL_WIDTH_KEY.search(text)):
+            raise _full_width(slip, text)  # the whole text read as one line of text
         return _locate(node, first_line, {}, set()), []
+    except _Slip as slip:
+        return None, [Problem(path, first_line + slip.line, slip.message)]
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = first_line + mark.line if mark else first_line
-        reason = getattr(error, "problem", None) or str(error).splitlines()[0]
-        return None, [Problem(path, line, _("invalid YAML: {reason}", reason=reason))]
+        line, message = _said(error, text)
+        return None, [Problem(path, first_line + line, message)]
+
+
+class _Slip(Exception):
+    """A mistake found by this module: its message and 0-based line."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.message, self.line = message, line
+
+
+_FULL_WIDTH_KEY = re.compile(r"^[ \t]*(?P<key>[^\s:：#][^:：\n]*?)[ \t]*：", re.MULTILINE)
+"""``key：value`` typed with an input method's full-width colon (U+FF1A), which YAML reads as text."""
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset)
+
+
+def _at(message: str, column: int) -> str:
+    """``message`` with the 0-based ``column`` said the way editors count (from 1)."""
+    return message + _(" (column {column})", column=column + 1)
+
+
+def _full_width(slip: re.Match[str], text: str) -> _Slip:
+    colon = slip.end() - 1
+    message = _("'{key}' is followed by a full-width colon '：': type the ASCII colon ':' and a space instead",
+                key=slip.group("key").strip())
+    return _Slip(_at(message, colon - (text.rfind("\n", 0, colon) + 1)), _line_of(text, colon))
+
+
+_PROBLEMS = {
+    "could not find expected ':'": _("a line here is not 'key: value': add ':' and a space after the key"),
+    "mapping values are not allowed here": _("a second ': ' on one line: put text that contains ': ' in quotes"),
+    "found unexpected end of stream": _("a quote is not closed: end the text with the same quote it starts with"),
+}
+"""PyYAML's words for the common mistakes, and what to say instead."""
+
+
+def _said(error: yaml.YAMLError, text: str) -> tuple[int, str]:
+    """(0-based line, message in the course's language) for a PyYAML error: the cause's line, not where
+    the parser gave up."""
+    problem = str(getattr(error, "problem", "") or "")
+    mark, context = getattr(error, "problem_mark", None), getattr(error, "context_mark", None)
+    line = mark.line if mark else 0
+    column = mark.column if mark else None
+    slip = _FULL_WIDTH_KEY.search(text)
+    if slip and _line_of(text, slip.start()) <= line:
+        return _full_width(slip, text).line, _full_width(slip, text).message
+    tab = re.search(r"^ *\t", text, re.MULTILINE)
+    if tab and ("'\\t'" in problem or "tab character" in problem):
+        return _line_of(text, tab.start()), _at(_("this line is indented with a tab: YAML indents with spaces only"),
+                                                tab.end() - 1 - tab.start())
+    if problem == "found unexpected end of stream" and context is not None:  # where the open quote is
+        line, column = context.line, context.column
+    closing = re.match(r"(?:did not find )?expected ',' or '([\]}])'", problem)
+    if closing and context is not None:
+        opening = "[" if closing.group(1) == "]" else "{"
+        return context.line, _at(_("the '{opening}' here is never closed: add '{closing}' where it ends",
+                                   opening=opening, closing=closing.group(1)), context.column)
+    said = _PROBLEMS.get(problem) or _("invalid YAML: {reason}", reason=problem or str(error).splitlines()[0])
+    return line, said if column is None else _at(said, column)
 
 
 def _compose(text: str) -> yaml.Node | None:
+    _check_depth(text)
     try:
         return yaml.compose(text, Loader=LOADER)
     except yaml.YAMLError:
         # libyaml is fast but terse; errors are rare, so let the Python parser word the message.
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=_WORDING_LOADER)
+
+
+def _check_depth(text: str) -> None:
+    """Refuse nesting deeper than ``MAX_DEPTH`` from the parser's event stream, which needs no recursion
+    (composing and constructing recurse once per level: a thousand levels end in a ``RecursionError``)."""
+    too_deep = _("nested more than {limit} levels deep: flatten the structure", limit=MAX_DEPTH)
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=LOADER):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _Slip(too_deep, event.start_mark.line)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError as error:  # libyaml's own limit (it reads a flow collection ahead), or a syntax error
+        mark = getattr(error, "problem_mark", None)
+        if "nesting depth" in str(getattr(error, "problem", "")):
+            raise _Slip(too_deep, mark.line if mark else 0) from None
 
 
 def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nodes: set[int]) -> Located:
@@ -67,6 +174,9 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
             except TypeError:
                 raise yaml.constructor.ConstructorError(None, None, _("a key must be plain text, not a list or "
                                                           "mapping"), key_node.start_mark) from None
+            if key in children:
+                raise _Slip(_("'{key}' is given twice (first on line {line}): keep one", key=key,
+                              line=children[key].line), key_node.start_mark.line)
             children[key] = Located(_construct(value_node), first_line + key_node.start_mark.line,
                                     _locate(value_node, first_line, done, open_nodes).children)
         located = Located({k: v.value for k, v in children.items()}, line, children)
@@ -91,6 +201,17 @@ def _construct(node: yaml.Node) -> Any:
                                                 node.start_mark) from None
     finally:
         loader.dispose()
+
+
+def not_text(value: Any, key: str) -> str:
+    """What to say when YAML read ``key``'s value as nothing or as a boolean where text is expected, or ``''``."""
+    if value is None:
+        return _("'{key}' is empty (YAML reads '~' and 'null' as nothing): write the text, in quotes if it is "
+                 "'~' or 'null'", key=key)
+    if isinstance(value, bool):
+        return _("'{key}' is read as {value}, not as text: put it in quotes", key=key,
+                 value=str(value).lower())
+    return ""
 
 
 def course_language(root: Path, content_dir: str = "content") -> str:

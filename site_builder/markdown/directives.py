@@ -41,7 +41,8 @@ def directive_plugin(md: MarkdownIt) -> None:
     """Parse colon-fence directives into ``directive_open``/``directive_close`` tokens.
 
     ``directive_open.meta`` holds ``name``, ``arg``, ``options`` (key → (value,
-    line)) and ``closed``; ``map`` spans the whole directive.
+    line), the first line giving the key), ``repeated`` ((key, line) of each later line giving
+    a key again) and ``closed``; ``map`` spans the whole directive.
     """
     md.block.ruler.before("fence", "directive", _directive, _TERMINATES)
     md.block.ruler.before("directive", "directive_end", _directive_end, _TERMINATES)
@@ -112,15 +113,19 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
         return silent or _stop(state, around, start, end, False)  # states never nest: the open one ends here
     if silent:
         return True
-    options, body = {}, start + 1
+    options, repeated, body = {}, [], start + 1
     while body < end and (option := _OPTION.match(_line(state, body))):
-        options[option.group(1)] = ((option.group(2) or "").strip(), body + 1)
+        if option.group(1) in options:  # neither line may silently win: the parse stage reports it
+            repeated.append((option.group(1), body + 1))
+        else:
+            options[option.group(1)] = ((option.group(2) or "").strip(), body + 1)
         body += 1
 
     token = state.push("directive_open", "div", 1)
     token.block = True
     token.markup = opened.group(1)
-    token.meta = {"name": opened.group(2), "arg": opened.group(3), "options": options, "closed": False}
+    token.meta = {"name": opened.group(2), "arg": opened.group(3), "options": options, "repeated": repeated,
+                  "closed": False}
     stack = state.env.setdefault(_STACK, [])
     stack.append(token)
     old_parent = state.parentType

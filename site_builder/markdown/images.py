@@ -9,6 +9,8 @@ knows the resized files), so parsing never touches files.
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
@@ -35,7 +37,8 @@ def _image_figures(state: StateCore) -> None:
             i += 1
             continue
         figure = Token("image_figure", "figure", 0, map=token.map, block=True, level=token.level)
-        figure.meta = {"src": str(image.attrGet("src") or ""), "caption": str(image.attrGet("title") or ""),
+        # The file's own name: markdown-it percent-encodes spaces and non-ASCII letters (显卡.png).
+        figure.meta = {"src": unquote(str(image.attrGet("src") or "")), "caption": str(image.attrGet("title") or ""),
                        "alt": state.md.renderer.renderInlineAsText(image.children or [], state.md.options,
                                                                    state.env).strip(),
                        "line": token.map[0] + 1 if token.map else 0}

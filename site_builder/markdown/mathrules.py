@@ -9,6 +9,7 @@ running text is a ``math_stray`` token, which the parse stage reports.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -63,12 +64,21 @@ def _math_inline(state: StateInline, silent: bool) -> bool:
         return True
     end = _closing_dollar(src, start + 1)
     if end is None:
-        return False
+        if not _UNCLOSED_TEX.match(src, start + 1):
+            return False  # a price or a lone dollar: text
+        if not silent:  # TeX that would be published raw: an error the parse stage reports
+            state.push("math_unclosed", "", 0).markup = "$"
+        state.pos = start + 1
+        return True
     if not silent:
         token = state.push("math_inline", "math", 0)
         token.content, token.markup = src[start + 1:end], "$"
     state.pos = end + 1
     return True
+
+
+_UNCLOSED_TEX = re.compile(r"(?=[^\s\d$])[^\s$]*?[\\_^{}]")
+"""What follows a ``$`` that opens no math but reads as TeX (``$x_t``, ``$\\alpha``), not as a price (``$5``)."""
 
 
 def _closing_dollar(src: str, first: int) -> int | None:
@@ -115,6 +125,7 @@ def math_render_plugin(md: MarkdownIt) -> None:
     md.add_render_rule("math_inline", _render_inline)
     md.add_render_rule("math_block", _render_block)
     md.add_render_rule("math_stray", lambda self, tokens, idx, options, env: "$$")
+    md.add_render_rule("math_unclosed", lambda self, tokens, idx, options, env: "$")
 
 
 def _mathml(tex: str, display: bool) -> str:

@@ -37,9 +37,10 @@ def picture_address(line: str) -> tuple[int, int] | None:
     return match.span(1) if match else None
 
 
-def inline_text(inline: Token, role: Callable[[str, str], str] = lambda _name, target: target) -> str:
-    """An inline token as plain text: maths as its TeX, code and tags as written, each role as
-    ``role(name, target)``."""
+def inline_text(inline: Token, role: Callable[[str, str], str] = lambda _name, target: target,
+                math: Callable[[str], str] = lambda tex: tex) -> str:
+    """An inline token as plain text: maths as ``math(tex)`` (its TeX unless told), code and tags as
+    written, each role as ``role(name, target)``."""
     pieces = []
     for child in inline.children or ():
         if child.type == "myst_role":
@@ -47,7 +48,7 @@ def inline_text(inline: Token, role: Callable[[str, str], str] = lambda _name, t
         elif child.type in ("text", "code_inline", "html_inline"):  # a tag stays text, never markup
             pieces.append(child.content)
         elif child.type == "math_inline":
-            pieces.append(child.content + child.meta.get("after", ""))
+            pieces.append(math(child.content) + child.meta.get("after", ""))
         elif child.type in ("softbreak", "hardbreak"):
             pieces.append(" ")
     return "".join(pieces)

@@ -190,6 +190,10 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                 problems.append(Problem(path, line, _("unknown directive '{{{name}}}'", name=name)
                                         + (suggest(name, DIRECTIVES)
                                            or _(" (known: {names})", names=", ".join(DIRECTIVES)))))
+            for key, again in token.meta["repeated"]:
+                problems.append(Problem(path, again, _("option ':{key}:' is given twice (first on line {line}): "
+                                                       "keep one of the two lines", key=key,
+                                                       line=token.meta["options"][key][1])))
             if not token.meta["closed"]:
                 problems.append(Problem(path, line, _("directive '{{{name}}}' is never closed: "
                                                       "add a line '{closer}' after its content",
@@ -224,6 +228,8 @@ _INLINE_PROBLEMS = {
     "html_inline": _RAW_HTML,
     "math_stray": _("'$$' in running text: leave a blank line before display math, or put each '$$' on a line "
                     "of its own; for a dollar sign write \\$"),
+    "math_unclosed": _("inline math opened with '$' is never closed: add a '$' right after the formula "
+                       "(no space before it); for a dollar sign write \\$"),
     "image": _("an image must stand alone in its paragraph: put '![alt text](images/file.png \"caption\")' "
                "on a line of its own, with blank lines around it"),
 }

@@ -70,11 +70,15 @@ def use_language(env: Environment, site: SiteView) -> Environment:
 
 
 def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
-                  state_figure: str = "") -> Callable[[str, str, bool], str]:
+                  state_figure: str = "", state_anchor: str = "") -> Callable[[str, str, bool], str]:
     """How ``{num}``, ``{fig}``, ``{src}``, ``{ref}``, ``{example}`` and ``{mark}`` read on ``page``
-    (inside a state whose figure is ``state_figure``)."""
+    (inside the state ``state_anchor`` whose figure is ``state_figure``: a link to that figure goes to
+    this state's copy of it, not to an earlier state showing the same figure)."""
     figure_macro = jinja.get_template("_figure.html.j2").module.figure
     page_id = page.page.meta.id
+
+    def figure_href(figure_id: str) -> str:
+        return f"#{state_anchor}-fig" if state_anchor and figure_id == state_figure else _figure_href(page, figure_id)
 
     def role_html(name: str, target: str, block: bool) -> str:
         if name == "num" and target in site.evidence.values:
@@ -87,7 +91,7 @@ def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
             if block:
                 return str(figure_macro(figure_context(figure, site), f"{page_id}-fig-{target}"))
             text = site.say(_("Figure: {alt}", alt=figure.alt))
-            return f'<a class="fig-ref" href="{escapeHtml(_figure_href(page, target))}">{escapeHtml(text)}</a>'
+            return f'<a class="fig-ref" href="{escapeHtml(figure_href(target))}">{escapeHtml(text)}</a>'
         if name == "src":
             return f'<a class="src" href="sources.html#{escapeHtml(target)}">[{escapeHtml(target)}]</a>'
         if name == "ref":
@@ -104,7 +108,8 @@ def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
             note = site.say(_("an illustrative number, not a measurement"))
             return f'<span class="example" title="{escapeHtml(note)}">{escapeHtml(target)}</span>'
         if name == "mark":
-            return mark_html(site, page, *resolve_mark(target, state_figure))
+            figure_id, mark_name = resolve_mark(target, state_figure)
+            return mark_html(site, figure_id, mark_name, figure_href(figure_id))
         return f"<code>{escapeHtml(target)}</code>"
 
     return role_html
@@ -121,11 +126,12 @@ def image_resolver(site: SiteView, page: ParsedPage, jinja: Environment) -> Call
     return image_html
 
 
-def mark_html(site: SiteView, page: ResolvedPage, figure_id: str, name: str) -> str:
-    """A ``{mark}``: the mark's label, linked to its figure; site.js outlines the region on hover and focus."""
+def mark_html(site: SiteView, figure_id: str, name: str, href: str) -> str:
+    """A ``{mark}``: the mark's label, linked to its figure at ``href``; site.js outlines the region on hover
+    and focus."""
     mark = site.evidence.figures[figure_id].mark(name)
     assert mark is not None  # the check stage reported unknown marks
-    return (f'<a class="mark-ref" href="{escapeHtml(_figure_href(page, figure_id))}" '
+    return (f'<a class="mark-ref" href="{escapeHtml(href)}" '
             f'data-figure="{escapeHtml(figure_id)}" data-mark="{escapeHtml(name)}">{escapeHtml(mark.label)}</a>')
 
 
@@ -187,7 +193,8 @@ def _state_context(site: SiteView, page: ResolvedPage, state: ResolvedState, cou
                    jinja: Environment, env: dict[str, Any]) -> dict[str, Any]:
     source = state.source
     if source.figure:
-        env = {**env, "role_html": role_resolver(site, page, jinja, source.figure)}
+        shown_here = state.anchor if state.figure else ""
+        env = {**env, "role_html": role_resolver(site, page, jinja, source.figure, shown_here)}
     return {
         "id": source.id,
         "anchor": state.anchor,

@@ -60,10 +60,12 @@ def code_digest() -> str:
 
 
 def evidence_digest(evidence: Evidence) -> str:
-    """Hash of the values, figure metadata and published experiment sources (their bytes too)."""
+    """Hash of the values, figure metadata, published experiment sources and the notebook's package (their
+    bytes too)."""
     return digest(repr(sorted(evidence.values.items())), repr(sorted(evidence.figures.items())),
-                  evidence.figure_dir, evidence.notebook_setup,
-                  *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.experiment_files.items())))
+                  evidence.figure_dir, evidence.notebook_setup, evidence.notebook_requirements,
+                  *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.experiment_files.items())),
+                  *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.notebook_files.items())))
 
 
 def source_key(page: ParsedPage) -> str:

@@ -17,20 +17,20 @@ from jinja2 import Environment
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from site_builder.load.content import Evidence
 from site_builder.load.glossary import find_term
 from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, StateSource
 from site_builder.render.gallery import gallery_context
 from site_builder.render.html import figure_anchor, figure_context, make_environment, render_sections, use_language
 from site_builder.render.markdown_out import llms_txt, page_markdown, published_pictures, zip_bundle
-from site_builder.render.notebook import lesson_notebook
+from site_builder.render.notebook import download_readme, lesson_notebook
+from site_builder.resolve.markdown_text import markdown_text
 from site_builder.resolve.resolved import ResolvedPage, SiteView, backlinks, resolve_page
 from site_builder.resolve.toc import has_evidence_heading, page_toc
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import class_text, display
 from site_builder.vocabulary.provenance import BADGE_TEXT
-from site_builder.vocabulary.urls import check_html
+from site_builder.vocabulary.urls import check_html, site_root
 
 SiteFiles = dict[str, "bytes | Path"]
 """Output path (relative, POSIX) → bytes to write, or a file to copy."""
@@ -77,8 +77,7 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
     if page.meta.kind == "lesson":
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
             site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
-        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(resolved, markdown, site.evidence)
-                                                                | published_pictures(resolved))
+        notebook = None
         if site.evidence.notebook_setup:
             notebook = kit.shared.get(page.meta.id)
             if notebook is None:
@@ -86,6 +85,8 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
                 notebook = kit.shared[page.meta.id] = lesson_notebook(public, site.evidence, site.say,
                                                                       site.content.config.base_url)
             files[f"downloads/{page.meta.id}.ipynb"] = notebook
+        files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(resolved, markdown, site, notebook)
+                                                                | published_pictures(resolved))
     return guarded(files)
 
 
@@ -99,6 +100,7 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     """The pages made from the whole site: sources, numbers, figures, 404, ``llms.txt`` and, for teachers,
     the gallery."""
     common = kit.common
+    root = site_root(common["base_url"])
 
     def page(name: str, title: str, facts: dict[str, Any] | None = None, **context: Any) -> str:
         """Template ``name``.html.j2 with its page's facts (``facts`` added) and ``context``."""
@@ -114,18 +116,18 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
         "numbers.html": page("numbers", _("Numbers and where they come from"), groups=_numbers_context(site)),
         "glossary.html": page("glossary", _("Glossary"), {"has_math": any(t.formulas for t in site.content.glossary)},
                               terms=_glossary_context(site, kit.md)),
-        # GitHub Pages serves 404.html for a missing path at any depth: its links are absolute, from base_url.
-        "404.html": page("404", _("Page not found"), {"root": common["base_url"]}),
+        # GitHub Pages serves 404.html for a missing path at any depth: its links start at the site's path.
+        "404.html": page("404", _("Page not found"), {"root": root}),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say),
     }
-    return guarded({name: text.encode() for name, text in pages.items()})
+    return guarded({name: text.encode() for name, text in pages.items()}, root)
 
 
-def guarded(files: SiteFiles) -> SiteFiles:
-    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py)."""
+def guarded(files: SiteFiles, root: str = "") -> SiteFiles:
+    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py; ``root``: 404.html's)."""
     for name, payload in files.items():
         if name.endswith(".html") and isinstance(payload, bytes):
-            check_html(name, payload)
+            check_html(name, payload, root=root if name == "404.html" else "")
     return files
 
 
@@ -140,7 +142,8 @@ def _site_context(site: SiteView) -> dict[str, Any]:
     pages = list(site.pages.values())
     if len(pages) > NAV_LIMIT:
         pages = [p for p in pages if p.meta.kind == "index"]
-    return {"title": config.title, "lang": config.language, "base_url": config.base_url, "teacher": site.teacher,
+    return {"title": config.title, "lang": config.language, "content_lang": config.content_language or config.language,
+            "base_url": config.base_url, "teacher": site.teacher,
             "head_script": Markup(HEAD_SCRIPT), "head_script_hash": HEAD_SCRIPT_HASH,
             "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,
                      "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in pages]}
@@ -173,22 +176,37 @@ def _evidence_summary(site: SiteView, page: ResolvedPage) -> dict[str, Any]:
     producers: dict[str, dict[str, str]] = {}
     for value in values:
         producers.setdefault(value.producer, {"name": value.producer, "provenance": value.provenance,
+                                              "title": site.content.value_text.group_title(value.producer),
                                               "badge": site.badge(value.provenance), "command": value.command,
                                               "conditions": value.conditions, "date": value.date})
+    # A configuration several experiments share is said once, naming them (it is long, and in English).
+    conditions: dict[str, list[str]] = {}
+    for producer in sorted(producers.values(), key=lambda p: p["name"]):
+        if producer["conditions"]:
+            conditions.setdefault(producer["conditions"], []).append(producer["name"])
     counts = {kind: 0 for kind in BADGE_TEXT}
     for figure in figures:
         if figure in site.evidence.figures:
             counts[site.evidence.figures[figure].provenance] += 1
     return {"figure_counts": [{"badge": site.badge(k), "count": n} for k, n in counts.items() if n],
-            "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values)}
+            "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values),
+            "conditions": [{"text": text, "producers": names} for text, names in conditions.items()]}
 
 
-def _bundle(page: ResolvedPage, markdown: str, evidence: Evidence) -> dict[str, bytes]:
-    """A lesson's download: its Markdown and the code of the experiments behind the values it cites."""
-    files = {f"{page.page.meta.id}.md": markdown.encode()}
+def _bundle(page: ResolvedPage, markdown: str, site: SiteView, notebook: bytes | None) -> dict[str, bytes]:
+    """A lesson's download: its Markdown and the code of the experiments behind the values it cites; with a
+    notebook, everything it needs to run in an empty folder: the notebook, the package it imports, the
+    pinned requirements and a README saying how."""
+    evidence, page_id = site.evidence, page.page.meta.id
+    files = {f"{page_id}.md": markdown.encode()}
     for value in (evidence.values[name] for name in page.values):
         if value.source_file in evidence.experiment_files:
             files[value.source_file] = Path(evidence.experiment_files[value.source_file]).read_bytes()
+    if notebook is not None:
+        files[f"{page_id}.ipynb"] = notebook
+        files |= {name: Path(path).read_bytes() for name, path in evidence.notebook_files.items()}
+        files["requirements.txt"] = evidence.notebook_requirements.encode()
+        files["README.md"] = download_readme(page_id, markdown_text(page.page.meta.title), site.say).encode()
     return files
 
 

@@ -29,8 +29,10 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from site_builder.markdown.source import inline_text, role_pieces
+from site_builder.markdown.mathtext import math_text
+from site_builder.markdown.source import inline_text, parse_inline, role_pieces
 from site_builder.parse.page import ParsedPage
+from site_builder.render.html import figure_anchor
 from site_builder.resolve.resolved import SiteView, Stepper, resolve_page, role_text
 from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _
@@ -61,8 +63,15 @@ def _piece(match: re.Match) -> str:
 # ------------------------------------------------------------------ documents --
 _TITLE = ' data-pagefind-weight="10"'
 """A word in a page's title outranks the same word in its text (Pagefind's highest weight)."""
-_TEXT_BLOCKS = frozenset({"fence", "code_block", "math_block"})
-"""Block tokens whose content is their text (code and display maths are searchable as written)."""
+_TEXT_BLOCKS = frozenset({"fence", "code_block"})
+"""Block tokens whose content is their text (code is searchable as written)."""
+_END = " \u00b6"
+"""Ends every block of a document. Pagefind joins a block that ends without punctuation to the next
+with ". ", which excerpts showed as stray full stops; static/search-engine.js reads this mark as a
+break between blocks and never shows it."""
+LESSON, REFERENCE = "lesson", "reference"
+"""The ``tier`` filter of a document: a lesson or article ranks above the index page and the generated
+pages (numbers, sources, glossary, figures), which name the same words in passing or as a list."""
 
 
 def page_document(page: ParsedPage, site: SiteView) -> str:
@@ -79,22 +88,24 @@ def page_document(page: ParsedPage, site: SiteView) -> str:
             parts += _token_texts(site, section, "")
     # One pass of the pair cutter over the whole page (one call per piece cost twice as much).
     cut = _PIECES.sub(_piece, "\x00".join(text for _tag, text in parts)).split("\x00")
-    return _document([f"{tag}{html.escape(' '.join(text.split()), quote=False)}</{tag[1:3].rstrip('>')}>"
-                      for (tag, _text), text in zip(parts, cut, strict=True) if text.strip()])
+    return _document([_block(tag, text) for (tag, _text), text in zip(parts, cut, strict=True) if text.strip()],
+                     REFERENCE if page.meta.kind == "index" else LESSON)
 
 
 def _token_texts(site: SiteView, tokens, figure: str) -> list[tuple[str, str]]:
-    """(tag, text) of each heading, paragraph, cell, picture and code or maths block, roles as text."""
+    """(tag, text) of each heading, paragraph, cell, picture and code or maths block, roles and maths as text."""
     parts, heading = [], None
     for token in tokens:
         if token.type == "heading_open":
             heading = f'<h2 id="{html.escape(token.attrGet("id") or "")}">'
         elif token.type == "inline":
-            text = inline_text(token, lambda name, target: role_text(site, name, target, figure))
+            text = inline_text(token, lambda name, target: role_text(site, name, target, figure), math_text)
             parts.append((heading or "<p>", text))
             heading = None
         elif token.type in _TEXT_BLOCKS:
             parts.append(("<p>", token.content))
+        elif token.type == "math_block":
+            parts.append(("<p>", math_text(token.content)))
         elif token.type == "image_figure":
             parts.append(("<p>", f"{token.meta['alt']} {token.meta['caption']}"))
     return parts
@@ -106,25 +117,57 @@ _REFERENCE_HEADING = ' data-pagefind-weight="0.5"'
 a word there ranks below the same word in a lesson's title or text."""
 
 
-def values_document(values: Iterable, say: Callable[[str], str] = str) -> str:
-    """numbers.html: each value's name, displayed value, description and conditions."""
-    out = ["<h1>" + _text(say(_("Numbers and where they come from"))) + "</h1>"]
+def values_document(values: Iterable, say: Callable[[str], str] = str, text=None) -> str:
+    """numbers.html as the reader sees it: each value's name, displayed value and description (in the
+    reader's language where content/values.yml gives one, as the page does), and each group's title
+    and conditions once."""
+    out, groups = [_text_block("<h1>", say(_("Numbers and where they come from")))], set()
     for v in sorted(values, key=lambda v: v.name):
-        heading = f"{v.name} = {say(display(v))}"
-        text = " ".join(filter(None, (v.description, v.conditions, v.command)))
-        out += [f'<h2 id="{html.escape(v.name)}-title"{_REFERENCE_HEADING}>{_text(heading)}</h2>',
-                f"<p{_REFERENCE}>{_text(text)}</p>"]
-    return _document(out)
+        if v.producer not in groups:  # the group's title, conditions and command, said once as the page does
+            groups.add(v.producer)
+            title = (text.group_title(v.producer) if text else "") or v.producer
+            out += [_text_block(f'<h2 id="group-{html.escape(v.producer)}"{_REFERENCE_HEADING}>', title),
+                    _text_block(f"<p{_REFERENCE}>", " ".join(filter(None, (v.producer, v.conditions, v.command))))]
+        description = (text.describe(v.name) if text else "") or v.description
+        out += [_text_block(f'<h2 id="{html.escape(v.name)}"{_REFERENCE_HEADING}>', f"{v.name} = {say(display(v))}"),
+                _text_block(f"<p{_REFERENCE}>", description)]
+    return _document(out, REFERENCE)
 
 
 def sources_document(sources: Iterable, say: Callable[[str], str] = str) -> str:
     """sources.html: each source's id, title, authors and what was checked where."""
-    out = ["<h1>" + _text(say(_("Sources"))) + "</h1>"]
+    out = [_text_block("<h1>", say(_("Sources")))]
     for s in sources:
         text = " ".join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x)
-        out += [f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>{_text(f"{s.id} {s.title}")}</h2>',
-                f"<p{_REFERENCE}>{_text(text)}</p>"]
-    return _document(out)
+        out += [_text_block(f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>', f"{s.id} {s.title}"),
+                _text_block(f"<p{_REFERENCE}>", text)]
+    return _document(out, REFERENCE)
+
+
+def glossary_document(terms: Iterable, say: Callable[[str], str] = str) -> str:
+    """glossary.html: each term, its definition (maths as text) and every wording the page lists."""
+    out = [_text_block("<h1>", say(_("Glossary")))]
+    for t in terms:
+        definition = inline_text(parse_inline(t.definition), math=math_text)
+        out += [_text_block(f'<h2 id="{html.escape(t.anchor)}"{_REFERENCE_HEADING}>', t.term),
+                _text_block(f"<p{_REFERENCE}>", " ".join((definition, *t.allowed, *t.forbidden)))]
+    return _document(out, REFERENCE)
+
+
+def figures_document(figures: Iterable, say: Callable[[str], str] = str) -> str:
+    """figures.html: each figure's short text and description (not its id: a highlight of the word GQA
+    would have marked all of ``kv-bytes-gqa``)."""
+    out = [_text_block("<h1>", say(_("All figures")))]
+    for f in sorted(figures, key=lambda f: f.id):
+        out += [_text_block(f'<h2 id="{html.escape(figure_anchor(f.id))}"{_REFERENCE_HEADING}>', f.alt),
+                _text_block(f"<p{_REFERENCE}>", f.description)]
+    return _document(out, REFERENCE)
+
+
+def synonyms(terms: Iterable) -> list[dict[str, list[str]]]:
+    """The glossary as search synonyms: a query holding any wording of a term (preferred, allowed or
+    refused) also searches for each wording a page may write (static/search-engine.js)."""
+    return [{"words": list(t.words), "also": list(t.forbidden)} for t in terms if len(t.words) + len(t.forbidden) > 1]
 
 
 def site_documents(prepared, cache: Path | None = None) -> dict[str, str]:
@@ -138,8 +181,10 @@ def site_documents(prepared, cache: Path | None = None) -> dict[str, str]:
         docs = {f"{page_id}.html": page_document(page, site) for page_id, page in prepared.pages.items()}
     else:
         docs = _kept_documents(prepared, site, Path(cache))
-    docs["numbers.html"] = values_document(prepared.evidence.values.values(), site.say)
+    docs["numbers.html"] = values_document(prepared.evidence.values.values(), site.say, prepared.content.value_text)
     docs["sources.html"] = sources_document(prepared.content.sources, site.say)
+    docs["glossary.html"] = glossary_document(prepared.content.glossary, site.say)
+    docs["figures.html"] = figures_document(prepared.evidence.figures.values(), site.say)
     return docs
 
 
@@ -183,10 +228,15 @@ def _hold_documents(cache: Path, documents: dict[str, tuple[str, str]]) -> None:
     write_atomic(cache / _DOCUMENTS, json.dumps(entries, ensure_ascii=False))
 
 
-def _text(text: str) -> str:
-    return html.escape(search_terms(text), quote=False)
+def _block(tag: str, cut: str) -> str:
+    """One block of a document from text already cut into pairs."""
+    return f"{tag}{html.escape(' '.join(cut.split()), quote=False)}{_END}</{tag[1:3].rstrip('> ')}>"
 
 
-def _document(parts: list[str]) -> str:
-    return ('<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body><main data-pagefind-body>'
-            + "".join(parts) + "</main></body></html>")
+def _text_block(tag: str, text: str) -> str:
+    return _block(tag, search_terms(text))
+
+
+def _document(parts: list[str], tier: str = LESSON) -> str:
+    return ('<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body>'
+            f'<main data-pagefind-body data-pagefind-filter="tier:{tier}">' + "".join(parts) + "</main></body></html>")

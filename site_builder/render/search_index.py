@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
 
-from site_builder.render.search import LANGUAGE, site_documents
+from site_builder.render.search import LANGUAGE, site_documents, synonyms
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import SearchIndexError
 
@@ -45,6 +45,8 @@ query needs); a course up to 100 pages is one bundle, as before. (At 128 pages a
 edit of a 1000-page course took 1.95 s, over the 2 s it should stay under; at 100, 1.7 s.)"""
 SHARDS_FILE = "shards.json"
 """In the site's ``pagefind/`` folder: the folders of the other shards, relative to it (``[]`` for one)."""
+SYNONYMS_FILE = "synonyms.json"
+"""In the site's ``pagefind/`` folder: the glossary's wordings, searched as synonyms (search.py ``synonyms``)."""
 PARALLEL = 2
 """Pagefind processes at once (one per core of the machines this runs on)."""
 
@@ -185,24 +187,28 @@ def _prune(cache: Path, keep: set[Path]) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def place_bundle(bundles: list[Path], site_dir: Path) -> None:
+def place_bundle(bundles: list[Path], site_dir: Path, synonym_groups: list = ()) -> None:
     """Put the shards into ``site_dir/pagefind`` (the first) and ``pagefind/shard-N/`` (the others) as
-    hard links (their files are never written again), with the list the browser merges."""
+    hard links (their files are never written again), with the list the browser merges and the
+    glossary's synonyms."""
     target = Path(site_dir) / "pagefind"
     shutil.copytree(bundles[0], target, copy_function=_link_or_copy)
     others = [f"shard-{k}/" for k in range(1, len(bundles))]
     for name, bundle in zip(others, bundles[1:], strict=True):
         shutil.copytree(bundle, target / name.rstrip("/"), copy_function=_link_or_copy)
     (target / SHARDS_FILE).write_text(json.dumps(others), encoding="utf-8")
+    (target / SYNONYMS_FILE).write_text(json.dumps(list(synonym_groups), ensure_ascii=False),
+                                        encoding="utf-8")
 
 
 def index_site(prepared, site_dir: Path, cache: Path | None = None) -> None:
     """Index ``prepared``'s public pages into ``site_dir/pagefind`` (in this process)."""
+    groups = synonyms(prepared.content.glossary)
     if cache is None:
         with tempfile.TemporaryDirectory(prefix="search-") as scratch:
-            place_bundle(index_documents(site_documents(prepared), Path(scratch)), site_dir)
+            place_bundle(index_documents(site_documents(prepared), Path(scratch)), site_dir, groups)
         return
-    place_bundle(index_documents(site_documents(prepared, cache), cache), site_dir)
+    place_bundle(index_documents(site_documents(prepared, cache), cache), site_dir, groups)
 
 
 class IndexJob:
@@ -229,18 +235,24 @@ class IndexJob:
             index_site(self.prepared, site_dir, self.cache)
             return
         try:
-            bundles = [Path(folder) for folder in self.reply.recv()]
+            answer = self.reply.recv()
         except EOFError:
-            bundles = None
+            answer = None
         self.process.join()
+        if isinstance(answer, OSError):  # a full disk or ulimit -f: said once, by the build
+            raise answer
+        bundles = None if answer is None else [Path(folder) for folder in answer]
         if bundles is None or self.process.exitcode != 0:
             raise SearchIndexError(_("indexing for search failed (exit {code}); see the message above",
                                      code=self.process.exitcode))
-        place_bundle(bundles, site_dir)
+        place_bundle(bundles, site_dir, synonyms(self.prepared.content.glossary))
 
 
 def _index_child(prepared, cache: Path, reply) -> None:
-    reply.send([str(bundle) for bundle in index_documents(site_documents(prepared, cache), cache)])
+    try:
+        reply.send([str(bundle) for bundle in index_documents(site_documents(prepared, cache), cache)])
+    except OSError as error:  # the parent says it, in one line, instead of a traceback from here
+        reply.send(OSError(error.errno, error.strerror, error.filename))
     reply.close()
 
 

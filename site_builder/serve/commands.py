@@ -12,6 +12,8 @@ import functools
 import signal
 import sys
 import tempfile
+import textwrap
+import unicodedata
 from pathlib import Path
 
 from site_builder.engine.builder import BuildReport, Engine, Output
@@ -22,29 +24,54 @@ from site_builder.render import mathfont
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.numbers import display
 from site_builder.vocabulary.problems import ContentError, Problem
+from site_builder.vocabulary.provenance import BADGE_TEXT
 from site_builder.write.writer import prune_store
 
 
-def print_list(root: Path, what: str, rows: list[tuple[str, str, str]] | None = None,
+def print_list(root: Path, what: str, figures: list[tuple[str, str, str, tuple[str, ...]]] | None = None,
                evidence: Evidence | None = None) -> int:
-    """``python build.py list``: what a page may cite, one line each (``rows`` for the figures, which
-    only build.py knows); raises ``ContentError`` when the content cannot be loaded."""
+    """``python build.py list``: what a page may cite, one line each, provenances in the course's language
+    (``figures``: id, provenance, alt text and inputs of each, which only build.py knows); raises
+    ``ContentError`` when the content cannot be loaded."""
     content, problems = load_content(root)
     if content is None:
         raise ContentError(problems)
     language = content.config.language
-    if rows is None:
-        rows = [(v.name, localize(display(v), language), f"[{v.provenance}] {v.description}")
-                for v in evidence.values.values()] if evidence else \
-            [(s.id, str(s.year or ""), s.title) for s in content.sources] if what == "sources" else \
-            [(t.id, t.term, t.definition) for t in content.glossary]
-    widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
+
+    def badge(provenance: str) -> str:
+        return localize(BADGE_TEXT[provenance], language) if provenance in BADGE_TEXT else provenance
+
+    rows = [(fid, badge(provenance) + (f" ← {', '.join(inputs)}" if inputs else ""), alt)
+            for fid, provenance, alt, inputs in figures] if figures is not None else \
+        [(v.name, localize(display(v), language),
+          f"[{badge(v.provenance)}] {content.value_text.describe(v.name) or v.description}")
+         for v in evidence.values.values()] if evidence else \
+        [(s.id, str(s.year or ""), s.title) for s in content.sources] if what == "sources" else \
+        [(t.id, t.term, t.definition) for t in content.glossary]
+    widths = [max((_width(row[i]) for row in rows), default=0) for i in range(2)]
     for row in sorted(rows):
-        print(f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]}".rstrip())
+        print(f"{row[0]}{' ' * (widths[0] - _width(row[0]))}  {row[1]}{' ' * (widths[1] - _width(row[1]))}  "
+              f"{row[2]}".rstrip())
     n = len(rows)
     print(localize({"values": _("{n} values", n=n), "figures": _("{n} figures", n=n), "sources": _("{n} sources", n=n),
                     "terms": _("{n} terms", n=n)}[what], language), file=sys.stderr)
     return 0
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: wide (CJK) characters take two, so the columns line up."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def print_problems(error: ContentError, language: str) -> int:
+    """A failed build on the terminal: each problem as ``path:line: message``, a code error's trace folded
+    (indented) below it, then how many; 1, the exit status."""
+    for problem in error.problems:
+        print(problem.localized(language), file=sys.stderr)
+    if error.trace:
+        print(textwrap.indent(error.trace, "    | "), file=sys.stderr)
+    print(localize(_("{n} problem(s); the site was not changed.", n=len(error.problems)), language), file=sys.stderr)
+    return 1
 
 
 def keep_between_runs(cache: Path) -> None:
@@ -99,7 +126,7 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
     from site_builder.serve.devhttp import listen
     from site_builder.serve.server import DevServer, EvidenceSource
 
-    httpd = listen(host, port)
+    httpd = listen(host, port, teacher)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     keep_between_runs(cache)
     own = cache / "serve" / str(httpd.server_address[1])

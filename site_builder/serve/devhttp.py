@@ -8,21 +8,25 @@ and a queue of events; it changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import html
 import http.server
 import ipaddress
 import json
 import mimetypes
+import os
 import queue
 import re
 import socket
 import sys
+import threading
 import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from site_builder.vocabulary.i18n import _, localize
+from site_builder.vocabulary.urls import page_root
 
 if TYPE_CHECKING:
     from site_builder.serve.server import DevServer
@@ -30,6 +34,11 @@ if TYPE_CHECKING:
 CLIENT_SCRIPT = Path(__file__).parent / "devserver.js"
 """Kept out of static/ so that it is never copied into a built site."""
 DEV_PREFIX = "/__dev/"
+IDLE_SECONDS = 30
+"""A client that sends or takes nothing for this long is disconnected (each read and write waits at most this)."""
+REQUEST_SECONDS = 10
+"""A client whose request line and headers are not all in after this long is disconnected: one byte a
+second would otherwise hold a thread for as long as it likes."""
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 _TYPES = {".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".js": "text/javascript",
           ".css": "text/css", ".svg": "image/svg+xml", ".woff2": "font/woff2", ".json": "application/json",
@@ -38,31 +47,37 @@ _TYPES = {".md": "text/markdown; charset=utf-8", ".txt": "text/plain; charset=ut
 
 
 def served_at_root(not_found: bytes) -> bytes:
-    """404.html links from base_url (https://…/lecture05/…) for GitHub Pages; this server puts the
+    """404.html links from base_url's path (/lecture05/…) for GitHub Pages; this server puts the
     site at /, so those links are re-rooted here."""
-    match = re.search(rb'href="([^"]*)static/site\.css"', not_found)
-    if match is None or not match[1]:
-        return not_found
-    return not_found.replace(b'="' + match[1], b'="/')
+    root = page_root(not_found.decode("utf-8", errors="replace"))
+    return not_found.replace(b'="' + root.encode(), b'="/') if root else not_found
+
+
+STARTED_BY = "VERIFIED_LESSONS_STARTED_BY"
+"""Set by the Makefile's serve recipe (not MAKELEVEL: every process ``make test`` starts inherits that)."""
 
 
 class PortBusy(Exception):
     """The port is taken (another server?); the message is one line for the terminal."""
 
 
-def listen(host: str, port: int) -> http.server.ThreadingHTTPServer:
+def listen(host: str, port: int, teacher: bool = False) -> http.server.ThreadingHTTPServer:
     """A bound, listening HTTP server without a handler yet (``DevServer.start`` gives it one).
 
     Binding comes first so that a second server on a busy port stops before it
-    builds or writes anything. ``port`` 0 picks a free port.
+    builds or writes anything. ``port`` 0 picks a free port. A busy port's message suggests another in the
+    form the teacher used: ``make serve PORT=…`` under make (which cannot pass ``--port``), else ``--port``.
     """
     try:
         httpd = _HTTPServer((host, port), http.server.BaseHTTPRequestHandler)
     except OSError as error:
         if error.errno != errno.EADDRINUSE:
             raise
-        raise PortBusy(_("port {port} on {host} is already in use (another server?); try --port {free} "
-                         "or --port 0", port=port, host=host, free=free_port(host, port + 1))) from None
+        free = free_port(host, port + 1)
+        hint = _("try: make serve PORT={free}{teacher}", free=free, teacher=" TEACHER=1" if teacher else "") \
+            if os.environ.get(STARTED_BY) == "make serve" else _("try --port {free} or --port 0", free=free)
+        raise PortBusy(_("port {port} on {host} is already in use (another server?); {hint}",
+                         port=port, host=host, hint=hint)) from None
     httpd.daemon_threads = True
     return httpd
 
@@ -142,6 +157,12 @@ class _HTTPServer(http.server.ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+def _hang_up(connection: socket.socket) -> None:
+    """End a client's connection from another thread: its handler's blocked read returns at once."""
+    with contextlib.suppress(OSError):
+        connection.shutdown(socket.SHUT_RDWR)
+
+
 def missing_site(language: str) -> bytes:
     """The page served before any build succeeded (the overlay shows the problems over it)."""
     title = html.escape(localize(_("Build failed"), language))
@@ -154,6 +175,22 @@ def missing_site(language: str) -> bytes:
 def handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
         server_version = "lesson-devserver"
+        timeout = IDLE_SECONDS
+
+        def setup(self) -> None:
+            super().setup()
+            self._deadline = threading.Timer(REQUEST_SECONDS, _hang_up, (self.connection,))
+            self._deadline.daemon = True
+            self._deadline.start()
+
+        def parse_request(self) -> bool:
+            complete = super().parse_request()  # reads the headers
+            self._deadline.cancel()
+            return complete
+
+        def finish(self) -> None:
+            self._deadline.cancel()
+            super().finish()
 
         def do_GET(self) -> None:
             self._respond(head=False)

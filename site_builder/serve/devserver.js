@@ -38,6 +38,43 @@
     host = null;
   };
 
+  const mono = { font: "13px/1.45 ui-monospace, 'Noto Sans Mono CJK SC', monospace" };
+  // A source line wraps (a long Chinese paragraph is one line) and its problem's column is marked.
+  const sourceLine = (line, colour) => {
+    const row = el("div", { padding: "0 .8rem 0 5.2rem", textIndent: "-4.4rem", whiteSpace: "pre-wrap",
+                            overflowWrap: "anywhere", background: line.here ? colour : "transparent" },
+                   `${line.here ? ">" : " "} ${String(line.line).padStart(4)} | `);
+    if (!line.column) {
+      row.append(line.text);
+      return row;
+    }
+    const [start, end] = line.column;
+    const mark = el("mark", { background: "transparent", color: "#a61b0f", fontWeight: "bold",
+                              textDecoration: "underline wavy", textUnderlineOffset: "3px" },
+                    line.text.slice(start, end));
+    row.append(line.text.slice(0, start), mark, line.text.slice(end));
+    return row;
+  };
+
+  const problems = (box, list, colour) => {
+    for (const problem of list) {
+      box.append(el("p", { ...mono, margin: "1rem 0 .3rem", fontWeight: "bold", whiteSpace: "pre-wrap" },
+                    problem.text));
+      if (!problem.context.length) continue;
+      const pre = el("pre", { ...mono, margin: "0", padding: ".5rem 0", background: "#f6f6f6", borderRadius: "4px" });
+      for (const line of problem.context) pre.append(sourceLine(line, colour));
+      box.append(pre);
+    }
+  };
+
+  const closeButton = (label) => {
+    const close = el("button", { float: "right", font: "inherit", cursor: "pointer", border: "1px solid #999",
+                                 borderRadius: "4px", background: "#f4f4f4", padding: ".1rem .6rem" }, label);
+    close.type = "button";
+    close.addEventListener("click", hide);
+    return close;
+  };
+
   const show = (failure) => {
     hide();
     host = el("div", { position: "fixed", inset: "0", zIndex: "2147483647", overflow: "auto",
@@ -54,28 +91,39 @@
     const title = el("h2", { margin: "0 0 .3rem", fontSize: "1.2rem", color: "#c0392b" },
                      count ? labels.count : labels.crashed);
     const note = el("p", { margin: "0 0 1rem", color: "#555" }, labels.note);
-    const close = el("button", { float: "right", font: "inherit", cursor: "pointer", border: "1px solid #999",
-                                 borderRadius: "4px", background: "#f4f4f4", padding: ".1rem .6rem" }, labels.hide);
-    close.type = "button";
-    close.addEventListener("click", hide);
-    box.append(close, title, note);
-    const mono = { font: "13px/1.45 ui-monospace, 'Noto Sans Mono CJK SC', monospace" };
-    for (const problem of failure.problems) {
-      box.append(el("p", { ...mono, margin: "1rem 0 .3rem", fontWeight: "bold", whiteSpace: "pre-wrap" },
-                    problem.text));
-      if (!problem.context.length) continue;
-      const pre = el("pre", { ...mono, margin: "0", padding: ".5rem 0", background: "#f6f6f6",
-                              borderRadius: "4px", overflowX: "auto" });
-      for (const line of problem.context) {
-        pre.append(el("div", { padding: "0 .8rem", background: line.here ? "#fde2df" : "transparent" },
-                      `${line.here ? ">" : " "} ${String(line.line).padStart(4)} | ${line.text}`));
-      }
-      box.append(pre);
-    }
+    box.append(closeButton(labels.hide), title, note);
+    problems(box, failure.problems, "#fde2df");
     if (failure.traceback) {
-      box.append(el("pre", { ...mono, whiteSpace: "pre-wrap", background: "#f6f6f6", padding: ".6rem .8rem",
-                             borderRadius: "4px" }, failure.traceback));
+      const trace = el("pre", { ...mono, whiteSpace: "pre-wrap", background: "#f6f6f6", padding: ".6rem .8rem",
+                                borderRadius: "4px" }, failure.traceback);
+      if (count) {  // a code error's trace: folded below its file:line
+        const folded = el("details", { margin: ".5rem 0 0" });
+        folded.append(el("summary", { cursor: "pointer", color: "#555" }, labels.trace), trace);
+        box.append(folded);
+      } else {
+        box.append(trace);
+      }
     }
+    root.append(box);
+    document.documentElement.append(host);
+  };
+
+  // Warnings do not stop the build: a panel at the bottom that leaves the page usable.
+  const warn = (warned) => {
+    if (!warned.problems.length) return;
+    hide();
+    host = el("div", { position: "fixed", left: "0", right: "0", bottom: "0", zIndex: "2147483647",
+                       maxHeight: "40vh", overflow: "auto", padding: "0 1rem" });
+    host.id = "devserver-warnings";
+    const root = host.attachShadow({ mode: "open" });
+    const box = el("section", { maxWidth: "60rem", margin: "0 auto", background: "#fffdf5", color: "#1a1a1a",
+                                borderTop: "6px solid #b7791f", borderRadius: "6px 6px 0 0",
+                                padding: ".8rem 1.5rem", font: "15px/1.5 system-ui, sans-serif",
+                                boxShadow: "0 -2px 12px rgba(0, 0, 0, 0.25)" });
+    box.setAttribute("role", "status");
+    box.append(closeButton(warned.labels.hide),
+               el("h2", { margin: "0", fontSize: "1.05rem", color: "#8a5a00" }, warned.labels.count));
+    problems(box, warned.problems, "#fbefd0");
     root.append(box);
     document.documentElement.append(host);
   };
@@ -85,6 +133,7 @@
     const state = JSON.parse(event.data);
     // A build finished between serving this page and connecting: this page may be stale.
     if (!state.failing && state.build !== pageBuild) reload();
+    else if (!state.failing) warn(state.warnings);
   });
   events.addEventListener("reload", (event) => {
     const { urls } = JSON.parse(event.data);

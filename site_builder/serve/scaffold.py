@@ -13,13 +13,14 @@ from pathlib import Path
 
 import yaml
 
+from site_builder.check.placeholders import SKELETONS
 from site_builder.load.loader import read_content_file
 from site_builder.load.yamlnodes import course_language
+from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _, catalog_name
+from site_builder.vocabulary.names import id_problem
 
-SKELETONS = Path(__file__).parents[1] / "skeletons"
-"""``lesson.md`` (Chinese, the first course's language) and ``lesson.<catalog>.md`` for other languages."""
-_PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # the rule frontmatter.py applies to page ids
+_PAGE_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")  # the rule frontmatter.py applies to page ids
 _FLOW = re.compile(r"^pages:[ \t]*\[(?P<items>[^\]]*?)(?P<end>\s*)\]", re.MULTILINE)
 _BLOCK = re.compile(r"^pages:[ \t]*(?:#.*)?\n(?P<items>(?:[ \t]*(?:-[^\n]*|#[^\n]*)?\n)*)", re.MULTILINE)
 
@@ -32,6 +33,8 @@ def new_lesson(root: Path, page_id: str, content_dir: str = "content") -> Path:
     if not _PAGE_ID.match(page_id):
         raise ValueError(_("'{id}' is not a valid page id: use lowercase letters, digits and '-', "
                            "starting with a letter or digit (e.g. 'r56' or 'kv-paging')", id=page_id))
+    if too_long := id_problem(page_id):
+        raise ValueError(too_long)
     content = root / content_dir
     page = content / "pages" / f"{page_id}.md"
     site_yml = content / "site.yml"
@@ -52,8 +55,8 @@ def new_lesson(root: Path, page_id: str, content_dir: str = "content") -> Path:
     page.parent.mkdir(parents=True, exist_ok=True)
     skeleton = SKELETONS / f"lesson.{catalog_name(course_language(root, content_dir))}.md"
     skeleton = skeleton if skeleton.is_file() else SKELETONS / "lesson.md"
-    page.write_text(skeleton.read_text(encoding="utf-8").replace("{{id}}", page_id), encoding="utf-8")
-    site_yml.write_text(listed, encoding="utf-8")
+    write_atomic(page, skeleton.read_text(encoding="utf-8").replace("{{id}}", page_id))
+    write_atomic(site_yml, listed)
     return page
 
 

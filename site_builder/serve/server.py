@@ -22,9 +22,12 @@ from __future__ import annotations
 import gc
 import http.server
 import queue
+import re
 import sys
+import textwrap
 import threading
 import traceback
+import unicodedata
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +40,7 @@ from site_builder.load.yamlnodes import course_language
 from site_builder.serve.devhttp import handler, listen
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.problems import ContentError, Problem
+from site_builder.write.writer import WriteFailed
 
 CONTEXT_LINES = 2
 """Source lines shown before and after the line of a problem."""
@@ -65,20 +69,40 @@ def problem_report(problem: Problem, root: Path, content_dir: str = "content", l
         except (ValueError, OSError):  # refused, gone, or not UTF-8 (UnicodeDecodeError is a ValueError)
             text = []
         first, last = max(1, problem.line - CONTEXT_LINES), min(len(text), problem.line + CONTEXT_LINES)
-        lines = [{"line": n, "text": text[n - 1], "here": n == problem.line} for n in range(first, last + 1)]
+        lines = [{"line": n, "text": text[n - 1], "here": n == problem.line,
+                  "column": _column(str(problem.message), text[n - 1]) if n == problem.line else None}
+                 for n in range(first, last + 1)]
     return {"path": problem.path, "line": problem.line, "message": localize(problem.message, language),
             "text": problem.localized(language), "context": lines}
 
 
+def _column(message: str, text: str) -> tuple[int, int] | None:
+    """Where on its line the problem is: the first name the message quotes ('…') that the line holds."""
+    for quoted in re.findall(r"'([^'\s][^']*)'", message):
+        if (at := text.find(quoted)) >= 0:
+            return at, at + len(quoted)
+    return None
+
+
 def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
-    """The same problems for the terminal, with the offending line marked."""
+    """The same problems for the terminal, the offending line and column marked; a crash's trace below
+    them (folded: indented) when it belongs to a problem, as a code error's does."""
     out = []
     for report in reports:
         out.append(report["text"])
-        out += [f"  {'>' if c['here'] else ' '} {c['line']:4d} | {c['text']}" for c in report["context"]]
+        for c in report["context"]:
+            out.append(f"  {'>' if c['here'] else ' '} {c['line']:4d} | {c['text']}")
+            if c["column"]:
+                start, end = c["column"]
+                out.append(" " * (11 + _width(c["text"][:start])) + "^" * max(1, _width(c["text"][start:end])))
     if crash:
-        out.append(crash.rstrip())
+        out.append(textwrap.indent(crash.rstrip(), "    | ") if reports else crash.rstrip())
     return "\n".join(out)
+
+
+def _width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: wide (CJK) characters take two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 class DevServer:
@@ -97,6 +121,8 @@ class DevServer:
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.build_id = 0
         self.failure: dict[str, Any] | None = None
+        self.warned: dict[str, Any] = {"problems": []}
+        """The last build's warnings as the overlay shows them (a page's tab gets them when it connects)."""
         self._evidence: Evidence | None = None
         self._lock = threading.Lock()
         self._collector: threading.Timer | None = None
@@ -173,7 +199,10 @@ class DevServer:
             report = self.engine.build(self._evidence)
         except ContentError as error:
             root, content_dir, language = self.engine.root, self.engine.content_dir, self.language
-            self._failed([problem_report(p, root, content_dir, language) for p in error.problems], "")
+            self._failed([problem_report(p, root, content_dir, language) for p in error.problems], error.trace)
+        except WriteFailed as failed:  # a full disk …: one line, as the command line says it
+            said = self.say(failed.args[0])
+            self._failed([{"path": "", "line": 0, "message": said, "text": said, "context": []}], "")
         except Exception:  # a bug, not a teacher's mistake: keep its traceback, keep serving
             self._failed([], traceback.format_exc())
         else:
@@ -194,6 +223,8 @@ class DevServer:
         was_failing = self.failure is not None
         with self._lock:
             self.failure = None
+            if report.prepared is not None:  # else nothing changed, nor did the warnings
+                self.warned = self._warnings_report(report.warnings)
             self.build_id += 1
             urls = ["/" + url for url in report.changed_urls]
             self._broadcast("reload", {"build": self.build_id, "urls": urls})
@@ -207,6 +238,13 @@ class DevServer:
                               + (_("; reload {urls}", urls=changed) if self.build_id > 1 and changed else "")
                               + (_("; problems fixed") if was_failing else "")))
 
+    def _warnings_report(self, warnings: tuple[Problem, ...]) -> dict[str, Any]:
+        language = self.language
+        return {"problems": [problem_report(w, self.engine.root, content_dir=self.engine.content_dir,
+                                            language=language) for w in warnings],
+                "labels": {"count": self.say(_("{n} warning(s): the site built; look at these before publishing",
+                                               n=len(warnings))), "hide": self.say(_("Hide"))}}
+
     def _failed(self, reports: list[dict[str, Any]], crash: str) -> None:
         failure = {"build": self.build_id, "problems": reports, "traceback": crash,
                    "labels": {"failed": self.say(_("Build failed")),
@@ -214,7 +252,8 @@ class DevServer:
                               "crashed": self.say(_("The build program crashed")),
                               "note": self.say(_("Below is the last page that built; this disappears when a "
                                                  "save fixes the problems.")),
-                              "hide": self.say(_("Hide"))}}
+                              "hide": self.say(_("Hide")),
+                              "trace": self.say(_("Where in the code (the trace)"))}}
         with self._lock:
             self.failure = failure
             self._broadcast("build-error", failure)
@@ -230,7 +269,8 @@ class DevServer:
         """A queue of events for one browser tab; it first gets the current state."""
         client: queue.Queue[tuple[str, dict] | None] = queue.Queue()
         with self._lock:
-            client.put(("hello", {"build": self.build_id, "failing": self.failure is not None}))
+            client.put(("hello", {"build": self.build_id, "failing": self.failure is not None,
+                                  "warnings": self.warned}))
             if self.failure is not None:
                 client.put(("build-error", self.failure))
             self._clients.append(client)

@@ -79,16 +79,24 @@
     if (speaker && state === currentState()) keepInView(state);
   }
 
+  /** In the speaker window: the current pointing step in view, else the state's title — below the sticky
+   *  step bar, which had covered it (the state's scroll-margin-top clears the bar). */
   function keepInView(state) {
-    var target = state.querySelector("[data-teacher] li.is-pointing") || state.querySelector("[data-teacher]");
+    var bar = stepperEl() && stepperEl().querySelector(".stepper-controls");
+    var top = bar ? bar.getBoundingClientRect().bottom : 0;
+    var pointing = state.querySelector("[data-teacher] li.is-pointing");
+    var target = pointing || state.querySelector(".state-head");
     if (!target) return;
     var box = target.getBoundingClientRect();
-    if (box.top < 0 || box.bottom > window.innerHeight) target.scrollIntoView({ block: "center", behavior: "auto" });
+    if (box.top >= top && box.bottom <= window.innerHeight) return;
+    if (pointing) pointing.scrollIntoView({ block: "center", behavior: "auto" });
+    else state.scrollIntoView({ block: "start", behavior: "auto" });
   }
 
-  // Before site.js (capture on window): PageDown/PageUp move within the pointing steps first.
+  // Before site.js (capture on window): PageDown/PageUp move within the pointing steps first, on the
+  // projected page and in the speaker window alike (a clicker may be plugged into either machine).
   window.addEventListener("keydown", function (event) {
-    if (!presenting() || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey ||
+    if (!(presenting() || speaker) || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey ||
         event.shiftKey || event.isComposing) return;
     if (event.key !== "PageDown" && event.key !== "PageUp") return;
     var state = currentState();
@@ -124,15 +132,95 @@
   }
 
   function onStep(event) {
+    var detail = event.detail || {};
+    if (states && !detail.remote && !detail.first) states.postMessage({ stepper: event.currentTarget.id, index: detail.index });
     var state = currentState();
     if (!state) return;
     leaveOthers(state);
-    var detail = event.detail || {};
     var start = pending && pending.state === state.id ? pending.point : backwards ? stepsOf(state).length - 1 : -1;
     pending = null;
     backwards = false;
     setPoint(state, start, { remote: detail.remote });
     fit();
+  }
+
+  // ------------------------------------------------------ teacher tools --
+  // The notes toggle (remembered; ?notes=1|0 overrides it for one window), the presentation toggle
+  // and the speaker-window button. They live here, in the teacher build's own script, so the public
+  // pages do not download them; site.js's steppers are window.lessonSteppers.
+  function steppers() { return window.lessonSteppers || []; }
+  function setPressed(button, on) { button.setAttribute("aria-pressed", on ? "true" : "false"); }
+
+  // The state channel: a reader's two tabs of one lesson should not move together, a teacher's do.
+  var states = window.BroadcastChannel ? new BroadcastChannel("lesson-steps:" + location.pathname) : null;
+  if (states) {
+    states.onmessage = function (message) {
+      var data = message.data || {};
+      steppers().forEach(function (stepper) {
+        if (stepper.el.id === data.stepper) stepper.show(data.index, { url: true, remote: true });
+      });
+    };
+  }
+
+  var presentButtons = [];
+  // What presenting turns off, put back by Esc. Opened with ?present=1 there was no "before":
+  // the notes come back as the teacher last chose them.
+  var beforePresent = null;
+
+  function setPresent(on) {
+    var stepper = steppers()[0];
+    if (on) {
+      beforePresent = { notes: root.dataset.notes, scrollY: window.scrollY, index: stepper ? stepper.index : -1 };
+      root.dataset.present = "on";
+      root.dataset.notes = "off";  // safe to project
+    } else {
+      var before = beforePresent || { notes: storedNotes(), scrollY: null, index: -2 };
+      delete root.dataset.present;
+      root.dataset.notes = before.notes;
+      beforePresent = null;
+    }
+    presentButtons.forEach(function (b) { setPressed(b, on); });
+    paintNotes();
+    document.dispatchEvent(new CustomEvent("lesson:present", { detail: { on: on } }));
+    if (on) window.scrollTo({ top: 0, behavior: "auto" });
+    else if (stepper && before.index === stepper.index) window.scrollTo({ top: before.scrollY, behavior: "auto" });
+    else if (stepper) stepper.states[stepper.index].scrollIntoView({ block: "start", behavior: "auto" });
+  }
+
+  function storedNotes() {
+    try { return localStorage.getItem("lesson:notes") === "on" ? "on" : "off"; } catch (e) { return "off"; }
+  }
+
+  var notesButtons = [];
+
+  function paintNotes() {
+    notesButtons.forEach(function (b) { setPressed(b, root.dataset.notes === "on"); });
+  }
+
+  function initTeacherTools() {
+    notesButtons = Array.prototype.slice.call(document.querySelectorAll("[data-notes-toggle]"));
+    notesButtons.forEach(function (button) {
+      button.addEventListener("click", function () {
+        root.dataset.notes = root.dataset.notes === "on" ? "off" : "on";
+        try { localStorage.setItem("lesson:notes", root.dataset.notes); } catch (e) { /* lasts for this page */ }
+        paintNotes();  // a click is a choice (saved); ?notes= is not
+      });
+    });
+    paintNotes();
+    presentButtons = Array.prototype.slice.call(document.querySelectorAll("[data-present-toggle]"));
+    presentButtons.forEach(function (button) {
+      setPressed(button, root.dataset.present === "on");
+      button.addEventListener("click", function () { setPresent(root.dataset.present !== "on"); });
+    });
+    document.querySelectorAll("[data-speaker-window]").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var url = location.pathname + "?notes=1&speaker=1" + location.hash;
+        window.open(url, "lesson-speaker", "popup,width=960,height=720");
+      });
+    });
+    window.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && presenting() && !event.defaultPrevented) setPresent(false);
+    });
   }
 
   // ------------------------------------------------------------------ fit --
@@ -181,9 +269,11 @@
     if (!state || !el) return;
     var limit = el.querySelector(".stepper-controls").getBoundingClientRect().top;
     var img = state.querySelector(".figure-card img");
-    // First the figure-wide layout down to a readable text size, then a half-and-half one (a state
-    // with a table needs the width), then smaller text.
-    var tries = [["", 1, READABLE], ["balanced", 1, READABLE], ["balanced", READABLE - 0.05, FIT_FLOOR]];
+    // First the figure-wide layout down to a readable text size, then a half-and-half one and one
+    // that gives the text more (a state with a table needs the width), then smaller headings (body
+    // text stops at 16 px: site.css).
+    var tries = [["", 1, READABLE], ["balanced", 1, READABLE], ["text", 1, READABLE],
+                 ["most-text", 1, FIT_FLOOR]];
     for (var t = 0; t < tries.length; t++) {
       if (tries[t][0]) state.dataset.layout = tries[t][0];
       else delete state.dataset.layout;
@@ -197,6 +287,7 @@
 
   function init() {
     document.querySelectorAll("[data-stepper]").forEach(function (el) { el.addEventListener("lesson:step", onStep); });
+    initTeacherTools();
     document.addEventListener("lesson:present", function () {
       var state = currentState();
       if (state) setPoint(state, -1, {});

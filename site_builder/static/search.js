@@ -2,8 +2,11 @@
  * Pagefind index built at build time (site_builder/render/search.py). The engine
  * (static/search-engine.js: Pagefind, the index's text rules) and the index are
  * fetched from this site only when the box is first used, so pages stay light.
- * Results are built as DOM nodes; Pagefind's excerpt is parsed in an inert
- * document and only its text and <mark> survive.
+ * The engine also builds each result's list item (item()), so this file, loaded on every page,
+ * stays small.
+ * Keys: "/" anywhere outside a form field goes to the box; ArrowDown/ArrowUp move between the box
+ * and the result links (focus moves, so a screen reader reads each link); Enter in the box opens
+ * the first result shown for what is typed; Escape closes the list and returns to the box.
  */
 (function () {
   "use strict";
@@ -29,59 +32,19 @@
     return engine;
   }
 
-  function excerptNodes(html, text) {
-    var doc = new DOMParser().parseFromString("<p>" + html + "</p>", "text/html");
-    var out = document.createElement("p");
-    out.className = "search-excerpt";
-    var pieces = [];
-    doc.body.firstChild.childNodes.forEach(function (node) {
-      pieces.push({ text: node.textContent, mark: node.nodeName === "MARK" });
-    });
-    text.joined(pieces).forEach(function (run) {
-      if (run.mark) {
-        var mark = document.createElement("mark");
-        mark.textContent = run.text;
-        out.appendChild(mark);
-      } else {
-        out.appendChild(document.createTextNode(run.text));
-      }
-    });
-    return out;
-  }
-
-  /** The part of the page that matched best, so the link lands on the right state or section. */
-  function bestPart(result) {
-    var best = null;
-    (result.sub_results || []).forEach(function (sub) {
-      var hits = (sub.locations || []).length;
-      if (hits && (!best || hits > (best.locations || []).length)) best = sub;
-    });
-    return best;
-  }
-
   /** ``results``: the first MAX_RESULTS of ``total`` pages found (the status says how many in all). */
   function render(results, total, term, text) {
-    function clean(title) { return text.plain(title).trim(); }
     list.textContent = "";
     var ui = JSON.parse(document.documentElement.dataset.ui || "{}");  // in the course's language
     var said = !results.length ? ui.not_found || "%(term)s: 0"
       : total > results.length ? ui.found_more || "%(term)s: %(n)s (%(shown)s)" : ui.found || "%(term)s: %(n)s";
     summary.textContent = said.replace("%(term)s", term).replace("%(n)s", total).replace("%(shown)s", results.length);
     status.textContent = summary.textContent;
-    results.forEach(function (result) {
-      var part = bestPart(result);
-      var title = clean((result.meta && result.meta.title) || result.url);
-      var partTitle = part && clean(part.title || "");
-      var item = document.createElement("li");
-      var link = document.createElement("a");
-      link.href = part ? part.url : result.url;
-      link.textContent = partTitle && partTitle !== title ? title + " · " + partTitle : title;
-      item.appendChild(link);
-      item.appendChild(excerptNodes(part ? part.excerpt : result.excerpt, text));
-      list.appendChild(item);
-    });
+    results.forEach(function (result) { list.appendChild(text.item(result)); });
     panel.hidden = false;
   }
+
+  var shownFor = "";  // the query whose results the list shows
 
   function search() {
     var term = input.value.trim();
@@ -90,7 +53,11 @@
       return loaded.find(term).then(function (found) {
         if (found === null || input.value.trim() !== term) return;  // a newer query is on its way
         return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) { return r.data(); }))
-          .then(function (results) { render(results, found.results.length, term, loaded.text); });
+          .then(function (results) {
+            if (input.value.trim() !== term) return;
+            render(results, found.results.length, term, loaded.text);
+            shownFor = term;
+          });
       });
     }).catch(function () {
       status.textContent = summary.textContent = JSON.parse(document.documentElement.dataset.ui || "{}").unavailable;
@@ -98,11 +65,43 @@
     });
   }
 
+  function links() { return Array.prototype.slice.call(list.querySelectorAll("a")); }
+
   input.addEventListener("focus", load, { once: true });
   input.addEventListener("input", search);
   input.addEventListener("keydown", function (event) {
     if (event.key === "Escape" && !panel.hidden) { panel.hidden = true; event.stopPropagation(); }
-    if (event.key === "Enter") search();
+    if (event.key === "ArrowDown" && links().length) {
+      event.preventDefault();
+      panel.hidden = false;
+      links()[0].focus();
+    }
+    if (event.key === "Enter") {
+      event.preventDefault();
+      if (shownFor === input.value.trim() && links().length) links()[0].click();
+      else search();
+    }
+  });
+  list.addEventListener("keydown", function (event) {
+    var all = links(), at = all.indexOf(document.activeElement);
+    if (at < 0) return;
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      var next = at + (event.key === "ArrowDown" ? 1 : -1);
+      (next < 0 ? input : all[Math.min(next, all.length - 1)]).focus();
+    } else if (event.key === "Escape") {
+      event.stopPropagation();
+      input.focus();  // first: focusing the box opens the list again
+      panel.hidden = true;
+    }
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+    var target = event.target;
+    if (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) return;
+    event.preventDefault();
+    input.focus();
+    input.select();
   });
   document.addEventListener("click", function (event) {
     if (!box.contains(event.target)) panel.hidden = true;

@@ -6,9 +6,8 @@
  *   - key and button moves replace the URL hash (no history growth); link clicks
  *     are real navigations, so Back works; a hash to anything inside a state opens it;
  *   - inactive states are hidden="until-found": find-in-page still reaches them;
- *   - teacher build: notes toggle (remembered; ?notes=1|0 overrides for one window),
- *     presentation mode (?present=1 or the button) with clicker keys
- *     PageUp/PageDown/Home/End, and a speaker window kept in step by BroadcastChannel.
+ *   - presentation mode (teacher build) steps with clicker keys PageUp/PageDown/Home/End;
+ *     its toggle, the notes toggle and the speaker window are present.js's (teacher build only).
  * The theme and the notes/present flags are set before first paint by the inline
  * script in <head>; this file only reacts to buttons and keys.
  */
@@ -33,10 +32,16 @@
     return !!(el && el.closest && el.closest("input, textarea, select, [contenteditable]:not([contenteditable='false'])"));
   }
 
-  function setPressed(button, on) { button.setAttribute("aria-pressed", on ? "true" : "false"); }
-
+  /** The id the URL's hash points to. A short link to a state (#b2, as the lessons name their states)
+   *  means that state of this page's stepper (#r55-b2), when nothing else has that id. */
   function idFromHash() {
-    try { return decodeURIComponent(location.hash.slice(1)); } catch (e) { return location.hash.slice(1); }
+    var id;
+    try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { id = location.hash.slice(1); }
+    if (id && !document.getElementById(id) && window.CSS && CSS.escape) {
+      var state = document.querySelector('.state[data-state="' + CSS.escape(id) + '"]');
+      if (state) return state.id;
+    }
+    return id;
   }
 
   // ---------------------------------------------------------------- theme --
@@ -88,13 +93,32 @@
       var heading = state.querySelector("h3");
       if (heading) heading.tabIndex = -1;  // where focus goes when the focused state hides
       // Find-in-page or a fragment link is about to reveal this hidden state.
-      state.addEventListener("beforematch", this.show.bind(this, i, { url: true }));
+      state.addEventListener("beforematch", function () { this.hold(); this.show(i, { url: true }); }.bind(this));
     }, this);
     this.prev.addEventListener("click", this.step.bind(this, -1));
     this.next.addEventListener("click", this.step.bind(this, 1));
     var start = this.indexOfId(idFromHash());
     this.show(start < 0 ? 0 : start, {});
   }
+
+  /** A move no input asked for (a hash change, Back, Forward) must not shift what follows the stepper:
+   *  the states' cell (site.css) keeps the height it had until the reader next presses or taps, when
+   *  any change counts as asked for. (Held for good, at the tallest state's height, a short state left
+   *  a screen of blank page on a phone.) */
+  Stepper.prototype.hold = function () {
+    var box = this.el.querySelector(".states");
+    if (root.dataset.present === "on") return;
+    box.style.minHeight = box.getBoundingClientRect().height + "px";
+    var release = function () {
+      box.style.minHeight = "";
+      window.removeEventListener("pointerdown", release, true);
+      window.removeEventListener("keydown", release, true);
+    };
+    window.addEventListener("pointerdown", release, true);
+    window.addEventListener("keydown", release, true);
+  };
+
+  window.lessonSteppers = steppers;  // for present.js (teacher build)
 
   /** Index of the state that holds the element with this id, or -1. */
   Stepper.prototype.indexOfId = function (id) {
@@ -133,9 +157,9 @@
     var first = this.index === -1;
     this.index = i;
     prefetchFigure(this.states[i + 1]);
-    if (!how.remote && !first) announceStep(this, i);
-    // present.js (teacher build) walks this state's pointing steps and fits it to the screen.
-    this.el.dispatchEvent(new CustomEvent("lesson:step", { detail: { index: i, remote: !!how.remote } }));
+    // present.js (teacher build) tells the other window, walks this state's pointing steps and fits it
+    // to the screen.
+    this.el.dispatchEvent(new CustomEvent("lesson:step", { detail: { index: i, remote: !!how.remote, first: first } }));
   };
 
   Stepper.prototype.step = function (delta, event) {
@@ -155,19 +179,19 @@
   function stepperFor(target) {
     for (var i = 0; i < steppers.length; i++) if (steppers[i].el.contains(target)) return steppers[i];
     var nowhere = target === document.body || target === root || !target;
-    return nowhere || root.dataset.present === "on" ? steppers[0] : null;
+    return nowhere || root.dataset.present === "on" || root.dataset.speaker === "on" ? steppers[0] : null;
   }
 
   function onKey(event) {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
     if (event.isComposing || inFormControl(event.target)) return;
-    var present = root.dataset.present === "on";
-    if (present && event.key === "Escape") { setPresent(false); return; }
+    var present = root.dataset.present === "on";  // Esc, leaving it, is present.js's
+    var clicker = present || root.dataset.speaker === "on";  // a presenter remote drives the speaker window too
     var stepper = stepperFor(event.target);
     if (!stepper) return;
     var last = stepper.states.length - 1;
     var targets = { ArrowLeft: stepper.index - 1, ArrowRight: stepper.index + 1 };
-    if (present) {  // presenter clickers send PageUp/PageDown; in reading mode those keys scroll
+    if (clicker) {  // presenter clickers send PageUp/PageDown; in reading mode those keys scroll
       targets.PageUp = stepper.index - 1;
       targets.PageDown = stepper.index + 1;
       targets.Home = 0;
@@ -183,93 +207,14 @@
     var id = idFromHash();
     steppers.forEach(function (stepper) {
       var i = stepper.indexOfId(id);
-      if (i >= 0) stepper.show(i, {});
-      else if (!id) stepper.show(0, {});
+      if (i < 0 && !id) i = 0;
+      if (i >= 0 && i !== stepper.index) { stepper.hold(); stepper.show(i, {}); }
     });
     var target = id ? document.getElementById(id) : null;
     if (target && target.closest(".state")) {
       var top = target.getBoundingClientRect().top;
       if (top < 0 || top > window.innerHeight) target.scrollIntoView({ block: "start", behavior: "auto" });
     }
-  }
-
-  // ------------------------------------------------ speaker window sync --
-  // Teacher build only: a reader's two tabs of one lesson should not move together.
-  var channel = null;
-  if (document.body.classList.contains("teacher-build") && window.BroadcastChannel) {
-    channel = new BroadcastChannel("lesson-steps:" + location.pathname);
-  }
-
-  function announceStep(stepper, i) {
-    if (channel) channel.postMessage({ stepper: stepper.el.id, index: i });
-  }
-
-  if (channel) {
-    channel.onmessage = function (message) {
-      var data = message.data || {};
-      steppers.forEach(function (stepper) {
-        if (stepper.el.id === data.stepper) stepper.show(data.index, { url: true, remote: true });
-      });
-    };
-  }
-
-  // ------------------------------------------------------ teacher tools --
-  var presentButtons = [];
-  // What presenting turns off, put back by Esc. Opened with ?present=1 there was no "before":
-  // the notes come back as the teacher last chose them.
-  var beforePresent = null;
-
-  function setPresent(on) {
-    var stepper = steppers[0];
-    if (on) {
-      beforePresent = { notes: root.dataset.notes, scrollY: window.scrollY, index: stepper ? stepper.index : -1 };
-      root.dataset.present = "on";
-      root.dataset.notes = "off";  // safe to project
-    } else {
-      var before = beforePresent || { notes: storedNotes(), scrollY: null, index: -2 };
-      delete root.dataset.present;
-      root.dataset.notes = before.notes;
-      beforePresent = null;
-    }
-    presentButtons.forEach(function (b) { setPressed(b, on); });
-    paintNotes();
-    document.dispatchEvent(new CustomEvent("lesson:present", { detail: { on: on } }));
-    if (on) window.scrollTo({ top: 0, behavior: "auto" });
-    else if (stepper && before.index === stepper.index) window.scrollTo({ top: before.scrollY, behavior: "auto" });
-    else if (stepper) stepper.states[stepper.index].scrollIntoView({ block: "start", behavior: "auto" });
-  }
-
-  function storedNotes() {
-    try { return localStorage.getItem("lesson:notes") === "on" ? "on" : "off"; } catch (e) { return "off"; }
-  }
-
-  var notesButtons = [];
-
-  function paintNotes() {
-    notesButtons.forEach(function (b) { setPressed(b, root.dataset.notes === "on"); });
-  }
-
-  function initTeacherTools() {
-    notesButtons = Array.prototype.slice.call(document.querySelectorAll("[data-notes-toggle]"));
-    notesButtons.forEach(function (button) {
-      button.addEventListener("click", function () {
-        root.dataset.notes = root.dataset.notes === "on" ? "off" : "on";
-        save("lesson:notes", root.dataset.notes);  // a click is a choice; ?notes= is not saved
-        paintNotes();
-      });
-    });
-    paintNotes();
-    presentButtons = Array.prototype.slice.call(document.querySelectorAll("[data-present-toggle]"));
-    presentButtons.forEach(function (button) {
-      setPressed(button, root.dataset.present === "on");
-      button.addEventListener("click", function () { setPresent(root.dataset.present !== "on"); });
-    });
-    document.querySelectorAll("[data-speaker-window]").forEach(function (button) {
-      button.addEventListener("click", function () {
-        var url = location.pathname + "?notes=1&speaker=1" + location.hash;
-        window.open(url, "lesson-speaker", "popup,width=960,height=720");
-      });
-    });
   }
 
   // ---------------------------------------------------------- copy text --
@@ -282,6 +227,28 @@
         navigator.clipboard.writeText(text).then(done, function () { selectText(target); });
       } else {
         selectText(target);
+        button.textContent = say("selected");
+      }
+    });
+  }
+
+  // Each block of code in the text gets a copy button, over its top right corner (placed over the
+  // block, not above it, so adding it moves nothing on the page).
+  function initCodeCopy(pre) {
+    var holder = document.createElement("div");
+    holder.className = "code-block";
+    pre.parentNode.insertBefore(holder, pre);
+    holder.appendChild(pre);
+    var button = holder.appendChild(document.createElement("button"));
+    button.type = "button";
+    button.className = "tool-button copy-code";
+    button.textContent = say("copy_code");
+    button.addEventListener("click", function () {
+      var done = function () { button.textContent = say("copied"); };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(pre.textContent).then(done, function () { selectText(pre); });
+      } else {
+        selectText(pre);
         button.textContent = say("selected");
       }
     });
@@ -321,10 +288,34 @@
   // On a phone the page links are one scrolling row: bring the current page's link into it.
   function initNav() {
     var current = document.querySelector(".site-nav [aria-current='page']");
-    var row = current && current.closest("ul");
-    if (row && row.scrollWidth > row.clientWidth) {
+    var row = document.querySelector(".site-nav ul");
+    if (current && row && row.scrollWidth > row.clientWidth) {
       row.scrollLeft = current.offsetLeft - row.offsetLeft - (row.clientWidth - current.offsetWidth) / 2;
     }
+    if (!row) return;
+    // Which ends of the row have links past them (site.css fades those ends).
+    var edges = function () {
+      var start = row.scrollLeft > 1, end = row.scrollLeft + row.clientWidth < row.scrollWidth - 1;
+      row.dataset.more = start && end ? "both" : start ? "start" : end ? "end" : "none";
+    };
+    edges();
+    row.addEventListener("scroll", edges, { passive: true });
+    window.addEventListener("resize", edges);
+  }
+
+  // ---------------------------------------------------------- term cards --
+  // A glossary term's card (a CSS ::after, site.css) starts at the term's left edge; near the right
+  // edge of a phone it ran off the screen and widened the page. Before it shows, shift it left by
+  // what would not fit (CSSOM, which the CSP allows; --card-shift is read by site.css).
+  var CARD_MARGIN = 8;
+
+  function placeCard(event) {
+    var term = event.target.closest && event.target.closest("a.term");
+    if (!term) return;
+    var width = Math.min(22 * parseFloat(getComputedStyle(root).fontSize), 0.8 * root.clientWidth);
+    var left = term.getBoundingClientRect().left;
+    var shift = Math.min(0, root.clientWidth - CARD_MARGIN - (left + width));
+    term.style.setProperty("--card-shift", Math.max(shift, CARD_MARGIN - left) + "px");
   }
 
   // ---------------------------------------------------------------- init --
@@ -333,11 +324,13 @@
     document.querySelectorAll("[data-theme-toggle]").forEach(initTheme);
     paintFigures();
     initNav();
+    document.addEventListener("pointerover", placeCard);
+    document.addEventListener("focusin", placeCard);
     document.querySelectorAll("[data-copy-target]").forEach(initCopy);
+    document.querySelectorAll("main .prose pre").forEach(initCodeCopy);
     document.querySelectorAll("[data-stepper]").forEach(function (el) {
       if (el.querySelector(".state")) steppers.push(new Stepper(el));
     });
-    initTeacherTools();
     document.addEventListener("keydown", onKey);
     window.addEventListener("hashchange", onHashChange);
     var id = idFromHash();

@@ -7,9 +7,11 @@ every mistake of a build at once.
 from __future__ import annotations
 
 import difflib
+import traceback
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from site_builder.vocabulary.i18n import Text, _, localize
 
@@ -47,8 +49,14 @@ class Problem:
 class ContentError(Exception):
     """Raised by the build when the content has problems; carries all of them."""
 
-    def __init__(self, problems: Iterable[Problem]) -> None:
-        self.problems = tuple(sorted(set(problems)))  # reading order: path, line, message (the fields' order)
+    def __init__(self, problems: Iterable[Problem], causes: Sequence[str] = (), trace: str = "") -> None:
+        """``causes``: paths whose problems others follow from (site.yml, a page that failed to load), said
+        first and in this order: the cause comes before what it caused. ``trace``: for an error in a figure's
+        or an experiment's code (``code_error``), the trace from its line on, shown folded below it."""
+        self.trace = trace
+        rank = {path: i for i, path in enumerate(causes)}
+        # then reading order: path, line, message (the fields' order)
+        self.problems = tuple(sorted(set(problems), key=lambda p: (rank.get(p.path, len(rank)), p)))
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
@@ -57,9 +65,33 @@ class SearchIndexError(RuntimeError):
     importing that stack)."""
 
 
+def closest(name: str, known: Iterable[str], *, limit: int = 3) -> list[str]:
+    """The known names ``name`` may be a misspelling of, closest first."""
+    return difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
+
+
+def code_error(error: BaseException, root: Path, folders: Collection[str]) -> ContentError:
+    """An exception raised by the project's own code in ``folders`` (a figure's ``draw``, an experiment):
+    one ``file:line: ExceptionType: message`` at its innermost line there, the trace from that line on."""
+    frames = traceback.extract_tb(error.__traceback__)
+    ours = [i for i, frame in enumerate(frames) if _beneath(frame.filename, root, folders)]
+    where = frames[ours[-1]] if ours else frames[-1]
+    path = Path(where.filename).resolve()
+    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else where.filename
+    said = f"{type(error).__name__}: {str(error).strip()}".removesuffix(": ").split("\n")[0]
+    trace = "".join(traceback.format_list(frames[ours[0] if ours else 0:]))
+    trace += "".join(traceback.format_exception_only(error))
+    return ContentError([Problem(shown, where.lineno or 0, said)], trace=trace.rstrip())
+
+
+def _beneath(filename: str, root: Path, folders: Collection[str]) -> bool:
+    path = Path(filename).resolve()
+    return any(path.is_relative_to(root / folder) for folder in folders)
+
+
 def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:
     """A ``(did you mean …?)`` suffix naming the closest known names, or ``''``."""
-    close = difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
+    close = closest(name, known, limit=limit)
     if not close:
         return ""
     names: str = f"'{close[0]}'"

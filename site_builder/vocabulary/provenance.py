@@ -22,10 +22,10 @@ BADGE_TEXT = {
 label is drawn from the same provenance, and the build checks that the two texts agree."""
 
 FIGURE_LANGUAGE = "zh-CN"
-"""The language figures are drawn in, whatever the site's (their labels are pictures, compared with
-the committed baselines)."""
+"""The language a figure's corner label is drawn in when no course language is given: the first course's,
+the one its committed baselines (figures/baseline/) are drawn in."""
 
 
-def corner_label(provenance: str) -> str:
-    """The badge's words as a figure draws them in its corner."""
-    return localize(BADGE_TEXT[provenance], FIGURE_LANGUAGE)
+def corner_label(provenance: str, language: str = FIGURE_LANGUAGE) -> str:
+    """The badge's words as a figure draws them in its corner, in the course's ``language``."""
+    return localize(BADGE_TEXT[provenance], language)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+from urllib.parse import quote, unquote, urlsplit
 
 from site_builder.vocabulary.i18n import _
 
@@ -74,8 +75,11 @@ def site_path(url: str) -> bool:
     return not path.startswith("/") and ".." not in path.split("/")
 
 
-def url_problems(markup: str, *, images: bool = False) -> list[str]:
-    """Every URL-bearing attribute of ``markup`` (HTML or SVG) that the allowlist refuses, as ``<tag attr="…">``."""
+def url_problems(markup: str, *, images: bool = False, root: str = "") -> list[str]:
+    """Every URL-bearing attribute of ``markup`` (HTML or SVG) that the allowlist refuses, as ``<tag attr="…">``
+    (``root``: as for ``check_html``)."""
+    if root:
+        markup = markup.replace('="' + root, '="')
     found = []
     for tag in _TAG.finditer(_RAW_TEXT.sub(_keep_opening_tag, markup)):
         for name, quoted in _ATTRIBUTE.findall(tag.group(2)):
@@ -138,9 +142,25 @@ def _svg_surely_allowed(svg: bytes) -> bool:
     return all(_value_allowed(value, images=True) for value in set(_SVG_URL_VALUES.findall(svg)))
 
 
-def check_html(name: str, markup: bytes, *, images: bool = False) -> None:
+def site_root(base_url: str) -> str:
+    """The path the site is published under (``https://x.org/c/`` → ``/c/``): 404.html links from it, so
+    that its links and assets hold at any depth and on any host that serves the site at that path."""
+    path = quote(unquote(urlsplit(base_url).path), safe="/")  # percent-encoded: nothing in it needs escaping
+    return path.rstrip("/") + "/"
+
+
+def page_root(markup: str) -> str:
+    """The site path a page's links start from: ``site_root`` on 404.html, ``''`` (relative links) elsewhere."""
+    match = re.search(r'href="(/[^"]*)static/site\.css"', markup)
+    return match[1] if match else ""
+
+
+def check_html(name: str, markup: bytes, *, images: bool = False, root: str = "") -> None:
     """Raise ``UnsafeOutputError`` if page (or, with ``images``, SVG figure) ``name`` holds a URL
-    the allowlist refuses."""
+    the allowlist refuses. ``root`` (404.html: ``site_root``): links starting with it are judged as the
+    same paths inside the site."""
+    if root:
+        markup = markup.replace(b'="' + root.encode(), b'="')
     if _svg_surely_allowed(markup) if images else _surely_allowed(markup):
         return
     problems = url_problems(markup.decode("utf-8"), images=images)

@@ -7,13 +7,16 @@ import html
 import multiprocessing
 import posixpath
 import re
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from site_builder.check.placeholders import placeholder_problems
 from site_builder.check.prepared import PreparedSite
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem
+from site_builder.vocabulary.urls import site_root
 from site_builder.write.leaks import teacher_leaks
 
 _ATTRIBUTE = re.compile(r"""\s(id|href|src)=(?:"([^"]*)"|'([^']*)')""")
@@ -40,19 +43,24 @@ def _scan(text: str) -> _Page:
 
 
 def verify_output(prepared: PreparedSite, public: Path, teacher: Path) -> list[Problem]:
-    """Broken internal links or anchors in either site; teacher notes in the public one.
+    """Broken internal links or anchors in either site; teacher notes in the public one; a skeleton's
+    placeholder text (a warning while writing, refused here: this decides what is published).
 
     Each file is read once and every lookup is in a set or dict, so the checks grow with the
     size of the site, not with its square. The link checks run in a forked child while this
     process scans for leaks (two cores, two halves of the work).
     """
-    root = prepared.content.config.base_url
+    root = site_root(prepared.content.config.base_url)
+    placeholders = placeholder_problems(prepared.content.pages)
     if "fork" not in multiprocessing.get_all_start_methods():
-        return _broken_links(public, root) + _broken_links(teacher, root) + teacher_leaks(prepared, public)
-    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        return placeholders + _broken_links(public, root) + _broken_links(teacher, root) \
+            + teacher_leaks(prepared, public)
+    quiet = (signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is this process's to report, once
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
+                                                initializer=signal.signal, initargs=quiet) as pool:
         links = pool.submit(_both_sites_links, public, teacher, root)
         leaks = teacher_leaks(prepared, public)
-        return links.result() + leaks
+        return placeholders + links.result() + leaks
 
 
 def _both_sites_links(public: Path, teacher: Path, root: str) -> list[Problem]:
@@ -60,8 +68,8 @@ def _both_sites_links(public: Path, teacher: Path, root: str) -> list[Problem]:
 
 
 def _broken_links(site: Path, root: str = "") -> list[Problem]:
-    """``root``: the site's base_url (404.html links from it, see pipeline.render_generated): such a
-    link is checked as the file it names in this site."""
+    """``root``: the site's path (404.html links from it, see ``urls.site_root``): such a link is checked as
+    the file it names in this site."""
     files = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     texts = {name: (site / name).read_text(encoding="utf-8") for name in sorted(files) if name.endswith(".html")}
     pages = {name: _scan(text) for name, text in texts.items()}

@@ -5,23 +5,77 @@ The new site is written next to the old one and swapped in with one
 is either the previous complete site or the new complete one — even if the
 build is killed. Where the exchange is unavailable, two renames leave a gap of
 microseconds in which the directory is missing, never half-written.
+
+Both sites change together: inside ``together()`` each ``write_site`` only stages
+its folder, and the swaps happen at the end, all of them or (on any error) none.
+A write that fails (a full disk, a read-only or full-quota file system, a file
+where the folder should be) is one ``WriteFailed`` naming the folder and the
+cause; the staging folders are removed and the previous sites stay as they were.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ctypes
+import errno
 import hashlib
 import itertools
 import os
 import shutil
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.oserrors import reason
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 _DOOMED = itertools.count()
+
+
+class WriteFailed(Exception):
+    """A site could not be written; ``args[0]`` is the one-line message (a ``Text``) for the terminal."""
+
+
+@dataclass(frozen=True)
+class _Staged:
+    staging: Path
+    out_dir: Path
+    delete_later: bool
+
+
+_PENDING: contextvars.ContextVar[list[_Staged] | None] = contextvars.ContextVar("pending_sites", default=None)
+
+
+@contextlib.contextmanager
+def together() -> Iterator[None]:
+    """Every ``write_site`` inside the block stages its site; at the end all are swapped in, or — when the
+    block raises or a swap fails — none is, and every staging folder is removed."""
+    staged: list[_Staged] = []
+    token = _PENDING.set(staged)
+    try:
+        yield
+    except BaseException:
+        for site in staged:
+            shutil.rmtree(site.staging, ignore_errors=True)
+        raise
+    finally:
+        _PENDING.reset(token)
+    _swap_all(staged)
+
+
+def _failed(folder: Path, error: OSError) -> WriteFailed:
+    return WriteFailed(_("{folder}: cannot write the site: {reason}; the previous sites are kept as they were",
+                         folder=_shown(folder), reason=reason(error)))
+
+
+def _shown(folder: Path) -> str:
+    with contextlib.suppress(ValueError):
+        return f"{folder.relative_to(Path.cwd())}/"
+    return f"{folder}/"
 
 
 def write_site(files: dict[str, bytes | Path], out_dir: Path,
@@ -49,8 +103,42 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
     """
     out_dir = out_dir.resolve()
     _remove_leftovers(out_dir)
+    _check_target(out_dir)
     staging = out_dir.with_name(f"{out_dir.name}.tmp-{os.getpid()}")
-    staging.mkdir(parents=True)
+    try:
+        staging.mkdir(parents=True)
+    except OSError as error:
+        raise _failed(out_dir, error) from None
+    try:
+        _fill(staging, files, out_dir, reuse, store)
+        if finish is not None:
+            finish(staging)
+    except BaseException as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(error, OSError):
+            raise _failed(out_dir, error) from None
+        raise
+    staged = _Staged(staging, out_dir, delete_later)
+    pending = _PENDING.get()
+    if pending is None:
+        _swap_all([staged])
+    else:
+        pending.append(staged)
+
+
+def _check_target(out_dir: Path) -> None:
+    """Refuse before writing anything when the swap could not complete: a file where the folder goes, or
+    a folder of the previous site this user may not change (its old files could not be removed)."""
+    if os.path.lexists(out_dir) and not out_dir.is_dir():
+        raise _failed(out_dir, NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)))
+    for folder, _folders, _files in os.walk(out_dir):
+        if not os.access(folder, os.W_OK | os.X_OK):
+            code = errno.EROFS if os.statvfs(folder).f_flag & os.ST_RDONLY else errno.EACCES
+            raise _failed(out_dir, OSError(code, os.strerror(code)))
+
+
+def _fill(staging: Path, files: dict[str, bytes | Path], out_dir: Path, reuse: Collection[str],
+          store: Path | None) -> None:
     made: set[Path] = {staging}
     for relative, payload in sorted(files.items()):
         target = staging / _inside(relative)
@@ -67,14 +155,17 @@ def write_site(files: dict[str, bytes | Path], out_dir: Path,
         # A file made in memory that both sites publish alike (a script or style sheet without its
         # comments, a lesson's notebook) is shared like a copied one.
         elif not (store is not None and _shared(relative) and _linked(_stored(payload, store), str(target))):
-            target.write_bytes(payload)
+            _write_file(str(target), payload)
+
+
+def _write_file(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
     try:
-        if finish is not None:
-            finish(staging)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    _swap_in(staging, out_dir, delete_later)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def update_in_place(files: dict[str, bytes | Path], changed: Collection[str], out_dir: Path) -> None:
@@ -83,6 +174,14 @@ def update_in_place(files: dict[str, bytes | Path], changed: Collection[str], ou
     ``files`` are deleted. For the dev server's private folder after a save: a browser may get one
     page of the old build and the next of the new one, which a published site must never serve
     (``write_site`` swaps whole sites), but a save then costs its own files, not a link per page."""
+    try:
+        _update(files, changed, out_dir)
+    except OSError as error:  # the files before this one are new already: the next save writes the rest
+        raise WriteFailed(_("{folder}: cannot update the preview: {reason}; save again once that is fixed",
+                            folder=_shown(out_dir), reason=reason(error))) from None
+
+
+def _update(files: dict[str, bytes | Path], changed: Collection[str], out_dir: Path) -> None:
     for relative in sorted(changed):
         target = os.path.join(out_dir, _inside(relative))
         payload = files.get(relative)
@@ -95,8 +194,7 @@ def update_in_place(files: dict[str, bytes | Path], changed: Collection[str], ou
         if isinstance(payload, Path):
             shutil.copyfile(payload, scratch)
         else:
-            with open(scratch, "wb") as handle:
-                handle.write(payload)
+            _write_file(scratch, payload)
         os.replace(scratch, target)
 
 
@@ -113,8 +211,7 @@ def _stored(data: bytes, store: Path) -> str:
     if not _holds(blob, digest):
         os.makedirs(store, exist_ok=True)
         scratch = f"{blob}.{os.getpid()}-{threading.get_ident()}"
-        with open(scratch, "wb") as handle:
-            handle.write(data)
+        _write_file(scratch, data)
         os.chmod(scratch, 0o444)
         os.replace(scratch, blob)
     return blob
@@ -150,12 +247,16 @@ def _linked(existing: str, target: str) -> bool:
 
 
 def _delete(previous: Path, out_dir: Path, later: bool) -> None:
+    """Delete the outgoing site; what cannot be deleted now is a leftover the next build removes."""
     if not later:
-        shutil.rmtree(previous)
+        shutil.rmtree(previous, ignore_errors=True)
         return
     # A name of its own first, so the next build's staging folder is free at once.
     doomed = out_dir.with_name(f"{out_dir.name}.old-{os.getpid()}-{next(_DOOMED)}")
-    os.rename(previous, doomed)
+    try:
+        os.rename(previous, doomed)
+    except OSError:
+        doomed = previous
     threading.Thread(target=shutil.rmtree, args=(doomed, True), name="delete-old-site", daemon=True).start()
 
 
@@ -183,28 +284,67 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _swap_in(staging: Path, out_dir: Path, delete_later: bool) -> None:
+def _swap_all(staged: list[_Staged]) -> None:
+    """Swap every staged site in, then delete the outgoing ones; when a swap fails, undo those made."""
+    swapped: list[tuple[_Staged, Path | None]] = []
+    for site in staged:
+        try:
+            swapped.append((site, _swap_in(site.staging, site.out_dir)))
+        except OSError as error:
+            for done, previous in reversed(swapped):
+                with contextlib.suppress(OSError):
+                    _swap_out(done, previous)
+            for each in staged:
+                shutil.rmtree(each.staging, ignore_errors=True)
+            raise _failed(site.out_dir, error) from None
+    for site, previous in swapped:
+        if previous is not None:
+            _delete(previous, site.out_dir, site.delete_later)
+
+
+def _swap_in(staging: Path, out_dir: Path) -> Path | None:
+    """Put ``staging`` at ``out_dir``; returns where the previous site now is (``None``: there was none)."""
     if not out_dir.exists():
         os.rename(staging, out_dir)
-        return
+        return None
     if _exchange(staging, out_dir):
-        _delete(staging, out_dir, delete_later)  # staging now holds the previous site
-        return
+        return staging  # staging now holds the previous site
     previous = out_dir.with_name(f"{out_dir.name}.tmp-{os.getpid()}-old")
     os.rename(out_dir, previous)
-    os.rename(staging, out_dir)
-    shutil.rmtree(previous)
+    try:
+        os.rename(staging, out_dir)
+    except OSError:
+        os.rename(previous, out_dir)
+        raise
+    return previous
+
+
+def _swap_out(site: _Staged, previous: Path | None) -> None:
+    """Undo ``_swap_in``: the previous site back at ``out_dir``, the new one back at its staging name."""
+    if previous is None:
+        os.rename(site.out_dir, site.staging)
+    elif previous == site.staging:
+        _exchange(site.staging, site.out_dir)
+    else:
+        os.rename(site.out_dir, site.staging)
+        os.rename(previous, site.out_dir)
 
 
 def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two directories with Linux's renameat2; False where unsupported."""
+    """Atomically swap two directories with Linux's renameat2; False where unsupported, ``OSError`` when
+    the file system refuses."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2
     except (OSError, AttributeError):
         return False
     renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    return renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):  # no such call, or a file system without it
+        return False
+    raise OSError(code, os.strerror(code))
 
 
 def _inside(relative: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -30,7 +31,8 @@ def test_search_documents_hold_public_text_with_anchored_states_and_no_teacher_n
     evidence, _ = build.measure_and_draw(False)
     prepared = prepare_site(build.ROOT, evidence)
     documents = search.site_documents(prepared)
-    assert set(documents) == {f"{p}.html" for p in prepared.pages} | {"numbers.html", "sources.html"}
+    assert set(documents) == {f"{p}.html" for p in prepared.pages} | {"numbers.html", "sources.html", "glossary.html",
+                                                                       "figures.html"}
     for page_id, page in prepared.pages.items():
         document = documents[f"{page_id}.html"]
         for anchor, _, _ in page.anchors:
@@ -194,3 +196,62 @@ def test_the_status_counts_every_page_found_when_only_the_first_are_listed(tmp_p
         assert tab.errors == []
     finally:
         server.shutdown()
+
+
+def _focused(page) -> str:
+    return page.evaluate("document.activeElement.getAttribute('href') || document.activeElement.id")
+
+
+def test_keys_reach_the_box_move_through_results_and_open_one(site, open_tab):
+    """"/" goes to the box; ArrowDown/ArrowUp move focus between the box and the result links (so a
+    screen reader reads each); Escape closes the list and returns; Enter opens the first result."""
+    if site.search_probe is None:
+        pytest.skip(f"{site.kind} site: none of the probe words is on its page any more")
+    word, _page_name = site.search_probe
+    tab = open_tab(site.url(False, "index.html"))
+    page = tab.page
+    page.locator("body").click(position={"x": 5, "y": 300})
+    page.keyboard.press("/")
+    assert _focused(page) == "site-search-input"
+    assert page.get_by_role("searchbox").input_value() == ""  # the key went to the box, not into it
+    hrefs = _search(page, word)
+    assert hrefs
+    page.keyboard.press("ArrowDown")
+    assert _focused(page) == hrefs[0]
+    if len(hrefs) > 1:
+        page.keyboard.press("ArrowDown")
+        assert _focused(page) == hrefs[1]
+        page.keyboard.press("ArrowUp")
+        assert _focused(page) == hrefs[0]
+    page.keyboard.press("ArrowUp")
+    assert _focused(page) == "site-search-input"
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Escape")
+    assert _focused(page) == "site-search-input"
+    expect(page.locator("[data-search-results]")).to_be_hidden()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**{hrefs[0].split('#')[0]}*")
+    assert tab.errors == []
+
+
+@pytest.mark.parametrize("site", ["real"], indirect=True)  # the real course's words and maths
+def test_excerpts_are_plain_text_with_exact_highlights(site, open_tab):
+    """No block marks, no ". " joins, no TeX in excerpts; every highlight is part of the Chinese query
+    or of another wording the glossary gives its term (searched as a synonym)."""
+    from site_builder.load.loader import load_content
+
+    content, _ = load_content(Path(__file__).resolve().parents[2])
+    queries = [w for t in content.glossary for w in t.words if re.fullmatch(r"[\u4e00-\u9fff]{2,}", w)]
+    queries += ["有效上下文", "字节数公式", "层数"]
+    tab = open_tab(site.url(False, "index.html"))
+    for query in queries:
+        _search(tab.page, query)
+        items = tab.page.locator("[data-search-list] li")
+        for i in range(items.count()):
+            excerpt = items.nth(i).locator(".search-excerpt")
+            text = excerpt.inner_text()
+            assert "\u00b6" not in text and not re.search(r"\\[a-z]+|[\u4e00-\u9fff]\. ", text), (query, text)
+            wordings = [query, *(w for t in content.glossary if query in t.words for w in t.words)]
+            for mark in excerpt.locator("mark").all_inner_texts():
+                assert any(mark.strip() in w for w in wordings), (query, mark, text)
+    assert tab.errors == []

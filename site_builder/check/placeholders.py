@@ -1,0 +1,43 @@
+"""Text a lesson still has from the ``new lesson`` skeleton: a warning while writing, an error in ``check``.
+
+A skeleton builds as it is (a teacher previews it at once), so its placeholder lines cannot be
+build errors; ``check``, which decides what is published, refuses them. The skeletons themselves
+are the one list of placeholders: every line of prose in them is one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from site_builder.load.content import SourceFile
+from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.problems import Problem
+
+SKELETONS = Path(__file__).parents[1] / "skeletons"
+"""``lesson.md`` (Chinese, the first course's language) and ``lesson.<catalog>.md`` for other languages."""
+_STRUCTURE = re.compile(r"^(?:---|kind:.*|:{3,}.*|:provenance:.*|\$\$|\*\*[^*]+\*\*)?$")
+"""Skeleton lines that are not text to replace: syntax (front matter and directive fences, the kind) and
+the teacher notes' bold labels (**模拟问答**), which real lessons keep."""
+
+
+@functools.cache
+def _placeholder_lines() -> tuple[str, ...]:
+    """Every prose line of every skeleton, ``{{id}}`` left in (it stands for the page's id)."""
+    return tuple(dict.fromkeys(line.strip() for skeleton in sorted(SKELETONS.glob("lesson*.md"))
+                               for line in skeleton.read_text(encoding="utf-8").splitlines()
+                               if not _STRUCTURE.match(line.strip())))
+
+
+def placeholder_problems(pages: Iterable[SourceFile]) -> list[Problem]:
+    """One problem per line of a page that is still a skeleton's placeholder text."""
+    problems = []
+    for page in pages:
+        page_id = page.path.rsplit("/", 1)[-1].removesuffix(".md")
+        placeholders = {line.replace("{{id}}", page_id) for line in _placeholder_lines()}
+        problems += [Problem(page.path, number, _("still the placeholder text of the 'new lesson' skeleton: "
+                                                  "replace it with the lesson's own, or delete the line"))
+                     for number, line in enumerate(page.text.splitlines(), 1) if line.strip() in placeholders]
+    return problems

@@ -1,0 +1,56 @@
+"""What ``content/`` holds, as one digest: the engine's "has anything changed?" key.
+
+Made from the loader's own view of the folder: regular files inside it, found without
+following links (a link is hashed by where it points: a link to a file elsewhere on the
+machine is never opened), and files over the loader's size limit by their size and change
+time (the loader never reads them, so neither does this). Memory stays at one chunk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+from site_builder.load.loader import MAX_FILE_BYTES
+
+_CHUNK = 1 << 20
+
+
+def content_digest(root: Path, content_dir: str = "content") -> str:
+    """A digest of the names, kinds and bytes of everything under ``root/content_dir``."""
+    summary = hashlib.sha256()
+    base = str(root / content_dir)
+    for folder, folders, files in os.walk(base):  # links to folders are listed, not entered
+        folders.sort()
+        for name in sorted(files + [f for f in folders if os.path.islink(os.path.join(folder, f))]):
+            path = os.path.join(folder, name)
+            summary.update(os.path.relpath(path, base).encode("utf-8", "surrogateescape") + b"\0")
+            summary.update(_entry(path) + b"\0")
+    return summary.hexdigest()
+
+
+def _entry(path: str) -> bytes:
+    try:
+        status = os.lstat(path)
+        if stat.S_ISLNK(status.st_mode):
+            return b"link " + os.fsencode(os.readlink(path))
+        if not stat.S_ISREG(status.st_mode):
+            return b"special"  # a FIFO or device: never opened (the loader refuses it)
+        if status.st_size > MAX_FILE_BYTES:
+            return f"large {status.st_size} {status.st_mtime_ns} {status.st_ctime_ns}".encode()
+        return b"file " + _file_digest(path)
+    except OSError as error:  # the loader says what is wrong with it
+        return f"unreadable {error.errno}".encode()
+
+
+def _file_digest(path: str) -> bytes:
+    digest = hashlib.sha256()
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        while chunk := os.read(fd, _CHUNK):
+            digest.update(chunk)
+    finally:
+        os.close(fd)
+    return digest.hexdigest().encode()

@@ -1,0 +1,73 @@
+"""Read only what is needed, only what is ours: the content digest walks content/ as the loader does
+(no link followed, nothing over the size limit read, memory bounded), and a file that cannot be read
+is one ``path: message``."""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+import tracemalloc
+
+from sitekit import lesson, write_site
+
+from site_builder.load.digest import content_digest
+from site_builder.load.loader import MAX_FILE_BYTES, load_content
+
+PAGE = lesson(":::{state} b0\n:title: 开始\n:provenance: teaching\n\n正文。\n:::\n")
+
+
+def test_a_huge_unreferenced_file_is_not_read(tmp_path):
+    write_site(tmp_path, {"a": PAGE})
+    with open(tmp_path / "content" / "pages" / "huge.bin", "wb") as huge:
+        huge.truncate(3 * 2**30)  # 3 GiB, sparse: no disk used
+    tracemalloc.start()
+    started = time.perf_counter()
+    first = content_digest(tmp_path)
+    took, (_now, peak) = time.perf_counter() - started, tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert took < 2 and peak < 4 * 2**20
+    os.utime(tmp_path / "content" / "pages" / "huge.bin", ns=(1, 1))  # changed as the loader would see it
+    assert content_digest(tmp_path) != first
+
+
+def test_a_link_out_of_content_is_never_opened(tmp_path, monkeypatch):
+    write_site(tmp_path, {"a": PAGE})
+    secret = tmp_path / "secret.txt"
+    secret.write_text("机密", encoding="utf-8")
+    (tmp_path / "content" / "pages" / "notes.txt").symlink_to(secret)
+    opened = []
+    real_open = os.open
+
+    def recording(path, *args, **kwargs):
+        opened.append(str(path))
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr(os, "open", recording)
+    before = content_digest(tmp_path)
+    assert opened and not any("secret" in path or path.endswith("notes.txt") for path in opened)
+    secret.write_text("改过", encoding="utf-8")
+    assert content_digest(tmp_path) == before  # what is outside is not ours
+    (tmp_path / "content" / "pages" / "a.md").write_text(PAGE + "\n", encoding="utf-8")
+    assert content_digest(tmp_path) != before
+
+
+def test_an_unreadable_page_is_one_line_and_the_digest_does_not_fail(tmp_path, monkeypatch):
+    write_site(tmp_path, {"a": PAGE, "b": PAGE})
+    real_open = os.open
+
+    def refusing(path, *args, **kwargs):
+        if str(path).endswith("b.md"):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr(os, "open", refusing)
+    assert content_digest(tmp_path)
+    _content, problems = load_content(tmp_path)
+    assert [p.localized("zh-CN") for p in problems] == ["content/pages/b.md: 无法读取（没有权限）"]
+
+
+def test_a_page_over_the_size_limit_is_one_line(tmp_path):
+    write_site(tmp_path, {"a": PAGE + "x" * MAX_FILE_BYTES})
+    _content, problems = load_content(tmp_path)
+    assert [p.localized("zh-CN") for p in problems] == \
+        ["content/pages/a.md: 有 8.0 MiB，超过了 content/ 下单个文件 8 MiB 的上限：请拆分或移出"]
+

@@ -1,0 +1,49 @@
+"""Problems in dependency order: the cause first, and nothing it caused reported as a mistake of its own."""
+
+import pytest
+from sitekit import SITE_YML, fake_evidence, lesson, write_site
+
+from site_builder.engine.pipeline import prepare_site
+from site_builder.vocabulary.problems import ContentError
+
+ARTICLE = "title: 一篇\nkind: article\n"
+TARGET = lesson("# 目标页\n\n正文。\n", front=ARTICLE)
+CITING = lesson("见 {ref}`target` 与 {ref}`target#b1`。\n\n还有 {ref}`nowhere`。\n", front=ARTICLE)
+
+
+def _problems(tmp_path, pages: dict[str, str], site_yml: str | None = None) -> list[str]:
+    root = write_site(tmp_path / "site", pages, site_yml=site_yml)
+    with pytest.raises(ContentError) as caught:
+        prepare_site(root, fake_evidence(tmp_path / "fig"))
+    return [problem.localized("zh-CN") for problem in caught.value.problems]
+
+
+def test_a_misspelt_title_key_is_the_one_problem_and_references_to_its_page_are_not_missing(tmp_path):
+    typo = TARGET.replace("title: ", "titel: ", 1)
+    assert _problems(tmp_path, {"citing": CITING, "target": typo}) == [
+        "content/pages/target.md:2: 未知的前置信息键 'titel'（是不是 'title'？）",
+        "content/pages/citing.md:7: {ref} 指向不存在的页面 'nowhere'",
+    ]
+
+
+def test_a_missing_title_without_a_near_key_is_still_said(tmp_path):
+    untitled = TARGET.replace("title: 一篇\n", "label: X\n", 1)
+    assert _problems(tmp_path, {"target": untitled}) == ["content/pages/target.md:1: 前置信息缺少 'title'"]
+
+
+def test_a_misspelt_page_in_site_yml_comes_first_and_references_to_the_unlisted_page_are_not_missing(tmp_path):
+    site_yml = SITE_YML.format(pages="citing, targt")
+    assert _problems(tmp_path, {"citing": CITING, "target": TARGET}, site_yml) == [
+        "content/site.yml:4: content/pages/ 里没有页面 'targt'（是不是 'target'？）",
+        "content/pages/citing.md:7: {ref} 指向不存在的页面 'nowhere'",
+        "content/pages/target.md:1: 页面 'target' 没有列在 site.yml 的 'pages' 中",
+    ]
+
+
+def test_a_page_that_failed_to_load_is_said_before_problems_of_pages_sorted_before_it(tmp_path):
+    """'a-citing' sorts before 'z-target' by path; the page that failed to load still comes first."""
+    unclosed = TARGET.replace("---\n", "", 2).replace("title:", "---\ntitle:", 1)
+    said = _problems(tmp_path, {"a-citing": CITING.replace("target", "z-target"), "z-target": unclosed})
+    assert said[0].startswith("content/pages/z-target.md:1: ")
+    assert [line.split(":")[0] for line in said[1:]] == ["content/pages/a-citing.md"]
+    assert "'nowhere'" in said[1]
