@@ -250,9 +250,8 @@ def main(argv: list[str] | None = None) -> int:
         return new(args.kind, args.id, tuple(args.inputs))
     if args.command == "serve":
         return serve(args.host, args.port, args.teacher)
-    from site_builder.render.search import SearchIndexError
     from site_builder.serve.commands import print_problems
-    from site_builder.vocabulary.problems import ContentError
+    from site_builder.vocabulary.problems import ContentError, SearchIndexError
 
     try:
         if args.command == "check":

@@ -45,10 +45,6 @@ _CJK_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\
 _PIECES = re.compile(f"([{_CJK}]+)|([{_CJK_PUNCT}])")
 
 
-class SearchIndexError(RuntimeError):
-    """Pagefind is missing or failed."""
-
-
 def search_terms(text: str) -> str:
     """``text`` as Pagefind should index it: Chinese runs as overlapping pairs, punctuation apart.
 
