@@ -84,8 +84,9 @@ test: $(VENV)/.installed test-deps
 	$(PY) build.py check
 
 # No Chromium, Java or npm needed: the browser tests and the slow ones (pyproject.toml's markers) are left out.
+# One worker per core (pytest-xdist): the tier is ~70 CPU-seconds of small independent tests.
 test-fast: $(VENV)/.installed fonts
-	$(PY) -m pytest -m "not slow" --ignore=tests/browser
+	$(PY) -m pytest -m "not slow" --ignore=tests/browser -n auto
 
 clean:
 	rm -rf _site _site-teacher .cache

@@ -250,9 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "import":
         from site_builder.serve.importer import run_import
         return run_import(ROOT, args.path, LANGUAGE())
-    from site_builder.render.search import SearchIndexError
     from site_builder.serve.commands import print_problems
-    from site_builder.vocabulary.problems import ContentError
+    from site_builder.vocabulary.problems import ContentError, SearchIndexError
 
     try:
         if args.command == "check":
@@ -271,8 +270,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from site_builder.serve.exits import run_command
     from site_builder.serve.venv import run_under_venv  # any Python: under .venv, or one line on making it
 
     run_under_venv(ROOT, Path(__file__), sys.argv[1:])
+    from site_builder.serve.exits import run_command  # after: it needs the project's packages
+
     sys.exit(run_command(main, LANGUAGE, CACHE))

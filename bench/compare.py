@@ -1,6 +1,11 @@
 """What users run, side by side on the same corpus: this project, MkDocs + Pagefind, Hugo + Pagefind.
 
-    .venv/bin/python bench/compare.py [--sizes 100 1000] [--runs 3] [--edits 10] [--skip-dev] [--dir /dev/shm/bench]
+    .venv/bin/python bench/compare.py [--sizes 100 1000] [--runs 3] [--edits 10] [--skip-dev] [--clean-only]
+                                      [--dir .cache/bench /dev/shm/bench]
+
+Issue #30's rows (clean builds only, on disk and on tmpfs, in one run; on a quiet machine):
+
+    .venv/bin/python bench/compare.py --sizes 1000 --runs 5 --clean-only --dir .cache/bench /dev/shm/bench
 
 A benchmark script, not a test. For each N, ``bench/corpus.py`` writes the same Chinese lessons
 as this project's ``content/`` (with the real ``content/records/``, so the figures drawn from them
@@ -28,8 +33,12 @@ rows below, so a change is measured side by side with what it replaces.
 Then this project's other rows, in the same run: ``python build.py check`` (clean rebuild with the
 model rerun and figures redrawn, then every check), a no-change ``python build.py``, a one-page edit
 followed by ``python build.py`` in a new process, and the dev server's save → reload (bench/
-reload_latency.py, a synthetic site of N pages). Prints medians, ranges, ratios and the load
-average before and after, and writes the Markdown table to ``.cache/bench/results.md``.
+reload_latency.py, a synthetic site of N pages); ``--clean-only`` leaves them out. Each ``--dir`` (a
+disk folder, a tmpfs such as ``/dev/shm``) gets the whole run in turn. Prints, per folder, medians,
+ranges, ratios, CPU time (user + system of the process and its children) and the cores it kept busy
+(CPU time / wall time), the load average before and after, how much faster this project's clean build is
+than MkDocs + Pagefind (one site) and MkDocs ×2 + Pagefind (the same deliverables: public and teacher
+sites, one index), and writes the Markdown tables to ``.cache/bench/results.md``.
 """
 
 from __future__ import annotations
@@ -216,7 +225,7 @@ def run_hugo(folder: Path, hugo: str, pagefind: str) -> dict[str, float]:
 
 
 def bench_size(n: int, runs: int, edits: int, dev: bool, mkdocs: Path, hugo: str, pagefind: str,
-               folder: Path = CACHE, previous: Path | None = None) -> dict:
+               folder: Path = CACHE, previous: Path | None = None, clean_only: bool = False) -> dict:
     where = prepare(n, folder, previous)
     tools = {"ours": lambda: run_ours(where["project"]),
              "mkdocs": lambda: run_mkdocs(where["mkdocs"], mkdocs, pagefind),
@@ -227,17 +236,19 @@ def bench_size(n: int, runs: int, edits: int, dev: bool, mkdocs: Path, hugo: str
     print(f"N={n}: warming up (model and figure caches, imports)", flush=True)
     for run in tools.values():
         run()
-    result: dict = {"n": n, **{tool: [] for tool in tools}}
+    result: dict = {"n": n, "loads": [], **{tool: [] for tool in tools}}
     names = list(tools)
     for run in range(runs):
         order = names[run % len(names):] + names[:run % len(names)]
         for tool in order:
+            result["loads"].append(os.getloadavg()[0])  # a run started under another job's load is suspect
             times = tools[tool]()
             result[tool].append(times)
             print(f"  N={n} run {run + 1}: {tool} " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()),
                   flush=True)
+    result["files"] = _files(where["project"])
     for label, project in (("", where["project"]), ("previous_", where.get("previous"))):
-        if project is not None:
+        if project is not None and not clean_only:
             _project_rows(result, label, project, n, runs, edits, dev,
                           (previous or ROOT) / "bench" / "reload_latency.py")
     return result
@@ -264,9 +275,6 @@ def _project_rows(result: dict, label: str, project: Path, n: int, runs: int, ed
         with page.open("a", encoding="utf-8") as handle:
             handle.write(f"\n补充说明，第{'一二三四五六七八九十'[i % 10]}次修改。\n")
         row("edit", [PY, "build.py"])
-    if not label:
-        result["files"] = sum(1 for p in (project / "_site").rglob("*") if p.is_file()) + \
-            sum(1 for p in (project / "_site-teacher").rglob("*") if p.is_file())
     check, nochange, edit = (median_line(result[label + key]) for key in ("check", "nochange", "edit"))
     print(f"  N={n} {label or 'this project'}: check {check}, no-change {nochange}, "
           f"one-page edit (new process) {edit}", flush=True)
@@ -276,6 +284,10 @@ def _project_rows(result: dict, label: str, project: Path, n: int, runs: int, ed
         found = re.search(r"median (\d+) ms, min (\d+) ms, max (\d+) ms", out)
         result[label + "dev"] = tuple(int(x) for x in found.groups()) if found else None
         print(f"  N={n} {label or 'this project'}: dev server {out.strip().splitlines()[-1].strip()}", flush=True)
+
+
+def _files(project: Path) -> int:
+    return sum(1 for site in ("_site", "_site-teacher") for p in (project / site).rglob("*") if p.is_file())
 
 
 def median_line(values: list[float]) -> str:
@@ -294,8 +306,9 @@ def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]])
              f" (Debian); pagefind {_version('pagefind')} (extended)",
              f"load average before: {' '.join(f'{x:.2f}' for x in load[0])}; "
              f"after: {' '.join(f'{x:.2f}' for x in load[1])}", "",
-             "| N | what | wall: median s (min–max, runs) | per page ms | ratio of medians | CPU s (median) |",
-             "|---:|---|---|---:|---|---:|"]
+             "| N | what | wall: median s (min–max, runs) | per page ms | ratio of medians | CPU s (median) "
+             f"| cores busy (of {os.cpu_count()}) |",
+             "|---:|---|---|---:|---|---:|---:|"]
     for r in sizes:
         n, ours = r["n"], statistics.median(_totals(r, "ours"))
         rows = [("this project `python build.py` (both sites + search)", _totals(r, "ours"), ""),
@@ -311,14 +324,15 @@ def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]])
             if values is None:
                 tool = tool.removesuffix("-parts")
                 build, index = (statistics.median(_totals(r, tool, p)) for p in ("build", "pagefind"))
-                lines.append(f"| {n} | {label} | {build:.2f} / {index:.2f} | | | |")
+                lines.append(f"| {n} | {label} | {build:.2f} / {index:.2f} | | | | |")
                 continue
             ratio = ""
             if tool:
                 ratio = f"{statistics.median(values) / ours:.2f}× this project's time"
             cpu = statistics.median(_totals(r, tool or "ours", "cpu"))
+            busy = statistics.median(t["cpu"] / t["total"] for t in r[tool or "ours"])
             lines.append(f"| {n} | {label} | {median_line(values)} | {statistics.median(values) / n * 1000:.1f} "
-                         f"| {ratio} | {cpu:.2f} |")
+                         f"| {ratio} | {cpu:.2f} | {busy:.2f} |")
         for who in ("", "previous_"):
             if who + "check" not in r:
                 continue
@@ -327,12 +341,18 @@ def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]])
                                ("one-page edit, then `python build.py` (new process)", "edit")):
                 ratio = f"{statistics.median(r[who + key]) / ours:.2f}× a build" if key == "check" and not who else ""
                 lines.append(f"| {n} | {'previous code: ' if who else ''}{label} | {median_line(r[who + key])} | | "
-                             f"{ratio} | {statistics.median(r[who + key + '_cpu']):.2f} |")
+                             f"{ratio} | {statistics.median(r[who + key + '_cpu']):.2f} | |")
             if r.get(who + "dev"):
                 median, low, high = r[who + "dev"]
                 lines.append(f"| {n} | {'previous code: ' if who else ''}dev server save → reload | "
-                             f"{median / 1000:.3f} s ({low / 1000:.3f}–{high / 1000:.3f}) | | | |")
-        lines.append(f"| {n} | files in this project's two sites | {r['files']} | | | |")
+                             f"{median / 1000:.3f} s ({low / 1000:.3f}–{high / 1000:.3f}) | | | | |")
+        lines.append(f"| {n} | files in this project's two sites | {r['files']} | | | | |")
+        lines.append(f"| {n} | 1-minute load average as each timed clean build (any tool) started | "
+                     f"{min(r['loads']):.2f}–{max(r['loads']):.2f} | | | | |")
+        for tool, what in (("mkdocs", "MkDocs + Pagefind (one site)"),
+                           ("mkdocs2", "MkDocs ×2 + Pagefind (the same deliverables)")):
+            lines.append(f"| {n} | speed-up of this project's clean build over {what}: their time ÷ this "
+                         f"project's (> 1: faster) | {statistics.median(_totals(r, tool)) / ours:.2f}× | | | | |")
     if len(sizes) >= 2:
         per = [statistics.median(_totals(r, "ours")) / r["n"] * 1000 for r in sizes]
         lines += ["", f"this project's per-page ms from N={sizes[0]['n']} to N={sizes[-1]['n']}: "
@@ -353,20 +373,26 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=10, help="dev server saves per size")
     parser.add_argument("--skip-dev", action="store_true", help="no dev-server rows")
     parser.add_argument("--previous", type=Path, help="a checkout of earlier code, benched side by side")
-    parser.add_argument("--dir", type=Path, default=CACHE,
-                        help="where the corpora and outputs go, e.g. a tmpfs such as /dev/shm (default %(default)s)")
+    parser.add_argument("--clean-only", action="store_true",
+                        help="only the clean builds (no check, no-change, edit or dev-server rows)")
+    parser.add_argument("--dir", type=Path, nargs="+", default=[CACHE],
+                        help="where the corpora and outputs go, each in turn: a disk folder, a tmpfs such as "
+                             "/dev/shm/bench (default %(default)s)")
     args = parser.parse_args()
 
     mkdocs, hugo, pagefind = ensure_mkdocs(), ensure_hugo(), pagefind_binary()
-    before = os.getloadavg()
     previous = args.previous.resolve() if args.previous else None
-    sizes = [bench_size(n, args.runs, args.edits, not args.skip_dev, mkdocs, hugo, pagefind, args.dir.resolve(),
-                        previous) for n in args.sizes]
-    text = report(sizes, (before, os.getloadavg()))
-    print()
-    print(text)
+    texts = []
+    for folder in (d.resolve() for d in args.dir):
+        folder.mkdir(parents=True, exist_ok=True)
+        kind = subprocess.run(["stat", "-f", "-c", "%T", str(folder)], capture_output=True, text=True).stdout.strip()
+        before = os.getloadavg()
+        sizes = [bench_size(n, args.runs, args.edits, not args.skip_dev, mkdocs, hugo, pagefind, folder, previous,
+                            args.clean_only) for n in args.sizes]
+        texts.append(f"### corpora in {folder} ({kind})\n\n" + report(sizes, (before, os.getloadavg())))
+        print("\n" + texts[-1], flush=True)
     CACHE.mkdir(parents=True, exist_ok=True)
-    (CACHE / "results.md").write_text(f"corpora in {args.dir.resolve()}\n\n" + text + "\n", encoding="utf-8")
+    (CACHE / "results.md").write_text("\n\n".join(texts) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

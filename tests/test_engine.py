@@ -636,12 +636,13 @@ def test_generated_pages_are_kept_until_what_they_list_changes(project, monkeypa
     from sitekit import fake_evidence
 
     from site_builder.engine import builder as engine
+    from site_builder.engine import pipeline
     from site_builder.engine.pipeline import GENERATED
 
     out, state = project / "out", project / "store"
     skipped = []
-    render_sites = engine.render_sites
-    monkeypatch.setattr(engine, "render_sites", lambda prepared, sites, workers, skip, jinja: (
+    render_sites = pipeline.render_sites
+    monkeypatch.setattr(pipeline, "render_sites", lambda prepared, sites, workers, skip, jinja: (
         skipped.append(skip[False]), render_sites(prepared, sites, workers, skip, jinja))[1])
 
     def kept_after_build() -> set[str]:
@@ -731,12 +732,13 @@ def test_parsed_pages_are_kept_under_their_source_in_memory_and_on_disk(project,
     from sitekit import fake_evidence
 
     from site_builder.engine import builder as engine
+    from site_builder.engine import pipeline
     from site_builder.engine.pipeline import parse_sources
     from site_builder.load.loader import load_content
 
     parsed = []
-    parse_source = engine.parse_source
-    monkeypatch.setattr(engine, "parse_source", lambda source, md: (parsed.append(source.path),
+    parse_source = pipeline.parse_source
+    monkeypatch.setattr(pipeline, "parse_source", lambda source, md: (parsed.append(source.path),
                                                                     parse_source(source, md))[1])
     built = engine.Engine(project, (engine.Output(False, project / "out"),), store=project / "store")
     built.build(fake_evidence(project / "figs"))

@@ -230,12 +230,13 @@ def test_mark_and_record_problems_read_in_the_course_language(tmp_path):
 
 def test_search_link_figure_and_scaffold_messages_read_in_the_course_language(monkeypatch, tmp_path):
     import figures.manifest
-    from site_builder.render import search, search_index
+    from site_builder.render import search_index
     from site_builder.serve.scaffold import new_lesson
+    from site_builder.vocabulary.problems import SearchIndexError
     from site_builder.write import verify
 
     monkeypatch.setitem(sys.modules, "pagefind.service", None)  # as on a machine without pagefind
-    with pytest.raises(search.SearchIndexError) as missing:
+    with pytest.raises(SearchIndexError) as missing:
         search_index._executable()
     said = missing.value.args[0]
     assert localize(said, "zh-CN") == "没有安装 pagefind 包：pip install 'pagefind[extended]==1.5.2'"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from markdown_it.token import Token
 
-from site_builder.engine import parsed_store
+from site_builder.engine import parsed_store, pipeline
 from site_builder.engine.builder import Engine, Output
 from site_builder.engine.pipeline import parse_sources
 from site_builder.load.loader import load_content
@@ -69,9 +69,8 @@ def test_an_entry_changed_on_disk_is_parsed_again(tmp_path, monkeypatch):
     lines[2] = "\t".join([key, parsed_store._digest(key, "[1,2"), "[1,2"])
     (store / "parsed.jsonl").write_text("\n".join(lines), encoding="utf-8")
     parsed = []
-    real = Engine.__init__.__globals__["parse_source"]
-    monkeypatch.setitem(Engine.__init__.__globals__, "parse_source",
-                        lambda source, md: parsed.append(source.path) or real(source, md))
+    real = pipeline.parse_source
+    monkeypatch.setattr(pipeline, "parse_source", lambda source, md: parsed.append(source.path) or real(source, md))
     assert build("b") == clean
     assert len(parsed) == 3
     assert parsed_store.load(store / "parsed.jsonl") == kept  # written again, whole

@@ -28,6 +28,7 @@ from site_builder.load.loader import load_content
 from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, parse_page
 from site_builder.render.html import make_environment
+from site_builder.render.keys import GENERATED
 from site_builder.render.mathfont import formula_characters, math_font_for
 from site_builder.render.outputs import SiteFiles, make_kit, render_generated, render_page_files
 from site_builder.resolve.resolved import SiteView
@@ -145,10 +146,6 @@ def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True)
             files[teacher].update(render_generated(site, make_kit(site, jinja)))
         files[teacher].update(copied_files(site))
     return files
-
-
-GENERATED = "(generated)"
-"""In ``skip``: the generated pages (numbers, sources, figures … ``render_generated``); never a page id."""
 
 
 def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str],

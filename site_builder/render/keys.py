@@ -13,11 +13,18 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from site_builder.check.refs import REFERENCE_ROLES, split_title
 from site_builder.load.content import Evidence
 from site_builder.parse.page import ParsedPage, StateSource
-from site_builder.render.html import SiteView
+
+if TYPE_CHECKING:  # only named: importing the renderer would slow a build that changes nothing
+    from site_builder.render.html import SiteView
+
+GENERATED = "(generated)"
+"""The render key of the generated pages (numbers, sources, figures … ``render_generated``), kept or
+rendered like one more page; never a page id."""
 
 
 def digest(*parts: str | bytes) -> str:

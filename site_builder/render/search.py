@@ -45,10 +45,6 @@ _CJK_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\
 _PIECES = re.compile(f"([{_CJK}]+)|([{_CJK_PUNCT}])")
 
 
-class SearchIndexError(RuntimeError):
-    """Pagefind is missing or failed."""
-
-
 def search_terms(text: str) -> str:
     """``text`` as Pagefind should index it: Chinese runs as overlapping pairs, punctuation apart.
 
@@ -74,8 +70,10 @@ _END = " \u00b6"
 with ". ", which excerpts showed as stray full stops; static/search-engine.js reads this mark as a
 break between blocks and never shows it."""
 LESSON, REFERENCE = "lesson", "reference"
-"""The ``tier`` filter of a document: a lesson or article ranks above the index page and the generated
-pages (numbers, sources, glossary, figures), which name the same words in passing or as a list."""
+"""The tier of a document: a lesson or article ranks above the index page and the generated pages
+(numbers, sources, glossary, figures), which name the same words in passing or as a list. Only lessons
+carry the ``tier`` filter (static/search-engine.js asks for it): Pagefind writes a filter's values in an
+order that changes from run to run, and with one value the filter file is the same bytes every build."""
 
 
 def page_document(page: ParsedPage, site: SiteView) -> str:
@@ -242,5 +240,6 @@ def _text_block(tag: str, text: str) -> str:
 
 
 def _document(parts: list[str], tier: str = LESSON) -> str:
+    tagged = ' data-pagefind-filter="tier:lesson"' if tier == LESSON else ""
     return ('<!doctype html><html lang="en"><head><meta charset="utf-8"></head><body>'
-            f'<main data-pagefind-body data-pagefind-filter="tier:{tier}">' + "".join(parts) + "</main></body></html>")
+            f'<main data-pagefind-body{tagged}>' + "".join(parts) + "</main></body></html>")

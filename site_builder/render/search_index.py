@@ -25,8 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
 
-from site_builder.render.search import LANGUAGE, SearchIndexError, site_documents, synonyms
+from site_builder.render.search import LANGUAGE, site_documents, synonyms
 from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.problems import SearchIndexError
 
 _UNUSED_UI = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pagefind-modular-ui.css",
               "pagefind-component-ui.js", "pagefind-component-ui.css", "pagefind-highlight.js")

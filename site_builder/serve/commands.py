@@ -17,15 +17,10 @@ import unicodedata
 from pathlib import Path
 
 from site_builder.engine.builder import BuildReport, Engine, Output
-from site_builder.engine.pipeline import STATIC
 from site_builder.load.content import Content, Evidence
 from site_builder.load.evidence import in_fresh_process
 from site_builder.load.loader import load_content
-from site_builder.render import html as render
 from site_builder.render import mathfont
-from site_builder.render.search_index import IndexJob, carry_index
-from site_builder.serve.devhttp import listen
-from site_builder.serve.server import DevServer, EvidenceSource
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.numbers import display
 from site_builder.vocabulary.problems import ContentError, Problem
@@ -92,7 +87,7 @@ def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cac
     The warnings are printed, in the course's language."""
     with tempfile.TemporaryDirectory(prefix="search-") as scratch:
         search = cache / "search" if cache else Path(scratch)
-        outputs = (Output(False, public, finish=lambda prepared: IndexJob(prepared, search).place),
+        outputs = (Output(False, public, finish=lambda prepared: _index(prepared, search)),
                    Output(True, teacher))
         if cache:
             keep_between_runs(cache)
@@ -107,6 +102,13 @@ def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cac
     return report
 
 
+def _index(prepared, search: Path):
+    """The search index job of the public site (imported only when that site is written)."""
+    from site_builder.render.search_index import IndexJob
+
+    return IndexJob(prepared, search).place
+
+
 def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, measure: str,
                inputs: tuple[Path, ...]) -> None:
     """Bind the port (``PortBusy`` before anything is built or written), then build one site into this
@@ -118,6 +120,12 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
     ``evidence.answer``) in a fresh process (after an edit of the model only a new interpreter runs the
     new code), again whenever a file it is made from changes (``inputs``: the model, the figures, the records).
     """
+    from site_builder.engine.pipeline import STATIC  # the server and the renderer: not needed by `build.py`
+    from site_builder.render.html import TEMPLATES
+    from site_builder.render.search_index import carry_index
+    from site_builder.serve.devhttp import listen
+    from site_builder.serve.server import DevServer, EvidenceSource
+
     httpd = listen(host, port, teacher)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     keep_between_runs(cache)
@@ -127,5 +135,5 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
                                                                       prepared=prepared, cache=cache / "search"))
     engine = Engine(root, (Output(teacher, out_dir, finish=index),), serving=True)
     evidence = EvidenceSource(load=lambda: in_fresh_process(measure, own / "figures-out", root), inputs=inputs)
-    watch = (root / "content", render.TEMPLATES, STATIC, *(p for p in inputs if not p.is_relative_to(root / "content")))
+    watch = (root / "content", TEMPLATES, STATIC, *(p for p in inputs if not p.is_relative_to(root / "content")))
     DevServer(engine, evidence, watch=watch, httpd=httpd).serve_forever()

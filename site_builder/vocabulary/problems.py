@@ -60,6 +60,11 @@ class ContentError(Exception):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
+class SearchIndexError(RuntimeError):
+    """Pagefind is missing or failed (here, not beside the search stack: ``build.py`` catches it without
+    importing that stack)."""
+
+
 def closest(name: str, known: Iterable[str], *, limit: int = 3) -> list[str]:
     """The known names ``name`` may be a misspelling of, closest first."""
     return difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
