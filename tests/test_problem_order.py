@@ -27,8 +27,11 @@ def test_a_misspelt_title_key_is_the_one_problem_and_references_to_its_page_are_
 
 
 def test_a_missing_title_without_a_near_key_is_still_said(tmp_path):
-    untitled = TARGET.replace("title: 一篇\n", "label: X\n", 1)
-    assert _problems(tmp_path, {"target": untitled}) == ["content/pages/target.md:1: 前置信息缺少 'title'"]
+    """With no ``title:`` and no ``# H1`` to take it from (a page's first H1 is its title, issue #29)."""
+    untitled = TARGET.replace("title: 一篇\n", "label: X\n", 1).replace("# 目标页\n\n", "", 1)
+    assert _problems(tmp_path, {"target": untitled}) == [
+        "content/pages/target.md:1: 页面需要标题：以一行 '# 标题' 开头，"
+        "或写前置信息：一行 '---'，然后 'title: …'，再一行 '---'"]
 
 
 def test_a_misspelt_page_in_site_yml_comes_first_and_references_to_the_unlisted_page_are_not_missing(tmp_path):

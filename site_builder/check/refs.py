@@ -25,6 +25,14 @@ def anchor_of(page: str, anchor: str) -> str:
     return f"{page}-{anchor}" if re.fullmatch(r"b\d+", anchor) else anchor
 
 
+class EveryAnchor(frozenset):
+    """The anchors of a page that failed to load: unknown, so every anchor asked of that page is taken to be
+    there (its own problem says why). A bare label is not looked for in it: it would find every label."""
+
+    def __contains__(self, anchor: object) -> bool:
+        return True
+
+
 def locate(name: str, target: str, page_id: str, anchors: Mapping[str, Collection[str]]) -> tuple[str, str] | None:
     """The (page, anchor) a reference role's target (its title split off) points at; ``None`` when there is none
     (``anchor`` is ``''`` for a page itself)."""
@@ -39,7 +47,8 @@ def locate(name: str, target: str, page_id: str, anchors: Mapping[str, Collectio
         return target, ""
     if target in anchors.get(page_id, ()):
         return page_id, target
-    return next(((page, target) for page, names in anchors.items() if target in names), None)
+    return next(((page, target) for page, names in anchors.items()
+                 if not isinstance(names, EveryAnchor) and target in names), None)
 
 
 def number_in(title: str) -> str:

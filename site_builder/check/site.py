@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Collection, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
-from site_builder.check.refs import REFERENCE_ROLES, locate, split_title
+from site_builder.check.refs import REFERENCE_ROLES, EveryAnchor, locate, split_title
 from site_builder.load.bibtex import CITE_ROLES, cited_ids
 from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
 from site_builder.load.glossary import find_term, forbidden_uses
@@ -44,7 +44,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     sources = {s.id for s in content.sources}
     around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
                    frozenset(sources), content.glossary, frozenset(failed))) if memo else None
-    anchors |= {page_id: _EveryAnchor() for page_id in failed if page_id not in anchors}
+    anchors |= {page_id: EveryAnchor() for page_id in failed if page_id not in anchors}
     for page in pages:
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
         problems += memo(page, around, check) if memo else check()
@@ -226,13 +226,6 @@ def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
                     + _("the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` so the "
                         "presentation can outline it"))
             for page in pages for line, marks, state in page.pointing if marks == 0]
-
-
-class _EveryAnchor(frozenset):
-    """The anchors of a page that failed to load: unknown, so every one is taken to be there."""
-
-    def __contains__(self, anchor: object) -> bool:
-        return True
 
 
 def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
