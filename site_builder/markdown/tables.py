@@ -29,9 +29,23 @@ def table_align_plugin(md: MarkdownIt) -> None:
 
 
 def _render_table_open(self, tokens, idx, options, env) -> str:
-    label = escapeHtml(env.get("say", str)(_("Table")))  # in the course's language
+    # Named by its columns: two tables in one state need two names (a region's name tells them apart).
+    columns = ", ".join(_header_cells(tokens, idx))
+    label = escapeHtml(env.get("say", str)(_("Table: {columns}", columns=columns) if columns else _("Table")))
     return f'<div class="table-scroll" tabindex="0" role="region" aria-label="{label}">' + self.renderToken(
         tokens, idx, options, env)
+
+
+def _header_cells(tokens, idx: int) -> list[str]:
+    """The plain text of the header row's cells of the table opened at ``idx``."""
+    cells = []
+    for token in tokens[idx + 1:]:
+        if token.type == "thead_close":
+            break
+        if token.type == "inline":
+            text = (child.content for child in token.children or () if child.type in ("text", "code_inline"))
+            cells.append(" ".join("".join(text).split()))
+    return [cell for cell in cells if cell]
 
 
 def _render_table_close(self, tokens, idx, options, env) -> str:
