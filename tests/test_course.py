@@ -463,7 +463,7 @@ def test_english_words_where_the_chinese_course_has_chinese(sites):
     assert re.search(r"\(figure [a-z0-9-]+: ", public["r55.md"].decode())
     ui = re.search(r"data-ui='([^']*)'", teacher["r55.html"].decode()).group(1)
     assert '"pointing": " · pointing %(n)s/%(total)s: "' in ui and '"title_sep": ": "' in ui
-    assert "Glossary" in public["glossary.html"].decode() and 'aria-label="Table"' in public["kv-bytes.html"].decode()
+    assert "Glossary" in public["glossary.html"].decode() and 'aria-label="Table: ' in public["kv-bytes.html"].decode()
 
 
 def test_the_real_course_has_no_leak(prepared, tmp_path):
