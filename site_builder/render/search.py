@@ -119,6 +119,12 @@ _REFERENCE_HEADING = ' data-pagefind-weight="0.5"'
 a word there ranks below the same word in a lesson's title or text."""
 
 
+def _entry(anchor: str, heading: str, text: str) -> list[str]:
+    """One entry of a reference page: its anchored heading and its text, both ranked as reference."""
+    return [_text_block(f'<h2 id="{html.escape(anchor)}"{_REFERENCE_HEADING}>', heading),
+            _text_block(f"<p{_REFERENCE}>", text)]
+
+
 def values_document(values: Iterable, say: Callable[[str], str] = str, text=None) -> str:
     """numbers.html as the reader sees it: each value's name, displayed value and description (in the
     reader's language where content/values.yml gives one, as the page does), and each group's title
@@ -128,11 +134,9 @@ def values_document(values: Iterable, say: Callable[[str], str] = str, text=None
         if v.producer not in groups:  # the group's title, conditions and command, said once as the page does
             groups.add(v.producer)
             title = (text.group_title(v.producer) if text else "") or v.producer
-            out += [_text_block(f'<h2 id="group-{html.escape(v.producer)}"{_REFERENCE_HEADING}>', title),
-                    _text_block(f"<p{_REFERENCE}>", " ".join(filter(None, (v.producer, v.conditions, v.command))))]
+            out += _entry(f"group-{v.producer}", title, " ".join(filter(None, (v.producer, v.conditions, v.command))))
         description = (text.describe(v.name) if text else "") or v.description
-        out += [_text_block(f'<h2 id="{html.escape(v.name)}"{_REFERENCE_HEADING}>', f"{v.name} = {say(display(v))}"),
-                _text_block(f"<p{_REFERENCE}>", description)]
+        out += _entry(v.name, f"{v.name} = {say(display(v))}", description)
     return _document(out, REFERENCE)
 
 
@@ -141,8 +145,7 @@ def sources_document(sources: Iterable, say: Callable[[str], str] = str) -> str:
     out = [_text_block("<h1>", say(_("Sources")))]
     for s in sources:
         text = " ".join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x)
-        out += [_text_block(f'<h2 id="{html.escape(s.id)}-title"{_REFERENCE_HEADING}>', f"{s.id} {s.title}"),
-                _text_block(f"<p{_REFERENCE}>", text)]
+        out += _entry(f"{s.id}-title", f"{s.id} {s.title}", text)
     return _document(out, REFERENCE)
 
 
@@ -151,8 +154,7 @@ def glossary_document(terms: Iterable, say: Callable[[str], str] = str) -> str:
     out = [_text_block("<h1>", say(_("Glossary")))]
     for t in terms:
         definition = inline_text(parse_inline(t.definition), math=math_text)
-        out += [_text_block(f'<h2 id="{html.escape(t.anchor)}"{_REFERENCE_HEADING}>', t.term),
-                _text_block(f"<p{_REFERENCE}>", " ".join((definition, *t.allowed, *t.forbidden)))]
+        out += _entry(t.anchor, t.term, " ".join((definition, *t.allowed, *t.forbidden)))
     return _document(out, REFERENCE)
 
 
@@ -161,8 +163,7 @@ def figures_document(figures: Iterable, say: Callable[[str], str] = str) -> str:
     would have marked all of ``kv-bytes-gqa``)."""
     out = [_text_block("<h1>", say(_("All figures")))]
     for f in sorted(figures, key=lambda f: f.id):
-        out += [_text_block(f'<h2 id="{html.escape(figure_anchor(f.id))}"{_REFERENCE_HEADING}>', f.alt),
-                _text_block(f"<p{_REFERENCE}>", f.description)]
+        out += _entry(figure_anchor(f.id), f.alt, f.description)
     return _document(out, REFERENCE)
 
 
