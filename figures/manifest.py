@@ -60,14 +60,14 @@ class FigureCheck:
         """How the check names it: the figure id, after its catalog in another language (``en/r55-b0``)."""
         return shown_id(self.id, self.language)
 
+    @property
+    def changed(self) -> bool:
+        return bool(self.problems)
+
 
 def shown_id(figure_id: str, language: str) -> str:
     """A figure as the check names it in ``language``: its id, after its catalog in another language."""
     return figure_id if is_source(language) else f"{catalog_name(language)}/{figure_id}"
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.problems)
 
 
 # --- quantizing inputs by value class ------------------------------------------------------
