@@ -234,8 +234,9 @@ def list_assets(what: str) -> int:
 
     if what == "figures":
         import figures
+        from figures.i18n import translated
 
-        rows = [(f.id, f.provenance, f.alt, f.inputs) for f in figures.FIGURES]
+        rows = [(f.id, f.provenance, translated(f.alt, LANGUAGE()), f.inputs) for f in figures.FIGURES]
         return print_list(ROOT, what, rows)
     return print_list(ROOT, what, evidence=measure_and_draw()[0] if what == "values" else None)
 
