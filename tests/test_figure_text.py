@@ -84,6 +84,18 @@ def test_text_and_numbers_follow_the_drawing_language():
     assert translated("参数", "en") == "parameters" and translated("参数", "zh-CN") == "参数"
 
 
+def test_a_long_corner_label_takes_two_lines_and_a_short_one_stays():
+    from figures.style import CORNER_LINE, corner_lines
+    from site_builder.vocabulary.provenance import PROVENANCES, corner_label
+
+    for provenance in PROVENANCES:
+        chinese, english = corner_label(provenance, SOURCE_LANGUAGE), corner_label(provenance, "en")
+        assert corner_lines(chinese) == chinese  # the committed Chinese baselines keep their corner
+        lines = corner_lines(english).split("\n")
+        assert " ".join(lines) == english and (len(lines) == 2) == (len(english) > CORNER_LINE)
+        assert max(map(len, lines)) <= max(CORNER_LINE, len(english) // 2 + 4)
+
+
 @pytest.fixture(scope="module")
 def drawn(model_results, tmp_path_factory) -> dict[str, Any]:
     """Every registered figure rendered in every language: language → its ``Rendered``."""
