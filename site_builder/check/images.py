@@ -113,7 +113,10 @@ def _resize(data: bytes, stem: str, kind: str, suffix: str) -> Picture:
     source.name = f"picture{suffix}"  # so that Pillow does not import its common plugins (BMP, PPM …) either
     try:
         with Image.open(source, formats=[kind]) as opened:  # reads the header only
-            _check_size(opened.width, opened.height)
+            if opened.width * opened.height > MAX_PIXELS or max(opened.size) > MAX_SIDE:
+                raise ValueError(_("has {width}×{height} pixels, over the limit of {limit} pixels or {side} on a "
+                                   "side: resize it (at most 1280 pixels wide is enough)", width=opened.width,
+                                   height=opened.height, limit=f"{MAX_PIXELS:,}", side=f"{MAX_SIDE:,}"))
             lossless = opened.mode in ("RGBA", "LA", "P", "PA", "1", "L", "I;16") or opened.format in ("PNG", "GIF")
             original = ImageOps.exif_transpose(opened)  # phone photos store their rotation in EXIF
             original.load()
@@ -141,9 +144,3 @@ def _resize(data: bytes, stem: str, kind: str, suffix: str) -> Picture:
     src, width, height = sizes[0]
     return Picture(src, ", ".join(f"{n} {w}w" for n, w, _height in sizes), width, height, files)
 
-
-def _check_size(width: int, height: int) -> None:
-    if width * height > MAX_PIXELS or max(width, height) > MAX_SIDE:
-        raise ValueError(_("has {width}×{height} pixels, over the limit of {limit} pixels or {side} on a side: "
-                           "resize it (at most 1280 pixels wide is enough)", width=width, height=height,
-                           limit=f"{MAX_PIXELS:,}", side=f"{MAX_SIDE:,}"))
