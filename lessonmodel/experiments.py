@@ -74,7 +74,7 @@ def equivalence(cfg: ModelConfig) -> Result:
                               "max_abs_diff": max_abs(cached, full)})
     worst = max(c["max_abs_diff"] for c in cases)
     return Result(
-        "equivalence", "Cached decoding equals full recompute", cfg,
+        "Cached decoding equals full recompute", cfg,
         {"prefixes": list(SENTENCES), "offsets": list(OFFSETS),
          "n_kv_heads_variants": [v.n_kv_heads for v in attention_variants(cfg)]},
         (
@@ -115,7 +115,7 @@ def stale_prefix(cfg: ModelConfig) -> Result:
     legal, _ = decode_step(params, int(nxt[0]), new_cache.copy())
     change = _kv_change(old_cache, new_cache, n)  # (L, n)
     return Result(
-        "stale_prefix", "An edited prefix invalidates the cache", cfg,
+        "An edited prefix invalidates the cache", cfg,
         {"original": ORIGINAL, "edited": EDITED, "next_token": NEXT},
         (
             Value("max_abs_diff", max_abs(stale, truth), "",
@@ -148,7 +148,7 @@ def wrong_position(cfg: ModelConfig) -> Result:
         rows.append({"position": position, "max_abs_diff": max_abs(logits, truth)})
     shifted = forward(params, seq, 7 + np.arange(len(seq)))[-1]
     return Result(
-        "wrong_position", "A misplaced RoPE position breaks the cache", cfg,
+        "A misplaced RoPE position breaks the cache", cfg,
         {"prompt": ORIGINAL, "next_token": NEXT, "correct_position": len(prompt),
          "wrong_position": 0},
         (
@@ -175,7 +175,7 @@ def other_request(cfg: ModelConfig) -> Result:
     wrong, _ = decode_step(params, int(nxt[0]), cache_a)
     right, _ = decode_step(params, int(nxt[0]), cache_b)
     return Result(
-        "other_request", "Another request's cache gives other logits", cfg,
+        "Another request's cache gives other logits", cfg,
         {"request_a": ORIGINAL, "request_b": OTHER, "next_token": NEXT},
         (
             Value("max_abs_diff", max_abs(wrong, truth), "",
@@ -214,7 +214,7 @@ def bidirectional(cfg: ModelConfig) -> Result:
         for i, c in enumerate(per_layer)
     )
     return Result(
-        "bidirectional", "Bidirectional attention invalidates old K/V from layer 2 up", cfg,
+        "Bidirectional attention invalidates old K/V from layer 2 up", cfg,
         {"sequence": ORIGINAL, "appended_token": NEXT},
         values,
         {"old_kv_change_by_layer": change},
@@ -238,7 +238,7 @@ def char_stream(cfg: ModelConfig) -> Result:
     stale = np.array(stale_rows)  # (T - prefill, V)
     truth = forward(params, edited)[CHAR_PREFILL:]  # (T - prefill, V)
     return Result(
-        "char_stream", "Cache check on a character stream", cfg,
+        "Cache check on a character stream", cfg,
         {"text": CHAR_TEXT, "edited_text": CHAR_EDITED, "n_prefill": CHAR_PREFILL,
          "edit_position": int(np.flatnonzero(text != edited)[0])},
         (

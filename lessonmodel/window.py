@@ -69,7 +69,7 @@ def front_truncation(cfg: ModelConfig) -> Result:
                          for v, v2 in zip(old.values, new.values, strict=True)]
     value_change = [float(c.max()) for c in value_by_position]
     return Result(
-        "front_truncation", "A full window: drop the oldest tokens, renumbered or not", cfg,
+        "A full window: drop the oldest tokens, renumbered or not", cfg,
         {"text": WINDOW_TEXT, "dropped": DROPPED, "next_token": NEXT},
         (
             Value("n_tokens", len(text), "", "tokens in the full window"),
@@ -111,7 +111,7 @@ def prefix_sharing(cfg: ModelConfig) -> Result:
         logits, _ = prefill(params, tokens[common:], prefix.copy())  # (T - common, V)
         diffs.append(max_abs(logits, forward(params, tokens)[common:]))
     return Result(
-        "prefix_sharing", "Requests with the same prefix can share its cache", cfg,
+        "Requests with the same prefix can share its cache", cfg,
         {"request_a": SHARED[0], "request_b": SHARED[1]},
         (
             Value("shared_tokens", common, "", "tokens the two requests have in common at the start (BOS included)"),

@@ -56,7 +56,7 @@ def attention_example(cfg: ModelConfig) -> Result:
                Value("weights_sum", float(weights.sum()), "", "the weights add up to 1"),
                Value("max_diff_vs_model", float(np.abs(weights - model_weights).max()), "",
                      "max |hand-computed weight - the model's attention weight|")]
-    return Result("attention_example", "One attention read by hand: q·k/sqrt(d) -> softmax -> weighted V", cfg,
+    return Result("One attention read by hand: q·k/sqrt(d) -> softmax -> weighted V", cfg,
                   {"layer": 1, "head": HEAD + 1, "counted_from": 1, "tokens": " ".join(words)}, tuple(values),
                   {"tokens": words, "scores": scores, "weights": weights, "v": vals, "out": out})
 
@@ -89,7 +89,7 @@ def first_token_choice(cfg: ModelConfig) -> Result:
                Value("top_p", TOP_P, "", "the top-p threshold"),
                Value("top_p_top1_prob", probs[0] / probs[:kept].sum(), "",
                      "largest probability after top-p renormalises the kept tokens")]
-    return Result("first_token_choice", "Choosing the first token: greedy, temperature, top-p", cfg,
+    return Result("Choosing the first token: greedy, temperature, top-p", cfg,
                   {"prompt": FIRST_PROMPT, "temperatures": list(TEMPERATURES), "top_p_threshold": TOP_P},
                   tuple(values),
                   {"tokens": first["tokens"], "probs": probs, "top_p_kept": kept,
