@@ -142,10 +142,8 @@ def wrong_position(cfg: ModelConfig) -> Result:
     seq = np.concatenate([prompt, nxt])
     truth = forward(params, seq)[-1]  # (V,)
     _, cache = prefill(params, prompt, make_cache(cfg, len(seq)))
-    rows = []
-    for position in range(len(seq) + 3):
-        logits, _ = decode_step(params, int(nxt[0]), cache.copy(), position=position)
-        rows.append({"position": position, "max_abs_diff": max_abs(logits, truth)})
+    rows = [{"position": p, "max_abs_diff": max_abs(decode_step(params, int(nxt[0]), cache.copy(), position=p)[0],
+                                                    truth)} for p in range(len(seq) + 3)]
     shifted = forward(params, seq, 7 + np.arange(len(seq)))[-1]
     return Result(
         "A misplaced RoPE position breaks the cache", cfg,
