@@ -171,10 +171,9 @@ def spread(stats: Mapping[str, Any]) -> float:
 
 def _row_spread(runs: list[Run]) -> float:
     """The worst spread of a case's timed quantities."""
-    series = [[r.ttft_ms for r in runs], [r.total_ms for r in runs]]
-    if runs[0].decode_ms is not None:
-        series.append([r.decode_ms for r in runs if r.decode_ms is not None])
-    return max(spread(_stats(s)) for s in series)
+    series = ([r.ttft_ms for r in runs], [r.total_ms for r in runs],
+              [r.decode_ms for r in runs if r.decode_ms is not None])  # none when one token was generated
+    return max(spread(_stats(s)) for s in series if s)
 
 
 @dataclass(frozen=True)
