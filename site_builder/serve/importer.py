@@ -54,14 +54,9 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
     header, body, substitutions = _front_matter(lines)
     out: list[str] = list(header)
     notes: list[tuple[int, Text]] = []
-    i, fence = 0, ""
+    i = 0
     while i < len(body):
         line = body[i]
-        if fence:  # inside a code block: copied as it is until its closer
-            out.append(line)
-            fence = "" if line.strip() == fence else fence
-            i += 1
-            continue
         if (opened := _FENCE.match(line)) and not _DIRECTIVE.match(line):
             i = _code_block(body, i, opened, framework, out)
             continue
