@@ -120,12 +120,10 @@ def _resize(data: bytes, stem: str, kind: str, suffix: str) -> Picture:
             lossless = opened.mode in ("RGBA", "LA", "P", "PA", "1", "L", "I;16") or opened.format in ("PNG", "GIF")
             original = ImageOps.exif_transpose(opened)  # phone photos store their rotation in EXIF
             original.load()
-    except ValueError as error:
-        if isinstance(error.args[0], Text):
-            raise
-        raise ValueError(unreadable) from None
-    except (OSError, SyntaxError, Image.DecompressionBombError, EOFError):  # Pillow's words are not the teacher's
-        raise ValueError(unreadable) from None
+    except (ValueError, OSError, SyntaxError, Image.DecompressionBombError, EOFError) as error:
+        if isinstance(error, ValueError) and error.args and isinstance(error.args[0], Text):
+            raise  # the size limit's own message
+        raise ValueError(unreadable) from None  # Pillow's words are not the teacher's
     mode, kind = ("RGBA", "png") if lossless else ("RGB", "jpg")
     original = original.convert(mode)
     files: dict[str, bytes] = {}
