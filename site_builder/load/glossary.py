@@ -181,8 +181,7 @@ def _at_boundary(text: str, index: int, glossary_neighbour: bool, *, before: boo
     kind (space, punctuation, Latin), a one-character function word, or another glossary wording there."""
     if glossary_neighbour:
         return True
-    outside = index - 1 if before else index
-    inside = index if before else index - 1
+    outside, inside = (index - 1, index) if before else (index, index - 1)
     if outside < 0 or outside >= len(text):
         return True
     if _han(text[inside]) and _han(text[outside]):
