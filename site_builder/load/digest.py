@@ -1,29 +1,56 @@
 """What ``content/`` holds, as one digest: the engine's "has anything changed?" key.
 
-Made from what the loader made of the folder (``Content`` and its problems), not from another walk of it: it
-covers exactly what the build sees, so a file the loader leaves out (a link out of the folder, a FIFO, a file it
-does not read) changes nothing, and nothing is read twice.
+Made from the loader's own view of the folder: regular files inside it, found without
+following links (a link is hashed by where it points: a link to a file elsewhere on the
+machine is never opened), and files over the loader's size limit by their size and change
+time (the loader never reads them, so neither does this). Memory stays at one chunk.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-from collections.abc import Iterable
+import os
+import stat
+from pathlib import Path
 
-from site_builder.load.content import Content
-from site_builder.vocabulary.problems import Problem
+from site_builder.load.loader import MAX_FILE_BYTES
+
+_CHUNK = 1 << 20
 
 
-def content_digest(content: Content, problems: Iterable[Problem] = ()) -> str:
-    """A digest of everything ``content`` holds and the ``problems`` of loading it: the pages' texts, the
-    pictures' bytes (neither is in the content model's repr: the texts are long, the bytes left out) and the
-    repr of the rest (frozen dataclasses of text, numbers and tuples; the set of unlisted ids sorted, as a set's
-    order changes between processes)."""
-    summary = hashlib.sha256(repr((dataclasses.replace(content, pages=(), unlisted=frozenset()),
-                                   sorted(content.unlisted), sorted(problems))).encode())
-    for page in content.pages:
-        summary.update(f"\0{page.path}\0{len(page.text)}\0{page.text}".encode("utf-8", "surrogatepass"))
-    for image in content.images:
-        summary.update(b"\0" + hashlib.sha256(image.data or b"").digest())
+def content_digest(root: Path, content_dir: str = "content") -> str:
+    """A digest of the names, kinds and bytes of everything under ``root/content_dir``."""
+    summary = hashlib.sha256()
+    base = str(root / content_dir)
+    for folder, folders, files in os.walk(base):  # links to folders are listed, not entered
+        folders.sort()
+        for name in sorted(files + [f for f in folders if os.path.islink(os.path.join(folder, f))]):
+            path = os.path.join(folder, name)
+            summary.update(os.path.relpath(path, base).encode("utf-8", "surrogateescape") + b"\0")
+            summary.update(_entry(path) + b"\0")
     return summary.hexdigest()
+
+
+def _entry(path: str) -> bytes:
+    try:
+        status = os.lstat(path)
+        if stat.S_ISLNK(status.st_mode):
+            return b"link " + os.fsencode(os.readlink(path))
+        if not stat.S_ISREG(status.st_mode):
+            return b"special"  # a FIFO or device: never opened (the loader refuses it)
+        if status.st_size > MAX_FILE_BYTES:
+            return f"large {status.st_size} {status.st_mtime_ns} {status.st_ctime_ns}".encode()
+        return b"file " + _file_digest(path)
+    except OSError as error:  # the loader says what is wrong with it
+        return f"unreadable {error.errno}".encode()
+
+
+def _file_digest(path: str) -> bytes:
+    digest = hashlib.sha256()
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        while chunk := os.read(fd, _CHUNK):
+            digest.update(chunk)
+    finally:
+        os.close(fd)
+    return digest.hexdigest().encode()
