@@ -15,7 +15,7 @@ import numpy as np
 
 from lessonmodel.cache import KVCache, make_cache
 from lessonmodel.config import ModelConfig, attention_variants, char_config, encode_chars, encode_words
-from lessonmodel.model import decode_step, forward, forward_trace, prefill
+from lessonmodel.model import Trace, decode_step, forward, forward_trace, prefill
 from lessonmodel.params import Params, init_params
 from lessonmodel.result import EXACT, ROUNDING, Result, Value, experiment
 
@@ -91,7 +91,7 @@ def equivalence(cfg: ModelConfig) -> Result:
     )
 
 
-def _kv_change(a: KVCache, b: KVCache, n: int) -> np.ndarray:
+def _kv_change(a: KVCache | Trace, b: KVCache | Trace, n: int) -> np.ndarray:
     """Per layer and position, the largest |K| or |V| difference of the first n slots, (L, n)."""
     rows = []
     for ka, kb, va, vb in zip(a.keys, b.keys, a.values, b.values, strict=True):
@@ -186,13 +186,8 @@ def other_request(cfg: ModelConfig) -> Result:
 
 def _old_kv_change(params: Params, tokens: np.ndarray, n_old: int) -> list[float]:
     """Per layer, the largest change of the first n_old K/V after appending the rest."""
-    before = forward_trace(params, tokens[:n_old])
-    after = forward_trace(params, tokens)
-    return [
-        max(max_abs(k1, k2[:, :n_old]), max_abs(v1, v2[:, :n_old]))
-        for k1, k2, v1, v2 in zip(before.keys, after.keys, before.values, after.values,
-                                  strict=True)
-    ]
+    change = _kv_change(forward_trace(params, tokens[:n_old]), forward_trace(params, tokens), n_old)  # (L, n_old)
+    return change.max(axis=1).tolist()
 
 
 @experiment
