@@ -135,9 +135,8 @@ def training_state(cfg: ModelConfig) -> Result:
     """Bytes of parameters vs what training adds: gradients and Adam's m and v."""
     params = init_params(cfg)
     arrays = dict(params.named_arrays())
-    grads = {name: np.zeros_like(a) for name, a in arrays.items()}  # one gradient per weight
-    adam_m = {name: np.zeros_like(a) for name, a in arrays.items()}  # Adam first moment
-    adam_v = {name: np.zeros_like(a) for name, a in arrays.items()}  # Adam second moment
+    # training keeps, for every weight, a gradient and Adam's first and second moments (m, v), each shaped like it
+    grads, adam_m, adam_v = ({name: np.zeros_like(a) for name, a in arrays.items()} for _ in range(3))
 
     def total(d: dict[str, np.ndarray]) -> int:
         return sum(a.nbytes for a in d.values())
