@@ -137,12 +137,9 @@ def _check_depth(text: str) -> None:
     depth = 0
     try:
         for event in yaml.parse(text, Loader=LOADER):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise _Slip(event.start_mark.line, too_deep)
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
+            depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+            if depth > MAX_DEPTH:
+                raise _Slip(event.start_mark.line, too_deep)
     except yaml.YAMLError as error:  # libyaml's own limit (it reads a flow collection ahead), or a syntax error
         mark = getattr(error, "problem_mark", None)
         if "nesting depth" in str(getattr(error, "problem", "")):
