@@ -315,16 +315,10 @@ def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[
     if today.value_class == "timing":
         return [Problem(path, 0, _("comparison with '{name}': a timing value depends on the machine and its "
                                    "load; it is recorded, never compared", name=name))]
-    if rule == "==" and today.value_class == "rounding":
-        if not agrees(today.value, bound, "rounding", today.rtol, today.atol):
-            return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison == {bound} "
-                                       "(a rounding value: within rtol {rtol}, atol {atol})", name=name,
-                                       today=format_number(today.value, today.unit),
-                                       bound=format_number(bound, today.unit), rtol=f"{today.rtol:g}",
-                                       atol=f"{today.atol:g}"))]
-        return []
-    if not _RULES[rule](today.value, bound):
-        return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison {rule} {bound}",
-                                   name=name, today=format_number(today.value, today.unit), rule=rule,
-                                   bound=format_number(bound, today.unit)))]
-    return []
+    said = {"name": name, "today": format_number(today.value, today.unit), "bound": format_number(bound, today.unit)}
+    if rule == "==" and today.value_class == "rounding":  # equal within the value's tolerance
+        return [] if agrees(today.value, bound, "rounding", today.rtol, today.atol) else [Problem(path, 0, _(
+            "today's {name} = {today} breaks the record's comparison == {bound} (a rounding value: within rtol "
+            "{rtol}, atol {atol})", **said, rtol=f"{today.rtol:g}", atol=f"{today.atol:g}"))]
+    return [] if _RULES[rule](today.value, bound) else [Problem(path, 0, _(
+        "today's {name} = {today} breaks the record's comparison {rule} {bound}", **said, rule=rule))]
