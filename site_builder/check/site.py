@@ -99,13 +99,11 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
     if use.name == "fig" and use.target not in evidence.figures:
         return [Problem(path, use.line,
                         _("unknown figure '{id}'", id=use.target) + suggest(use.target, evidence.figures))]
-    if use.name in CITE_ROLES:
-        return [Problem(path, use.line, _("unknown source '{id}'", id=key) + suggest(key, sources)
-                        + _(" (cited keys are read from content/references.bib and content/sources.yml)"))
-                for key in cited_ids(use.target) if key not in sources]
-    if use.name == "src" and use.target not in sources:
-        return [Problem(path, use.line, _("unknown source '{id}'", id=use.target) + suggest(use.target, sources)
-                        + _(" (sources are listed in content/sources.yml)"))]
+    if use.name in (*CITE_ROLES, "src"):
+        keys, listed = ([use.target], _(" (sources are listed in content/sources.yml)")) if use.name == "src" else \
+            (cited_ids(use.target), _(" (cited keys are read from content/references.bib and content/sources.yml)"))
+        return [Problem(path, use.line, _("unknown source '{id}'", id=key) + suggest(key, sources) + listed)
+                for key in keys if key not in sources]
     if use.name in REFERENCE_ROLES:
         return _check_ref(use, page, anchors)
     if use.name == "mark":
