@@ -149,9 +149,8 @@ def _check_tree(root: ET.Element) -> None:
             if name in URL_ATTRIBUTES and not allowed_url(url):
                 raise MathError(_("link '{url}' is not allowed: \\href takes an https:// URL or a page of this site",
                                   url=url))
-        if node.tag in ("mi", "mo") and re.match(r"\\[A-Za-z]+", text):
-            command = re.match(r"[^ ]+", text).group()  # type: ignore[union-attr]
-            raise MathError(_("unknown command '{command}'", command=command))
+        if node.tag in ("mi", "mo") and (command := re.match(r"\\[A-Za-z]+[^ ]*", text)):
+            raise MathError(_("unknown command '{command}'", command=command.group()))
         if node.tag == "mi" and text in ("&", "}", "\\"):
             raise MathError(_("unexpected '{text}' outside an environment such as aligned", text=text) if text == "&"
                             else _("unexpected '{text}' here", text=text))
