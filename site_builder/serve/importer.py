@@ -83,8 +83,8 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
                                           "experiment and cite them with {{num}} (docs/reference.md)")))
         out.append(_inline(line, substitutions, len(out) + 1, notes))
         i += 1
-    notes += [(n + 1, _("picture '{src}': copy it into content/pages/images/ (PNG, JPEG, GIF or WebP) and "
-                        "write that path", src=image.group(2)))
+    notes += [(n + 1, _("picture '{src}': copy it into content/pages/images/ (PNG, JPEG, GIF, WebP or SVG) "
+                        "and write that path", src=image.group(2)))
               for n, row in enumerate(out) if (image := _IMAGE.match(row) or _FIGURE_SRC.match(row))
               and not image.group(2).startswith("images/")]
     return Converted("\n".join(out), tuple(sorted(notes, key=lambda note: note[0])))
