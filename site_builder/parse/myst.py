@@ -8,12 +8,18 @@ the renderer shows beside it.
 
 from __future__ import annotations
 
+import re
+
 from markdown_it.token import Token
 
 from site_builder.markdown.directives import DIRECTIVES, GATES
 from site_builder.markdown.myst import page_link
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, suggest
+from site_builder.vocabulary.urls import allowed_url
+
+_SCHEME = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:")
+"""A web or mail address: not a file of the site."""
 
 
 def without_title(tokens: list[Token], line: int) -> list[Token]:
@@ -76,6 +82,15 @@ def page_links(tokens: list[Token]) -> tuple[tuple[str, int], ...]:
     return tuple((target, child.meta.get("line", 0)) for token in tokens if token.type == "inline"
                  for child in token.children or () if child.type == "link_open"
                  and (target := page_link(str(child.attrGet("href") or ""))) is not None)
+
+
+def file_links(tokens: list[Token]) -> tuple[tuple[str, int], ...]:
+    """Each link to another file of the site (``numbers.html#x``, ``files/a.pdf``): (the address as written, line).
+    Only the built site knows its files, so the engine checks them once both sites are made."""
+    return tuple((href, child.meta.get("line", 0)) for token in tokens if token.type == "inline"
+                 for child in token.children or () if child.type == "link_open"
+                 and (href := str(child.attrGet("href") or "")) and page_link(href) is None
+                 and not _SCHEME.match(href) and allowed_url(href))
 
 
 def quoted_blocks(tokens: list[Token]) -> tuple[tuple[str, int, int], ...]:

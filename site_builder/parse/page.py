@@ -111,6 +111,8 @@ class ParsedPage:
     links: tuple[tuple[str, int], ...] = ()
     """Each Markdown link to a page or label of this site (``[](#label)``, ``[x](page.md)``): its ``{ref}`` target
     and line."""
+    file_links: tuple[tuple[str, int], ...] = ()
+    """Each Markdown link to another file of the site (``numbers.html#x``, ``files/a.pdf``): address and line."""
 
 
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
@@ -151,7 +153,8 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
                       page.warnings + _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
                             if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
-                      directive_lines(tokens), myst.quoted_blocks(tokens), myst.page_links(tokens)), problems
+                      directive_lines(tokens), myst.quoted_blocks(tokens), myst.page_links(tokens),
+                      myst.file_links(tokens)), problems
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
