@@ -15,6 +15,8 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 
+from site_builder.vocabulary.urls import ALLOWED_SCHEMES
+
 
 def myst_blocks_plugin(md: MarkdownIt) -> None:
     """Parse comments, targets, ``+++`` breaks, footnotes and definition lists; render them in the site's way."""
@@ -29,15 +31,23 @@ def myst_blocks_plugin(md: MarkdownIt) -> None:
 
 
 def _render_target(self, tokens, idx, options, env) -> str:
+    if tokens[idx].meta.get("heading"):
+        return ""  # the heading after it has the label's name as its own anchor
     return f'<span class="target" id="{escapeHtml(tokens[idx].content)}"></span>'
 
 
 _PAGE_LINK = re.compile(r"^(?:([\w.-]+/)*([\w-]+)\.md)?(?:#(.+))?$")
+_COLON_LABEL = re.compile(r"^([A-Za-z][\w.-]*)(?::[\w.-]+)+$")
+"""A MyST label with colons (``content:substitutions``): MyST reads an address whose scheme it does not know
+as a label."""
 
 
 def page_link(href: str) -> str | None:
     """A Markdown link to a page or label of this site, as the ``{ref}`` target it means (``#label`` → ``label``,
-    ``page.md#x`` → ``page#x``, ``page.md`` → ``page``); ``None`` for any other link."""
+    ``page.md#x`` → ``page#x``, ``page.md`` → ``page``, ``content:x`` → ``content:x``); ``None`` for any other
+    link (``https:``, ``mailto:`` and ``inv:``, another Sphinx project's, are no labels)."""
+    if (label := _COLON_LABEL.match(href)) and label.group(1).lower() not in (*ALLOWED_SCHEMES, "inv"):
+        return href
     found = _PAGE_LINK.match(href)
     if href in ("", "#") or found is None:
         return None

@@ -21,7 +21,6 @@ from site_builder.parse.d2l import d2l_problems
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 from site_builder.vocabulary.provenance import PROVENANCES
-from site_builder.vocabulary.urls import allowed_url, link_problem
 
 _STATE_ID = re.compile(r"^b(\d+)$")
 
@@ -228,8 +227,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             for child in token.children or ():
                 if child.type in _INLINE_PROBLEMS:
                     problems.append(Problem(path, child.meta["line"], _INLINE_PROBLEMS[child.type]))
-                elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
-                    problems.append(Problem(path, child.meta["line"], link_problem(str(child.attrGet("href")))))
+                elif child.type == "link_open" and (wrong := myst.link_problem(str(child.attrGet("href") or ""))):
+                    problems.append(Problem(path, child.meta["line"], wrong))
 
 
 _CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
