@@ -9,7 +9,9 @@ is (MyST directives, labels, ``{eq}``…) stays as written; what it does not is 
   ``{figure}`` with ``:name:``; ``:eqlabel:`` → ``$$ … $$ (label)``; ``:eqref:``/``:numref:``/``:ref:`` →
   ``{eq}``/``{numref}``/``{ref}``; ``:cite:`` → ``{cite}``; of the framework tabs (``#@tab``, ``%%tab``,
   ``:begin_tab:``) only the chosen framework's code and text are kept;
-- MyST: the notebook header keys are dropped; ``{{ name }}`` → its substitution.
+- MyST: the notebook header keys and ```` ```{raw} jupyter ```` blocks (shown only in a notebook) are
+  dropped; ``{{ name }}`` → its substitution;
+- a picture from elsewhere (``../img/x.svg``) is written as ``images/x.svg``; the note says to copy it there.
 
 Each cited key (``:cite:`` becomes ``{cite}``) is listed: its BibTeX entry goes in ``content/references.bib``.
 """
@@ -36,6 +38,7 @@ _BEGIN_TAB = re.compile(r"^\s*:begin_tab:`([^`]+)`\s*$")
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*(\S*)")
 _DIRECTIVE = re.compile(r"^\s*(?::{3,}|`{3,})\{([A-Za-z][\w-]*)\}")
 _IMAGE = re.compile(r"^\s*!\[([^\]]*)\]\(([^)\s]+)(?:\s+\"([^\"]*)\")?\)\s*$")
+_RAW_JUPYTER = re.compile(r"^\s*(`{3,}|~{3,})\{raw\}\s+jupyter\s*$")
 _SUBSTITUTION = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
 
 
@@ -75,6 +78,11 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
             _line_role(role.group(1), role.group(2), out, notes)
             i += 1
             continue
+        if raw := _RAW_JUPYTER.match(line):  # shown only in a notebook (QuantEcon's logo header): not on a page
+            i = next((j for j in range(i + 1, len(body)) if body[j].strip() == raw.group(1)), len(body)) + 1
+            while i < len(body) and not body[i].strip() and not (out and out[-1].strip()):
+                i += 1  # nor the gap it leaves
+            continue
         if (directive := _DIRECTIVE.match(line)) and directive.group(1) not in DIRECTIVES:
             notes.append((len(out) + 1, _("directive '{{{name}}}' has no equivalent here: rewrite this part by hand",
                                           name=directive.group(1))))
@@ -83,10 +91,12 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
                                           "experiment and cite them with {{num}} (docs/reference.md)")))
         out.append(_inline(line, substitutions, len(out) + 1, notes))
         i += 1
-    notes += [(n + 1, _("picture '{src}': copy it into content/pages/images/ (PNG, JPEG, GIF, WebP or SVG) "
-                        "and write that path", src=image.group(2)))
-              for n, row in enumerate(out) if (image := _IMAGE.match(row) or _FIGURE_SRC.match(row))
-              and not image.group(2).startswith("images/")]
+    for n, row in enumerate(out):  # a picture elsewhere: written as images/<its name>, to be copied there
+        if (image := _IMAGE.match(row) or _FIGURE_SRC.match(row)) and not image.group(2).startswith("images/"):
+            name = image.group(2).rsplit("/", 1)[-1]
+            out[n] = row[:image.start(2)] + f"images/{name}" + row[image.end(2):]
+            notes.append((n + 1, _("picture '{src}': copy it to content/pages/images/{name} (PNG, JPEG, GIF, WebP or "
+                                   "SVG)", src=image.group(2), name=name)))
     return Converted("\n".join(out), tuple(sorted(notes, key=lambda note: note[0])))
 
 
