@@ -38,6 +38,7 @@ _BEGIN_TAB = re.compile(r"^\s*:begin_tab:`([^`]+)`\s*$")
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*(\S*)")
 _DIRECTIVE = re.compile(r"^\s*(?::{3,}|`{3,})\{([A-Za-z][\w-]*)\}")
 _IMAGE = re.compile(r"^\s*!\[([^\]]*)\]\(([^)\s]+)(?:\s+\"([^\"]*)\")?\)\s*$")
+_BACKTICKS = re.compile(r"^\s*(`{3,})\{")
 _RAW_JUPYTER = re.compile(r"^\s*(`{3,}|~{3,})\{raw\}\s+jupyter\s*$")
 _SUBSTITUTION = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
 
@@ -57,12 +58,17 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
     header, body, substitutions = _front_matter(lines)
     out: list[str] = list(header)
     notes: list[tuple[int, Text]] = []
-    i, fence = 0, ""
+    i, fence, closers = 0, "", []
     while i < len(body):
         line = body[i]
         if fence:  # inside a code block: copied as it is until its closer
             out.append(line)
             fence = "" if line.strip() == fence else fence
+            i += 1
+            continue
+        if closers and line.strip() == closers[-1]:  # a backtick directive's closer, not a code block's opener
+            out.append(line)
+            closers.pop()
             i += 1
             continue
         if (opened := _FENCE.match(line)) and not _DIRECTIVE.match(line):
@@ -90,6 +96,11 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
             notes.append((len(out) + 1, _("a code cell's output is not produced: if its numbers matter, make it an "
                                           "experiment and cite them with {{num}} (docs/reference.md)")))
         out.append(_inline(line, substitutions, len(out) + 1, notes))
+        if directive and (ticks := _BACKTICKS.match(line)):  # code and math are copied as they are
+            if DIRECTIVES.get(directive.group(1)) and DIRECTIVES[directive.group(1)].literal in ("code", "math"):
+                fence = ticks.group(1)
+            else:
+                closers.append(ticks.group(1))
         i += 1
     for n, row in enumerate(out):  # a picture elsewhere: written as images/<its name>, to be copied there
         if (image := _IMAGE.match(row) or _FIGURE_SRC.match(row)) and not image.group(2).startswith("images/"):

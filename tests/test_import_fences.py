@@ -1,0 +1,37 @@
+"""``python build.py import``: a backtick directive's closing fence is not read as a code block's opener, so what
+follows it is converted; the content of a code cell or a formula is copied as it is. Pages written for the test."""
+
+from __future__ import annotations
+
+from site_builder.serve.importer import convert_page
+
+PAGE = """# 一页
+
+```{note}
+注意这里。
+```
+
+见 {cite}`Lecture.2017`，:eqref:`eq_a`。
+
+```{code-cell} ipython3
+d = {{ 'a': 1 }}
+```
+
+```{math}
+:label: eq_a
+{{ x }}
+```
+
+再见 {cite}`Other.2019`。
+"""
+
+
+def test_what_follows_a_backtick_directive_is_converted_and_code_is_copied_as_it_is():
+    converted = convert_page(PAGE)
+    lines = converted.text.split("\n")
+    assert lines[6] == "见 {cite}`Lecture.2017`，{eq}`eq_a`。"
+    assert "d = {{ 'a': 1 }}" in lines and "{{ x }}" in lines
+    assert [(line, str(note)) for line, note in converted.notes if "cited" in note] == [
+        (7, "cited key 'Lecture.2017': put its BibTeX entry in content/references.bib"),
+        (18, "cited key 'Other.2019': put its BibTeX entry in content/references.bib")]
+    assert not [note for _line, note in converted.notes if "substitution" in note]
