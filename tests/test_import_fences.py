@@ -35,3 +35,10 @@ def test_what_follows_a_backtick_directive_is_converted_and_code_is_copied_as_it
         (7, "cited key 'Lecture.2017': put its BibTeX entry in content/references.bib"),
         (18, "cited key 'Other.2019': put its BibTeX entry in content/references.bib")]
     assert not [note for _line, note in converted.notes if "substitution" in note]
+
+
+def test_a_picture_shown_twice_is_written_from_images_both_times_and_listed_to_copy_once():
+    converted = convert_page("# 一页\n\n![鱼](../img/fish.png)\n\n再看一次：\n\n![鱼](../img/fish.png)\n")
+    assert converted.text.count("![鱼](images/fish.png)") == 2
+    assert [(line, str(note)) for line, note in converted.notes] == [
+        (3, "picture '../img/fish.png': copy it to content/pages/images/fish.png (PNG, JPEG, GIF, WebP or SVG)")]

@@ -37,16 +37,17 @@ def _render_target(self, tokens, idx, options, env) -> str:
 
 
 _PAGE_LINK = re.compile(r"^(?:([\w.-]+/)*([\w-]+)\.md)?(?:#(.+))?$")
-_COLON_LABEL = re.compile(r"^([A-Za-z][\w.-]*)(?::[\w.-]+)+$")
-"""A MyST label with colons (``content:substitutions``): MyST reads an address whose scheme it does not know
-as a label."""
+_LABEL = re.compile(r"^([A-Za-z][\w.-]*)(?::[\w./-]+)*$")
+"""A MyST label (``markdown-fig``, ``content:myst/directives``): MyST reads an address with no file suffix, or
+with a scheme it does not know, as a label (or a page's name)."""
 
 
 def page_link(href: str) -> str | None:
     """A Markdown link to a page or label of this site, as the ``{ref}`` target it means (``#label`` → ``label``,
-    ``page.md#x`` → ``page#x``, ``page.md`` → ``page``, ``content:x`` → ``content:x``); ``None`` for any other
-    link (``https:``, ``mailto:`` and ``inv:``, another Sphinx project's, are no labels)."""
-    if (label := _COLON_LABEL.match(href)) and label.group(1).lower() not in (*ALLOWED_SCHEMES, "inv"):
+    ``page.md#x`` → ``page#x``, ``page.md`` → ``page``, ``label`` and ``content:x`` as they are); ``None`` for
+    any other link (``https:``, ``mailto:`` and ``inv:``, another Sphinx project's, are no labels)."""
+    if (label := _LABEL.match(href)) and label.group(1).lower() not in (*ALLOWED_SCHEMES, "inv") \
+            and ("." not in href or ":" in href):
         return href
     found = _PAGE_LINK.match(href)
     if href in ("", "#") or found is None:

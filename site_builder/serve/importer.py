@@ -102,10 +102,14 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
             else:
                 closers.append(ticks.group(1))
         i += 1
-    for n, row in enumerate(out):  # a picture elsewhere: written as images/<its name>, to be copied there
+    copied = set()
+    for n, row in enumerate(out):  # a picture elsewhere: written as images/<its name>, to be copied there once
         if (image := _IMAGE.match(row) or _FIGURE_SRC.match(row)) and not image.group(2).startswith("images/"):
             name = image.group(2).rsplit("/", 1)[-1]
             out[n] = row[:image.start(2)] + f"images/{name}" + row[image.end(2):]
+            if image.group(2) in copied:
+                continue
+            copied.add(image.group(2))
             notes.append((n + 1, _("picture '{src}': copy it to content/pages/images/{name} (PNG, JPEG, GIF, WebP or "
                                    "SVG)", src=image.group(2), name=name)))
     return Converted("\n".join(out), tuple(sorted(notes, key=lambda note: note[0])))
