@@ -45,8 +45,6 @@ def test_a_myst_page_is_converted_and_what_has_no_equivalent_is_listed():
     assert notes(converted) == [
         "4: cited key 'Kvcache.2020': put its BibTeX entry in content/references.bib",
         "4: '{{ undefined }}' has no substitution in the front matter: write its text",
-        "6: directive '{tab-set}' has no equivalent here: rewrite this part by hand",
-        "7: directive '{tab-item}' has no equivalent here: rewrite this part by hand",
         "12: a code cell's output is not produced: if its numbers matter, make it an experiment and cite them "
         "with {num} (docs/reference.md)"]
 
