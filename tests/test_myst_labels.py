@@ -29,8 +29,9 @@ def test_a_label_with_colons_is_linked_by_its_name_with_its_title(tmp_path):
 
 @pytest.mark.parametrize(("href", "target"), [
     ("content:figures", "content:figures"), ("content:myst/directives", "content:myst/directives"),
-    ("markdown-fig", "markdown-fig"), ("a.md#x", "a#x"), ("#x", "x"), ("numbers.html", None),
-    ("https://example.org/a", None), ("mailto:a@b.org", None), ("inv:sd#sd-tabs", None), ("files/a.pdf", None)])
+    ("markdown-fig", "markdown-fig"), ("content/cards", "content/cards"), ("files/a.pdf", None),
+    ("a.md#x", "a#x"), ("#x", "x"), ("numbers.html", None),
+    ("https://example.org/a", None), ("mailto:a@b.org", None), ("inv:sd#sd-tabs", None)])
 def test_which_addresses_are_labels(href, target):
     assert page_link(href) == target
 

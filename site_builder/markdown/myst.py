@@ -37,9 +37,9 @@ def _render_target(self, tokens, idx, options, env) -> str:
 
 
 _PAGE_LINK = re.compile(r"^(?:([\w.-]+/)*([\w-]+)\.md)?(?:#(.+))?$")
-_LABEL = re.compile(r"^([A-Za-z][\w.-]*)(?::[\w./-]+)*$")
-"""A MyST label (``markdown-fig``, ``content:myst/directives``): MyST reads an address with no file suffix, or
-with a scheme it does not know, as a label (or a page's name)."""
+_LABEL = re.compile(r"^([A-Za-z][\w./-]*?)(?::[\w./-]+)*$")
+"""A MyST label (``markdown-fig``, ``content/cards``, ``content:myst/directives``): MyST reads an address with
+no file suffix, or with a scheme it does not know, as a label (or a page's name)."""
 
 
 def page_link(href: str) -> str | None:
