@@ -416,8 +416,8 @@ INLINE_IMAGE = ("an image must stand alone in its paragraph: put '![alt text](im
 @pytest.mark.parametrize("body, expected", [
     ("![x](../../etc/passwd)", f"{P}:8: image '../../etc/passwd' {OUTSIDE}"),
     ("![x](/etc/passwd)", f"{P}:8: image '/etc/passwd' {OUTSIDE}"),
-    ("![x](figures/plot.svg)", f"{P}:8: image 'figures/plot.svg' is not a picture file: use .png, .jpg, .jpeg, "
-                               ".gif, .webp"),
+    ("![x](figures/plot.svg)", f"{P}:8: image 'figures/plot.svg' not found: put the file at "
+                               "content/pages/figures/plot.svg"),
     ("![x](https://tracker.example/p.gif)", f"{P}:8: image 'https://tracker.example/p.gif' {OUTSIDE}"),
     ("![x][r]\n\n[r]: ../../../etc/shadow", f"{P}:8: image '../../../etc/shadow' {OUTSIDE}"),
     ("[x](../../etc/passwd)", f"{P}:8: link '../../etc/passwd' leaves the site: link to a page with "

@@ -31,7 +31,8 @@ def test_a_label_with_colons_is_linked_by_its_name_with_its_title(tmp_path):
     ("content:figures", "content:figures"), ("content:myst/directives", "content:myst/directives"),
     ("markdown-fig", "markdown-fig"), ("content/cards", "content/cards"), ("files/a.pdf", None),
     ("a.md#x", "a#x"), ("#x", "x"), ("numbers.html", None),
-    ("https://example.org/a", None), ("mailto:a@b.org", None), ("inv:sd#sd-tabs", None)])
+    ("https://example.org/a", None), ("mailto:a@b.org", None), ("inv:sd#sd-tabs", None),
+    ("file:///etc/passwd", None), ("data:text/html,x", None), ("tel:123", None)])
 def test_which_addresses_are_labels(href, target):
     assert page_link(href) == target
 

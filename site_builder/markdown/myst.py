@@ -37,9 +37,10 @@ def _render_target(self, tokens, idx, options, env) -> str:
 
 
 _PAGE_LINK = re.compile(r"^(?:([\w.-]+/)*([\w-]+)\.md)?(?:#(.+))?$")
-_LABEL = re.compile(r"^([A-Za-z][\w./-]*?)(?::[\w./-]+)*$")
+_LABEL = re.compile(r"^([A-Za-z][\w./-]*?)(?::[A-Za-z][\w./-]*)*$")
 """A MyST label (``markdown-fig``, ``content/cards``, ``content:myst/directives``): MyST reads an address with
-no file suffix, or with a scheme it does not know, as a label (or a page's name)."""
+no file suffix, or with a scheme it does not know, as a label (or a page's name); ``file:///…`` and ``tel:123``
+are addresses."""
 
 
 def page_link(href: str) -> str | None:
