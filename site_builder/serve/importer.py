@@ -29,6 +29,7 @@ from site_builder.load.frontmatter import FRONT_MATTER_KEYS
 from site_builder.markdown.directives import DIRECTIVES
 from site_builder.serve.scaffold import add_page
 from site_builder.vocabulary.i18n import Text, _, localize
+from site_builder.vocabulary.names import GENERATED_PAGES
 
 _D2L_ROLE = re.compile(r":(eqref|numref|ref|cite):`([^`]+)`")
 _MYST_CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
@@ -197,8 +198,10 @@ def _inline(line: str, substitutions: dict[str, str], number: int, notes: list[t
 
 
 def page_id_for(path: Path) -> str:
-    """A page id from a file name: lowercase, runs of other characters as one ``-``."""
-    return re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-") or "page"
+    """A page id from a file name: lowercase, runs of other characters as one ``-``; ``-page`` after the name
+    of a page the site makes (``figures.md`` → ``figures-page``)."""
+    page_id = re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-") or "page"
+    return f"{page_id}-page" if page_id in GENERATED_PAGES else page_id
 
 
 def import_page(root: Path, source: Path, framework: str = "pytorch", content_dir: str = "content") -> tuple[
