@@ -42,3 +42,8 @@ def test_a_picture_shown_twice_is_written_from_images_both_times_and_listed_to_c
     assert converted.text.count("![鱼](images/fish.png)") == 2
     assert [(line, str(note)) for line, note in converted.notes] == [
         (3, "picture '../img/fish.png': copy it to content/pages/images/fish.png (PNG, JPEG, GIF, WebP or SVG)")]
+
+
+def test_an_index_role_keeps_its_text_even_in_the_title():
+    converted = convert_page("# {index}`LLN <single: LLN>` and {index}`CLT`\n\nThe {index}`law <single: law>` holds.\n")
+    assert converted.text == "# LLN and CLT\n\nThe law holds.\n"

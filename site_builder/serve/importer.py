@@ -9,7 +9,8 @@ is (MyST directives, labels, ``{eq}``…) stays as written; what it does not is 
   ``{figure}`` with ``:name:``; ``:eqlabel:`` → ``$$ … $$ (label)``; ``:eqref:``/``:numref:``/``:ref:`` →
   ``{eq}``/``{numref}``/``{ref}``; ``:cite:`` → ``{cite}``; of the framework tabs (``#@tab``, ``%%tab``,
   ``:begin_tab:``) only the chosen framework's code and text are kept;
-- MyST: the notebook header keys and ```` ```{raw} jupyter ```` blocks (shown only in a notebook) are
+- MyST: ``{index}`LLN <single: LLN>``` → ``LLN`` (the site has its search, no index); the notebook header
+  keys and ```` ```{raw} jupyter ```` blocks (shown only in a notebook) are
   dropped; ``{{ name }}`` → its substitution;
 - a picture from elsewhere (``../img/x.svg``) is written as ``images/x.svg``; the note says to copy it there.
 
@@ -32,6 +33,7 @@ from site_builder.vocabulary.i18n import Text, _, localize
 from site_builder.vocabulary.names import GENERATED_PAGES
 
 _D2L_ROLE = re.compile(r":(eqref|numref|ref|cite):`([^`]+)`")
+_INDEX_ROLE = re.compile(r"\{index\}`([^`<]*)(?:<[^`>]*>)?`")
 _MYST_CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
 _LINE_ROLE = re.compile(r"^\s*:(label|eqlabel|width):`([^`]+)`\s*$")
 _TAB = re.compile(r"^\s*(?:#\s*@tab|%%tab)\s+(.*)$")
@@ -183,6 +185,7 @@ def _inline(line: str, substitutions: dict[str, str], number: int, notes: list[t
                      for key in keys.split(",") if key.strip())
         return written
 
+    line = _INDEX_ROLE.sub(lambda m: m.group(1).strip(), line)  # an index entry: the site has its search
     line = _MYST_CITE.sub(lambda m: cited(m.group(1), m.group(0)), line)
     line = _D2L_ROLE.sub(lambda m: cited(m.group(2), f"{{cite}}`{m.group(2)}`") if m.group(1) == "cite" else
                          f"{{{'eq' if m.group(1) == 'eqref' else m.group(1)}}}`{m.group(2)}`", line)
