@@ -47,3 +47,9 @@ def test_a_picture_shown_twice_is_written_from_images_both_times_and_listed_to_c
 def test_an_index_role_keeps_its_text_even_in_the_title():
     converted = convert_page("# {index}`LLN <single: LLN>` and {index}`CLT`\n\nThe {index}`law <single: law>` holds.\n")
     assert converted.text == "# LLN and CLT\n\nThe law holds.\n"
+
+
+def test_a_substitution_may_use_another():
+    page = ("---\nmyst:\n  substitutions:\n    a: A 的值\n    b: |\n      ```{note}\n      {{ a }}\n      ```\n---\n\n"
+            "{{ b }}\n")
+    assert convert_page(page).text == "```{note}\nA 的值\n```\n"

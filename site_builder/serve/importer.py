@@ -131,13 +131,21 @@ def _front_matter(lines: list[str]) -> tuple[list[str], list[str], dict[str, str
     data = yaml.safe_load("\n".join(lines[1:end])) or {}
     data = data if isinstance(data, dict) else {}
     found = (data.get("myst") or {}).get("substitutions") if isinstance(data.get("myst"), dict) else None
-    substitutions = {str(k): str(v) for k, v in (found or data.get("substitutions") or {}).items()}
+    substitutions = {str(k): str(v).rstrip("\n") for k, v in (found or data.get("substitutions") or {}).items()}
+    for _round in range(len(substitutions)):  # a value may use another (MyST fills them in too)
+        substitutions = _filled(substitutions)
     kept = [f"{key}: {yaml.safe_dump(value, allow_unicode=True).strip().removesuffix('...').strip()}"
             for key, value in data.items() if key in FRONT_MATTER_KEYS]
     body = lines[end + 1:]
     while not kept and body and not body[0].strip():  # nothing of the header is left: neither of its gap
         body = body[1:]
     return (["---", *kept, "---"] if kept else []), body, substitutions
+
+
+def _filled(substitutions: dict[str, str]) -> dict[str, str]:
+    """Each value with the substitutions it uses filled in (one level)."""
+    return {key: _SUBSTITUTION.sub(lambda m: substitutions.get(m.group(1), m.group(0)), value)
+            for key, value in substitutions.items()}
 
 
 def _code_block(body: list[str], i: int, opened: re.Match[str], framework: str, out: list[str]) -> int:
