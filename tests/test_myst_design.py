@@ -73,3 +73,10 @@ def test_a_cards_link_is_an_error_at_its_line(tmp_path):
         prepare_site(write_site(tmp_path, {"x": "# 组件\n\n```{card} 卡片\n:link: https://example.org\n正文。\n```\n"}),
                      fake_evidence(tmp_path / "fig"))
     assert [str(p) for p in caught.value.problems][0].startswith("content/pages/x.md:4: unknown card option ':link:'")
+
+
+def test_margin_notes_sidebars_and_epigraphs_are_boxes_in_the_text_column(tmp_path):
+    page = "# 页\n\n```{margin} 旁注\n旁边的话。\n```\n\n```{epigraph}\n一句引语。\n\n-- 某人\n```\n"
+    assert _prose(tmp_path, page) == (
+        '<aside class="admonition margin"><p class="admonition-title">旁注</p>\n<p>旁边的话。</p>\n</aside>\n'
+        '<aside class="admonition epigraph">\n<p>一句引语。</p>\n<p>-- 某人</p>\n</aside>\n')

@@ -61,9 +61,11 @@ _LAYOUT = ("class", "name", "margin", "padding", "gutter", "columns", "outline",
 """sphinx-design's options of layout and colour: the site's own style replaces them (a card's ``:link:`` is
 no layout, and stays an error)."""
 _DESIGN = {name: Directive(_LAYOUT) for name in ("dropdown", "card", "grid-item-card", "tab-set", "tab-item",
-                                                 "grid", "grid-item")}
+                                                 "grid", "grid-item")} \
+    | {name: Directive(("class", "name")) for name in ("margin", "sidebar", "epigraph")}
 """sphinx-design's components, shown in the site's own boxes: a dropdown folded, a card or tab titled, one tab
-after the other, a grid's items one below the other."""
+after the other, a grid's items one below the other; so are Jupyter Book's margin notes, sidebars and
+epigraphs (in the text column: the layout has no margin for them)."""
 
 DIRECTIVES: dict[str, Directive] = {
     "state": Directive(("title", "figure", "caption", "provenance")),
@@ -91,11 +93,12 @@ DIRECTIVES: dict[str, Directive] = {
 """The directives a page may use, by name."""
 _BOXES = {**ADMONITIONS, "admonition": _("Note"), **_EXERCISES,
           **{f"{name}-start": title for name, title in _EXERCISES.items()},
-          "dropdown": _("More"), "card": "", "grid-item-card": "", "tab-item": ""}
+          "dropdown": _("More"), "card": "", "grid-item-card": "", "tab-item": "", "margin": "", "sidebar": "",
+          "epigraph": ""}
 """The directives shown as a titled box (folded with ``:class: dropdown``). sphinx-exercise's gated form,
 ``{exercise-start}`` … ``{exercise-end}``, opens the box at the start and closes it at the end: what stands
 between them is read as the page is (the parse stage checks each start has its end)."""
-_TITLED = frozenset({"admonition", "dropdown", "card", "grid-item-card", "tab-item"})
+_TITLED = frozenset({"admonition", "dropdown", "card", "grid-item-card", "tab-item", "margin", "sidebar"})
 """Boxes whose argument is their title."""
 GATES = {"exercise-start": "exercise-end", "solution-start": "solution-end"}
 _SKIPPED = Directive(literal="skip")
