@@ -53,3 +53,10 @@ def test_a_substitution_may_use_another():
     page = ("---\nmyst:\n  substitutions:\n    a: A 的值\n    b: |\n      ```{note}\n      {{ a }}\n      ```\n---\n\n"
             "{{ b }}\n")
     assert convert_page(page).text == "```{note}\nA 的值\n```\n"
+
+
+def test_a_jinja_expression_is_listed_to_write_by_hand():
+    converted = convert_page("# 页\n\n{{ key | replace('a', 'b') }}\n")
+    assert [(line, str(note)) for line, note in converted.notes] == [
+        (3, "'{{ key | replace('a', 'b') }}' is a Jinja expression, which this site does not evaluate: write its "
+            "result")]

@@ -43,6 +43,7 @@ _DIRECTIVE = re.compile(r"^\s*(?::{3,}|`{3,})\{([A-Za-z][\w-]*)\}")
 _IMAGE = re.compile(r"^\s*!\[([^\]]*)\]\(([^)\s]+)(?:\s+\"([^\"]*)\")?\)\s*$")
 _BACKTICKS = re.compile(r"^\s*(`{3,})\{")
 _RAW_JUPYTER = re.compile(r"^\s*(`{3,}|~{3,})\{raw\}\s+jupyter\s*$")
+_JINJA = re.compile(r"\{\{.*?\}\}")
 _SUBSTITUTION = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
 
 
@@ -205,7 +206,11 @@ def _inline(line: str, substitutions: dict[str, str], number: int, notes: list[t
                                 name=found.group(1))))
         return found.group(0)
 
-    return _SUBSTITUTION.sub(substituted, line)
+    line = _SUBSTITUTION.sub(substituted, line)
+    notes.extend((number, _("'{expression}' is a Jinja expression, which this site does not evaluate: write its "
+                            "result", expression=found.group(0)))
+                 for found in _JINJA.finditer(line) if not _SUBSTITUTION.fullmatch(found.group(0)))
+    return line
 
 
 def page_id_for(path: Path) -> str:
