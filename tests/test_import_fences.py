@@ -60,3 +60,11 @@ def test_a_jinja_expression_is_listed_to_write_by_hand():
     assert [(line, str(note)) for line, note in converted.notes] == [
         (3, "'{{ key | replace('a', 'b') }}' is a Jinja expression, which this site does not evaluate: write its "
             "result")]
+
+
+def test_a_target_named_like_a_formula_is_renamed_with_its_references():
+    page = ("(clt)=\n# 定理\n\n```{math}\n:label: clt\nx\n```\n\n见 {eq}`clt` 和 {ref}`开头 <clt>`。\n")
+    converted = convert_page(page)
+    assert converted.text.split("\n")[0] == "(clt-section)="
+    assert "见 {eq}`clt` 和 {ref}`开头 <clt-section>`。" in converted.text
+    assert [line for line, _note in converted.notes] == [1]

@@ -116,7 +116,29 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
             copied.add(image.group(2))
             notes.append((n + 1, _("picture '{src}': copy it to content/pages/images/{name} (PNG, JPEG, GIF, WebP or "
                                    "SVG)", src=image.group(2), name=name)))
+    _rename_shared_labels(out, notes)
     return Converted("\n".join(out), tuple(sorted(notes, key=lambda note: note[0])))
+
+
+_TARGET = re.compile(r"^\s*\(([^()\s]+)\)=\s*$")
+_EQUATION_LABEL = re.compile(r"^\s*:label:\s*(\S+)\s*$|\$\$\s*\(([^()\s]+)\)\s*$")
+
+
+def _rename_shared_labels(out: list[str], notes: list[tuple[int, Text]]) -> None:
+    """A ``(x)=`` target named like an equation's label gets ``-section`` after its name, in its ``{ref}`` uses
+    too: Sphinx keeps the two apart (``{eq}`` finds one, ``{ref}`` the other); a page here has one anchor
+    per name."""
+    equations = {found.group(1) or found.group(2) for row in out if (found := _EQUATION_LABEL.search(row))}
+    for n, row in enumerate(out):
+        if (target := _TARGET.match(row)) and target.group(1) in equations:
+            name = target.group(1)
+            out[n] = f"({name}-section)="
+            notes.append((n + 1, _("label '{name}' named both this place and a formula: this place is now "
+                                   "'{name}-section' (so are its {{ref}} links); other pages linking it need the "
+                                   "new name", name=name)))
+            for m, other in enumerate(out):
+                out[m] = other.replace(f"{{ref}}`{name}`", f"{{ref}}`{name}-section`").replace(
+                    f"<{name}>`", f"<{name}-section>`")
 
 
 _FIGURE_SRC = re.compile(r"^()\s*(?::{3,}|`{3,})\{(?:figure|image)\}\s+(\S+)")
