@@ -110,6 +110,7 @@ EXEMPT = [  # counts, names, versions, section and ordinal numbers
     "一成不变的这一成果，两两成对，十分之重要。",
     "第一秒和每一秒，一半的人。",
     "1,024 个位置，编号 0、1、2。",
+    "见 Pope 等人的 section 2.7、p. 12 与 pp. 3.1–3.4，chapter 4.2。",
 ]
 
 
