@@ -98,7 +98,10 @@ def _run_pagefind(documents: dict[str, str], out: Path) -> None:
     that folder as a site. (Its ``--service``, behind Pagefind's Python API, takes the documents
     through a pipe as base64 JSON, one page per round trip to keep the page order, and sends the
     bundle back the same way: about 2 CPU-s more at 1000 pages.) ``--keep-index-url``: Pagefind
-    would otherwise cut ``index.html`` out of every URL that contains it.
+    would otherwise cut ``index.html`` out of every URL that contains it. Pagefind numbers a shard's
+    pages in the order the file system lists the folder, not in site order: a shard's bytes may differ
+    between file systems (one machine keeps them, cached under the documents' digest), and pages
+    with exactly equal scores may be listed in another order; scores and URLs are the same.
     """
     site = out.with_name(out.name + "-site")
     site.mkdir()
