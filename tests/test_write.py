@@ -273,6 +273,8 @@ LEAKY = lesson(f"""Public opening sentence of this lesson.
 
 公开正文。Tell the class about caches.
 :::
+
+实测的差是 {{num}}`exp.diff`（它有下载，下载里也查）。
 """)
 
 
@@ -414,7 +416,8 @@ def _course(draw) -> tuple[str, str]:
     note = draw(_note(secret, public))
     state_note = draw(_note(draw(_sentence(_TEACHER_WORDS)), public))
     page = lesson(f"{public}\n\n:::{{state}} b0\n:title: 一\n:provenance: teaching\n\n{draw(_sentence(_PUBLIC_WORDS))}"
-                  f"\n\n:::::{{teacher}}\n{state_note}\n:::::\n:::\n\n::::{{teacher}}\n{note}\n::::\n")
+                  f"\n\n:::::{{teacher}}\n{state_note}\n:::::\n:::\n\n::::{{teacher}}\n{note}\n::::\n"
+                  "\n实测的差是 {num}`exp.diff`。\n")  # a value it reproduces: the lesson has a download
     return page, secret
 
 
