@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -60,9 +61,29 @@ class RenderKit:
 def make_kit(site: SiteView, jinja: Environment | None = None, shared: dict[str, bytes] | None = None) -> RenderKit:
     """``jinja`` may be passed in so a long-running process keeps its compiled templates; ``shared``
     so kits of the two sites share the notebooks."""
-    return RenderKit(make_markdown(), use_language(jinja or make_environment(), site), _site_context(site),
-                     tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
+    jinja = use_language(jinja or make_environment(), site)
+    common = _site_context(site)
+    common["chrome"] = _chrome(jinja, common, frozenset(site.pages))
+    return RenderKit(make_markdown(), jinja, common, tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
                      replace(site, teacher=False) if site.teacher else site, {} if shared is None else shared)
+
+
+def _chrome(jinja: Environment, common: dict[str, Any], pages: frozenset[str]) -> Callable[..., Markup]:
+    """``site.chrome(name, root, current)`` for base.html.j2: the macro ``name`` of _chrome.html.j2 (the
+    interface words, the header, the footer links), made once per site and variant instead of once per
+    page. The header differs only in the link it marks as the current page, so a page the nav does not
+    list (a lesson of a long course) shares the header of every other such page."""
+    module = jinja.get_template("_chrome.html.j2").make_module()
+    listed = {item["id"] for item in common["nav"]}
+    made: dict[tuple[str, str, str], Markup] = {}
+
+    def chrome(name: str, root: str = "", current: str = "") -> Markup:
+        key = (name, root, current if current in listed or current not in pages else "")
+        if key not in made:
+            made[key] = Markup(getattr(module, name)(common, root, key[2]))
+        return made[key]
+
+    return chrome
 
 
 def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteFiles:
