@@ -3,6 +3,7 @@ Chromium per session for browser tests."""
 
 import sys
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -69,3 +70,31 @@ def evidence(tmp_path_factory):
     from sitekit import fake_evidence
 
     return fake_evidence(tmp_path_factory.mktemp("figures"))
+
+
+@pytest.fixture(scope="session")
+def real_course():
+    """The real course measured, drawn and prepared as ``python build.py`` does (model and figures from .cache
+    when unchanged), once per session: a few seconds each time, and half a dozen modules read it. Tests only
+    read it."""
+    import build
+    from site_builder.engine.pipeline import prepare_site
+
+    evidence, _ = build.measure_and_draw()
+    return prepare_site(build.ROOT, evidence)
+
+
+@pytest.fixture(scope="session")
+def real_public(real_course):
+    """Every file of the real course's public site (``render_site``), rendered once per session; read only."""
+    from site_builder.engine.pipeline import render_site
+
+    return MappingProxyType(render_site(real_course, teacher=False))
+
+
+@pytest.fixture(scope="session")
+def real_teacher(real_course):
+    """Every file of the real course's teacher site, rendered once per session; read only."""
+    from site_builder.engine.pipeline import render_site
+
+    return MappingProxyType(render_site(real_course, teacher=True))
