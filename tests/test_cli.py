@@ -28,7 +28,8 @@ GUIDES = (("docs/programmer-tutorial.md", "## Worked example"),)
 """Where the guide is, (file, heading of its section): the first that exists (the README no longer holds it)."""
 
 
-FAST_TIER = ("-m", "pytest", "-m", "not slow", "--ignore=tests/browser", "-q", "-p", "no:cacheprovider", "-n", "auto")
+FAST_TIER = ("-m", "pytest", "-m", "not slow", "--ignore=tests/browser", "-q", "-p", "no:cacheprovider", "-n", "auto",
+             "--dist", "loadscope")
 
 
 NOT_COPIED = (".git", ".venv", "_site", "_site-teacher", ".cache", "__pycache__", ".*_cache")
