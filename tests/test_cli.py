@@ -109,7 +109,7 @@ def test_following_the_extension_guide_builds_and_keeps_the_fast_tests_and_check
 
 def project_files(root: Path) -> dict[str, str]:
     """Relative path → sha256 of every file of the project and its sites, caches and test tools' folders aside."""
-    aside = {".cache", "__pycache__", ".pytest_cache", ".hypothesis"}
+    aside = {".cache", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
     return {path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
             for path in sorted(root.rglob("*")) if path.is_file() and not aside & set(path.relative_to(root).parts)}
 
