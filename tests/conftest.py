@@ -1,11 +1,18 @@
 """Shared by every test: import paths, what build.py keeps between renders, and one headless
 Chromium per session for browser tests."""
 
+import signal
 import sys
 from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+
+# A run started in the background by a shell without job control (`make test &` in a script) inherits SIGINT
+# ignored, and an ignored signal stays ignored in every process the tests start: the tests that stop a build or a
+# server with Ctrl-C would wait in vain. Python's own handler here gives every child (xdist's workers too) the default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 for path in (ROOT, ROOT / "tests"):
