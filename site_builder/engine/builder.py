@@ -190,10 +190,7 @@ class Engine:
         files = {**files, **{rel: payload for _key, made in pages.values() for rel, payload in made.items()}}
         # The math font holds the characters of every page's formulas, kept pages' included.
         formulas = formula_characters(files, {rel: old_formulas.get(rel, "") for rel in kept_files})
-        # The dev server keeps the committed font (static/math) whole: cutting it to the formulas only makes a
-        # published site lighter, and it delayed a fresh clone's first preview by seconds (fontTools' import).
-        if not self.serving:
-            files.update(math_font_for(formulas))
+        files.update(math_font_for(formulas))
         sums = {rel: old_sums[rel] if rel in kept_files and rel in old_sums else _sum(payload)
                 for rel, payload in files.items()}
         # A file made now is left (or linked) as it is only while the folder's copy still has the recorded
