@@ -1,9 +1,10 @@
 """Lighthouse 12 on the lesson pages of a built site: performance, accessibility, best practices, SEO.
 
-    .venv/bin/python bench/lighthouse.py [--site _site] [--runs 1] [--form-factor mobile|desktop] [pages…]
+    .venv/bin/python bench/lighthouse.py [--site _site] [--runs 1] [--form-factor mobile|desktop]
+                                         [--npm-dir DIR] [pages…]
 
 Serves the site on a free loopback port and runs npm ``lighthouse@12`` (installed on first use into
-the git-ignored .cache/npm) with Debian's Chromium, headless, one page at a time. Mobile uses
+``--npm-dir``, by default the git-ignored .cache/npm) with Debian's Chromium, headless, one page at a time. Mobile uses
 Lighthouse's default simulated throttling (a mid-range phone on slow 4G). Goals (issue 15):
 performance ≥ 95 on mobile, accessibility, best practices and SEO 100. A benchmark, not a test:
 scores move with machine load (on a busy 2-core VM Lighthouse warns its CPU is slower than it
@@ -33,16 +34,16 @@ from chromium import CHROMIUM  # noqa: E402
 
 LIGHTHOUSE_VERSION = "12.8.2"
 NPM_DIR = ROOT / ".cache" / "npm"
-CLI = NPM_DIR / "node_modules" / "lighthouse" / "cli" / "index.js"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 
 
-def ensure_lighthouse() -> Path:
-    if not CLI.is_file():
+def ensure_lighthouse(npm_dir: Path) -> Path:
+    cli = npm_dir / "node_modules" / "lighthouse" / "cli" / "index.js"
+    if not cli.is_file():
         npm = shutil.which("npm") or sys.exit("npm not found: install nodejs and npm")
-        subprocess.run([npm, "install", "--prefix", str(NPM_DIR), "--no-audit", "--no-fund", "--silent",
+        subprocess.run([npm, "install", "--prefix", str(npm_dir), "--no-audit", "--no-fund", "--silent",
                         f"lighthouse@{LIGHTHOUSE_VERSION}"], check=True)
-    return CLI
+    return cli
 
 
 def run_once(cli: Path, url: str, form_factor: str) -> dict:
@@ -72,13 +73,14 @@ def main() -> int:
     parser.add_argument("--site", type=Path, default=ROOT / "_site")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--form-factor", choices=("mobile", "desktop"), default="mobile")
+    parser.add_argument("--npm-dir", type=Path, default=NPM_DIR, help="where lighthouse is (or is installed)")
     parser.add_argument("pages", nargs="*", help="default: every lesson page (pages with a stepper)")
     args = parser.parse_args()
     from conftest import serve
 
     pages = args.pages or sorted(p.name for p in args.site.glob("*.html")
                                  if "data-stepper" in p.read_text(encoding="utf-8") and ".source." not in p.name)
-    cli = ensure_lighthouse()
+    cli = ensure_lighthouse(args.npm_dir)
     url, server = serve(args.site)
     try:
         print(f"Lighthouse {LIGHTHOUSE_VERSION}, {args.form_factor}, {args.runs} run(s) per page, {CHROMIUM}")

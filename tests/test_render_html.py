@@ -486,8 +486,10 @@ def test_states_are_sections_with_ids_badges_and_figures(sites):
     html = read(public, "alpha.html")
     sections = re.findall(r'<section class="state" id="([^"]+)"[^>]*data-provenance="([^"]+)"', html)
     assert sections == [("alpha-b0", "teaching"), ("alpha-b1", "measured")]
-    assert '<span class="badge" data-provenance="teaching">教学示意</span>' in html
-    assert '<span class="badge" data-provenance="measured">模型实测</span>' in html
+    # a figure's badge is drawn in its corner; its caption says it only to screen readers
+    assert '<figcaption><span class="visually-hidden" data-provenance="teaching">教学示意</span>' in html
+    assert '<figcaption><span class="visually-hidden" data-provenance="measured">模型实测</span>' in html
+    assert 'class="state-meta"' not in html  # each state shows a figure of its own provenance
     assert 'src="figures/plot.svg" alt="曲线"' in html and (public / "figures" / "plot.svg").is_file()
     assert 'aria-describedby="alpha-b1-fig-desc"' in html and 'id="alpha-b1-fig-desc"' in html
 

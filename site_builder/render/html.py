@@ -17,7 +17,7 @@ from jinja2 import BytecodeCache, Environment, FileSystemLoader, StrictUndefined
 from jinja2.bccache import Bucket
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from site_builder.check.refs import REFERENCE_ROLES, locate, number_in, split_title
 from site_builder.check.site import resolve_mark, resolve_ref
@@ -62,7 +62,17 @@ def make_environment() -> Environment:
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}
     install(env, "en")  # until a site's language is installed (see ``use_language``)
     env.globals["badge_text"] = BADGE_TEXT
+    env.filters["keep_quotations"] = keep_quotations
     return env
+
+
+_QUOTATION = re.compile(r"[“‘「『][^“”‘’「」『』]{1,24}[”’」』]")
+
+
+def keep_quotations(title: str) -> Markup:
+    """A title whose short quotations stay on one line: headings break only at spaces (CSS keep-all keeps
+    Chinese words whole), so “I gave” would otherwise end a line between its two words."""
+    return Markup(_QUOTATION.sub(lambda quoted: quoted[0].replace(" ", "\u00a0"), str(escape(title))))
 
 
 def use_language(env: Environment, site: SiteView) -> Environment:

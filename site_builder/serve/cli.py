@@ -1,23 +1,33 @@
-"""``python build.py``'s arguments, and its ``--help`` in the course's language.
+"""``python build.py``'s arguments, and its ``--help`` and parse errors in the course's language.
 
 build.py does what a command asks; this module only says which commands and options there are.
-argparse's own words (``usage:``, the group titles, ``-h``) are said through the catalogs too.
+argparse's own words (``usage:``, the group titles, ``-h``) are said through the catalogs too, and a
+command line argparse refuses is one line, its cause first (``parse_error``), not usage plus ``error:``.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import re
 from collections.abc import Callable
 from pathlib import Path
 
-from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.i18n import Text, _
+from site_builder.vocabulary.problems import suggest
 
 LISTS = ("values", "figures", "sources", "terms")
 """What ``list`` prints: what pages may cite."""
+COMMAND = "COMMAND"
+"""The subcommand's name in usage lines and in argparse's messages."""
 
 
 def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
     """The command line; every help text said in the course's language by ``say``."""
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str):  # argparse's documented hook: it must not return
+            self.exit(2, say(parse_error(message, self.prog)) + "\n")
 
     class Formatter(argparse.HelpFormatter):
         def add_usage(self, usage, actions, groups, prefix=None):
@@ -30,10 +40,10 @@ def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
         made.add_argument("-h", "--help", action="help", help=say(_("show this help and exit")))
         return made
 
-    parser = parser_of(argparse.ArgumentParser, prog="python build.py",
+    parser = parser_of(Parser, prog="python build.py",
                        description=say(_("Build the lesson sites: measure with lessonmodel, draw the figures, "
                                          "render the pages.")))
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title=say(_("commands")))
+    commands = parser.add_subparsers(dest="command", metavar=COMMAND, title=say(_("commands")))
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
         return parser_of(commands.add_parser, name, help=say(text), description=say(text))
@@ -60,3 +70,46 @@ def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
     command("list", _("print what pages may cite: values, figures, sources or terms")).add_argument(
         "what", nargs="?", choices=LISTS, default="values", help=say(_("what to list (default values)")))
     return parser
+
+
+def parse_error(message: str, prog: str) -> Text | str:
+    """argparse's English ``message`` (Python 3.11's wording) said as one of ours, cause first, with where
+    to read more; a message we have no words for stays as argparse wrote it."""
+    name = None
+    if argument := re.fullmatch(r"argument (.+?): (.+)", message, re.S):
+        name, message = argument.groups()
+    for pattern, say in _CAUSES:
+        if found := re.fullmatch(pattern, message, re.S):
+            return _("{cause} (help: {prog} --help)", cause=say(name, *found.groups()), prog=prog)
+    return message if name is None else f"{name}: {message}"
+
+
+def _literal(shown: str):
+    """What argparse showed with ``repr`` (``'lst'``, ``'a', 'b'``), as it was typed; else as shown."""
+    try:
+        return ast.literal_eval(shown)
+    except (ValueError, SyntaxError):
+        return shown
+
+
+def _not_a_choice(name: str, value: str, choices: str) -> Text:
+    typed, known = str(_literal(value)), [str(c) for c in _literal(f"[{choices}]")]
+    said = {"value": typed, "suggestion": suggest(typed, known), "choices": ", ".join(known)}
+    if name == COMMAND:
+        return _("unknown command '{value}'{suggestion}; the commands: {choices}", **said)
+    return _("'{value}' is not a choice for {name}{suggestion}; choose from {choices}", name=name, **said)
+
+
+_CAUSES: tuple[tuple[str, Callable[..., Text]], ...] = (
+    (r"invalid choice: (.+) \(choose from (.+)\)", _not_a_choice),
+    (r"invalid int value: (.+)",
+     lambda name, value: _("'{value}' is not a whole number: {name} takes one", value=_literal(value), name=name)),
+    (r"expected one argument", lambda name: _("{name} needs a value", name=name)),
+    (r"ignored explicit argument (.+)",
+     lambda name, value: _("{name} takes no value, but was given '{value}'", name=name, value=_literal(value))),
+    (r"the following arguments are required: (.+)", lambda _name, names: _("missing {names}", names=names)),
+    (r"unrecognized arguments: (.+)", lambda _name, extra: _("unexpected {extra}", extra=extra)),
+    (r"ambiguous option: (.+) could match (.+)",
+     lambda _name, typed, options: _("{typed} could mean {options}; write it out", typed=typed, options=options)),
+)
+"""argparse's messages (after ``argument NAME: ``) and what we say for each, given NAME and the message's parts."""

@@ -48,8 +48,10 @@ _MID_WORD_BREAKS = """() => {
         if (rect) chars.push([node.data[i], rect.top]);
       }
     }
+    let quoted = false;  // inside “…”: a quotation (“I gave”) is one phrase
     for (let i = 1; i < chars.length; i++) {
-      if (chars[i][1] > chars[i - 1][1] + 4 && CJK.test(chars[i - 1][0]) && CJK.test(chars[i][0]))
+      if (chars[i - 1][0] === '“') quoted = true; else if (chars[i - 1][0] === '”') quoted = false;
+      if (chars[i][1] > chars[i - 1][1] + 4 && (quoted || CJK.test(chars[i - 1][0]) && CJK.test(chars[i][0])))
         out.push(h.textContent.trim() + ': ' + chars[i - 1][0] + '|' + chars[i][0]);
     }
   }
