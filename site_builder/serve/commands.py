@@ -87,7 +87,7 @@ def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cac
     The warnings are printed, in the course's language."""
     with tempfile.TemporaryDirectory(prefix="search-") as scratch:
         search = cache / "search" if cache else Path(scratch)
-        outputs = (Output(False, public, finish=lambda prepared: _index(prepared, search)),
+        outputs = (Output(False, public, finish=lambda prepared: _index(prepared, search, kept=cache is not None)),
                    Output(True, teacher))
         if cache:
             keep_between_runs(cache)
@@ -102,11 +102,25 @@ def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cac
     return report
 
 
-def _index(prepared, search: Path):
-    """The search index job of the public site (imported only when that site is written)."""
+def _index(prepared, search: Path, kept: bool = True):
+    """The search index jobs of the public site (imported only when that site is written): one per edition, each
+    in its folder, so that each language's search finds its own pages (a page not translated yet is left out
+    of the translation's). ``kept``: ``search`` is the cache kept between builds (the editions' are beside it)."""
+    from dataclasses import replace
+
     from site_builder.render.search_index import IndexJob
 
-    return IndexJob(prepared, search).place
+    jobs = [(IndexJob(prepared, search), "")]
+    for edition in prepared.editions:
+        tag, untranslated = edition.content.config.language, {f.path for f in edition.content.fallback}
+        translated = replace(edition, pages={k: p for k, p in edition.pages.items() if p.meta.path not in untranslated})
+        jobs.append((IndexJob(translated, search.with_name(f"{search.name}-{tag}") if kept else search / tag), tag))
+
+    def place(site_dir: Path) -> None:
+        for job, folder in jobs:
+            job.place(site_dir / folder)
+
+    return place
 
 
 def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, measure: str,
