@@ -205,3 +205,32 @@ def test_a_translation_has_its_own_title_glossary_and_source_texts(tmp_path):
     assert english.title == "Internal record" and chinese.title != english.title
     sources = _text(render_site(prepared, teacher=False), "en/sources.html")
     assert english.title in sources and english.checked in sources
+
+
+# ------------------------------------------------------------------------------------------- engine --
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_an_edit_of_a_translation_rebuilds_it_and_writes_what_a_clean_build_writes(tmp_path):
+    from site_builder.engine.builder import Engine, Output
+
+    root = write_course(tmp_path / "course")
+    evidence = course_evidence(tmp_path / "fig")
+
+    def build(out: Path, store: Path | None):
+        outputs = (Output(False, out / "public"), Output(True, out / "teacher"))
+        return Engine(root, outputs, store=store).build(evidence)
+
+    build(tmp_path / "kept", tmp_path / "store")
+    page = root / "content" / "en" / "pages" / "r1.md"
+    edited = page.read_text(encoding="utf-8").replace("Opening:", "To begin with:")
+    page.write_text(edited, encoding="utf-8")
+    report = build(tmp_path / "kept", tmp_path / "store")
+    tag = report.prepared.editions[0].content.config.language
+    assert f"{tag}/r1.html" in report.changed_files and "r1.html" not in report.changed_files
+    assert "To begin with:" in (tmp_path / "kept" / "public" / tag / "r1.html").read_text(encoding="utf-8")
+    assert build(tmp_path / "kept", tmp_path / "store").prepared is None  # nothing changed since
+    build(tmp_path / "clean", None)
+    for site in ("public", "teacher"):
+        assert _tree(tmp_path / "kept" / site) == _tree(tmp_path / "clean" / site), site

@@ -153,8 +153,10 @@ def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True)
         if GENERATED not in skip.get(teacher, ()):
             files[teacher].update(render_generated(site, make_kit(site, jinja)))
         files[teacher].update(copied_files(site))
-    for edition in prepared.editions:  # each translation in its folder, made the same way
-        for teacher, made in render_sites(edition, sites, workers, jinja=jinja).items():
+    # Each translation in its folder, made the same way; with templates of its own, since a template's
+    # macros (``.module``) keep the catalog of the language installed when they were first used.
+    for edition in prepared.editions:
+        for teacher, made in render_sites(edition, sites, workers).items():
             files[teacher].update({f"{edition.content.config.prefix}{rel}": payload for rel, payload in made.items()})
     return files
 
