@@ -8,7 +8,6 @@ subsets (``math-font/``), compiled templates (``jinja/``) and each dev server's 
 
 from __future__ import annotations
 
-import functools
 import signal
 import sys
 import tempfile
@@ -104,23 +103,47 @@ def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cac
 
 def _index(prepared, search: Path, kept: bool = True):
     """The search index jobs of the public site (imported only when that site is written): one per edition, each
-    in its folder, so that each language's search finds its own pages (a page not translated yet is left out
-    of the translation's). ``kept``: ``search`` is the cache kept between builds (the editions' are beside it)."""
-    from dataclasses import replace
-
+    in its folder, so that each language's search finds its own pages. ``kept``: ``search`` is the cache kept
+    between builds (the editions' are beside it)."""
     from site_builder.render.search_index import IndexJob
 
-    jobs = [(IndexJob(prepared, search), "")]
-    for edition in prepared.editions:
-        tag, untranslated = edition.content.config.language, {f.path for f in edition.content.fallback}
-        translated = replace(edition, pages={k: p for k, p in edition.pages.items() if p.meta.path not in untranslated})
-        jobs.append((IndexJob(translated, search.with_name(f"{search.name}-{tag}") if kept else search / tag), tag))
+    def cache_of(folder: str) -> Path:
+        if not folder:
+            return search
+        return search.with_name(f"{search.name}-{folder}") if kept else search / folder
+
+    jobs = [(IndexJob(site, cache_of(folder)), folder) for site, folder in _searched(prepared)]
 
     def place(site_dir: Path) -> None:
         for job, folder in jobs:
             job.place(site_dir / folder)
 
     return place
+
+
+def _carried(prepared, previous: Path, cache: Path):
+    """The dev server's search: each edition's index carried from its previous site (``carry_index``)."""
+    from site_builder.render.search_index import carry_index
+
+    def place(site_dir: Path) -> None:
+        for site, folder in _searched(prepared):
+            carry_index(site_dir / folder, previous=previous / folder, prepared=site,
+                        cache=cache / ("search" if not folder else f"search-{folder}"))
+
+    return place
+
+
+def _searched(prepared) -> list:
+    """(the prepared site its search indexes, its folder) for every edition; a translation's search leaves out
+    the pages it shows in the source language (not translated yet), so it finds pages in its language only."""
+    from dataclasses import replace
+
+    found = [(prepared, "")]
+    for edition in prepared.editions:
+        untranslated = {file.path for file in edition.content.fallback}
+        found.append((replace(edition, pages={k: p for k, p in edition.pages.items()
+                                              if p.meta.path not in untranslated}), edition.content.config.language))
+    return found
 
 
 def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, measure: str,
@@ -136,7 +159,6 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
     """
     from site_builder.engine.pipeline import STATIC  # the server and the renderer: not needed by `build.py`
     from site_builder.render.html import TEMPLATES
-    from site_builder.render.search_index import carry_index
     from site_builder.serve.devhttp import listen
     from site_builder.serve.server import DevServer, EvidenceSource
 
@@ -145,8 +167,7 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
     keep_between_runs(cache)
     own = cache / "serve" / str(httpd.server_address[1])
     out_dir = own / ("teacher" if teacher else "public")
-    index = None if teacher else (lambda prepared: functools.partial(carry_index, previous=out_dir,
-                                                                      prepared=prepared, cache=cache / "search"))
+    index = None if teacher else (lambda prepared: _carried(prepared, out_dir, cache))
     engine = Engine(root, (Output(teacher, out_dir, finish=index),), serving=True)
     evidence = EvidenceSource(load=lambda: in_fresh_process(measure, own / "figures-out", root), inputs=inputs)
     watch = (root / "content", TEMPLATES, STATIC, *(p for p in inputs if not p.is_relative_to(root / "content")))
