@@ -82,3 +82,16 @@ def test_each_edition_searches_its_own_language(course, open_tab):
     found = _search(root.page, chinese_word)
     assert found and not [href for href in found if f"{tag}/" in href], found
     assert tab.errors == [] and root.errors == []
+
+
+def test_both_editions_pass_axe_with_the_switcher_and_the_notice(course, open_tab, axe_source):
+    from test_a11y import axe_violations
+
+    tag, edition = course["tag"], course["prepared"].editions[0]
+    untranslated = [p for p in edition.pages if edition.pages[p].meta.path.startswith("content/pages/")]
+    assert untranslated
+    tab = open_tab(None, bypass_csp=True)
+    for name in [f"{course['translated'][0].meta.id}.html", f"{tag}/{course['translated'][0].meta.id}.html",
+                 f"{tag}/{untranslated[0]}.html", f"{tag}/numbers.html"]:
+        tab.page.goto(f"{course['url']}/{name}")
+        assert axe_violations(tab, axe_source) == [], name
