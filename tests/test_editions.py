@@ -234,3 +234,13 @@ def test_an_edit_of_a_translation_rebuilds_it_and_writes_what_a_clean_build_writ
     build(tmp_path / "clean", None)
     for site in ("public", "teacher"):
         assert _tree(tmp_path / "kept" / site) == _tree(tmp_path / "clean" / site), site
+
+
+def test_states_in_another_order_name_both_files(tmp_path):
+    first, second = R1_EN.index(":::{state} b0"), R1_EN.index(":::{state} b1")
+    swapped = R1_EN[:first] + R1_EN[second:] + "\n" + R1_EN[first:second]
+    problems = _problems(write_course(tmp_path, {"r1": swapped}))
+    moved = [p for p in problems if p.startswith(f"{EN}:") and "same order" in p]
+    assert moved and all(re.search(rf"{ZH}:\d+", p) for p in moved), problems
+    assert any(f"{ZH}:{line_of(R1_ZH, ':::{state} b0')}" in p or f"{ZH}:{line_of(R1_ZH, ':::{state} b1')}" in p
+               for p in moved), moved
