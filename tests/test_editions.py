@@ -244,3 +244,18 @@ def test_states_in_another_order_name_both_files(tmp_path):
     assert moved and all(re.search(rf"{ZH}:\d+", p) for p in moved), problems
     assert any(f"{ZH}:{line_of(R1_ZH, ':::{state} b0')}" in p or f"{ZH}:{line_of(R1_ZH, ':::{state} b1')}" in p
                for p in moved), moved
+
+
+def test_a_translation_s_teacher_note_published_is_found_by_the_check(tmp_path):
+    from site_builder.write.verify import verify_output
+    from site_builder.write.writer import write_site as write_output
+
+    prepared = _prepared(write_course(tmp_path))
+    public, teacher = tmp_path / "_site", tmp_path / "_site-teacher"
+    write_output(render_site(prepared, teacher=False), public)
+    write_output(render_site(prepared, teacher=True), teacher)
+    assert verify_output(prepared, public, teacher) == []
+    note = next(line for line in R1_EN.splitlines() if line.startswith("Point at"))
+    leaked = public / prepared.editions[0].content.config.language / "r1.md"
+    leaked.write_text(leaked.read_text(encoding="utf-8") + note + "\n", encoding="utf-8")
+    assert any(p.path.endswith("r1.md") and EN in str(p) for p in verify_output(prepared, public, teacher))
