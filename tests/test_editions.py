@@ -59,7 +59,9 @@ def test_each_translation_is_a_whole_site_under_its_prefix_in_both_sites(tmp_pat
         assert shown in page  # the same measurement, written the English way
         assert 'href="../r1.html" hreflang="zh-CN" lang="zh-CN" data-edition' in page
         assert f'href="{tag}/r1.html" hreflang="{tag}" lang="{tag}" data-edition' in _text(files, "r1.html")
-        assert f"{config.base_url}{tag}/" in _text(files, f"{tag}/llms.txt")
+        assert f"{config.base_url}{tag}/r1.md" in _text(files, f"{tag}/llms.txt")
+        assert f"({config.base_url}{tag}/llms.txt)" in _text(files, "llms.txt")  # each names the others'
+        assert f"({config.base_url}llms.txt)" in _text(files, f"{tag}/llms.txt")
     # The English figure and its English mark labels, from the English drawing.
     english = prepared.evidence.edition(tag).figures["marked"]
     files = render_site(prepared, teacher=True)

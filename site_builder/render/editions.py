@@ -9,6 +9,7 @@ to the same page in another edition is the other edition's folder and the page's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -63,3 +64,12 @@ def sitemap(config: SiteConfig, pages: list[str]) -> str:
                       f'href="{escape(other["alternate"] + name)}"/>' for other in editions]
             lines.append("</url>")
     return "\n".join([*lines, "</urlset>", ""])
+
+
+def other_editions(config: SiteConfig, say: Callable[[str], str]) -> str:
+    """The end of an edition's ``llms.txt``: where the other editions' are (nothing for one language)."""
+    others = [e for e in edition_links(config, teacher=False) if not e["current"]]
+    if not others:
+        return ""
+    return "\n## " + say(_("This course in other languages")) + "\n\n" \
+        + "".join(f"- [{e['name']}]({e['alternate']}llms.txt)\n" for e in others)

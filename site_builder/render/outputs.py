@@ -20,7 +20,7 @@ from markupsafe import Markup
 from site_builder.load.glossary import find_term
 from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, StateSource
-from site_builder.render.editions import edition_links, fallback_notice, sitemap
+from site_builder.render.editions import edition_links, fallback_notice, other_editions, sitemap
 from site_builder.render.gallery import gallery_context
 from site_builder.render.html import figure_anchor, figure_context, make_environment, render_sections, use_language
 from site_builder.render.markdown_out import llms_txt, page_markdown, published_pictures, zip_bundle
@@ -119,7 +119,8 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
                               terms=_glossary_context(site, kit.md)),
         # GitHub Pages serves 404.html for a missing path at any depth: its links start at the site's path.
         "404.html": page("404", _("Page not found"), {"root": root}),
-        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say),
+        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say)
+        + other_editions(site.content.config, site.say),
     }
     config = site.content.config
     if config.translations and not config.source_language and not site.teacher:  # one sitemap, every edition
