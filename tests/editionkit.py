@@ -18,6 +18,7 @@ SITE_YML = ("title: 测试课程\nlanguage: zh-CN\nbase_url: https://example.org
 SOURCES_YML = ("- id: M34\n  title: 内部记录\n  checked: 原课的采用记录\n"
                "- id: Vaswani2017\n  title: Attention Is All You Need\n")
 
+GLOSSARY_ZH = "- id: kv-cache\n  term: KV 缓存\n  definition: 每层为已处理的位置保存的 K 和 V。\n"
 INDEX_ZH = "---\ntitle: 课程首页\nkind: index\n---\n\n这门课讲推理时的缓存。\n"
 INDEX_EN = "---\ntitle: Course home\nkind: index\n---\n\nThis course is about the cache used at inference.\n"
 
@@ -87,7 +88,7 @@ label: 第二课
 :figure: plot
 :provenance: measured
 
-新的查询仍要读取全部旧条目，差值仍是 {num}`exp.diff`。
+新的查询仍要读取 {term}`KV 缓存` 里的全部旧条目，差值仍是 {num}`exp.diff`。
 :::
 """
 
@@ -96,7 +97,8 @@ def write_course(root: Path, en_pages: dict[str, str] | None = None, *, site_yml
                  en_files: dict[str, str] | None = None) -> Path:
     """The two-language course under ``root/content``: ``en_pages`` (id → text) replace the English pages,
     ``en_files`` (name → text) add files to ``content/en/``."""
-    write_site(root, {"index": INDEX_ZH, "r1": R1_ZH, "r2": R2_ZH}, site_yml=site_yml, sources=SOURCES_YML)
+    write_site(root, {"index": INDEX_ZH, "r1": R1_ZH, "r2": R2_ZH}, site_yml=site_yml, sources=SOURCES_YML,
+               glossary=GLOSSARY_ZH)
     folder = root / "content" / "en"
     (folder / "pages").mkdir(parents=True, exist_ok=True)
     files = {"site.yml": "title: Test course\n",

@@ -100,6 +100,8 @@ def test_a_page_not_translated_yet_is_a_warning_and_the_source_page_with_a_notic
         assert 'class="edition-notice"' in page and f'href="../{page_id}.html" hreflang="zh-CN"' in page
         assert re.search(rf'<article class="(lesson|article)" id="{page_id}" data-page="{page_id}" lang="zh-CN">', page)
         assert prepared.pages[page_id].meta.title in page
+        term = prepared.content.glossary[0].term  # cited by the page, not in the translation's glossary
+        assert f"{term}" in page and f"<code>{term}</code>" not in page  # read as its word, not as code
 
 
 def test_a_course_in_one_language_publishes_nothing_of_editions(tmp_path):
