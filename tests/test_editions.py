@@ -77,6 +77,7 @@ def test_hreflang_alternates_are_absolute_on_the_public_site_and_the_sitemap_lis
         page = _text(files, name)
         assert f'<link rel="alternate" hreflang="zh-CN" href="{base}r1.html">' in page, name
         assert f'<link rel="alternate" hreflang="{tag}" href="{base}{tag}/r1.html">' in page, name
+        assert f'<link rel="alternate" hreflang="x-default" href="{base}r1.html">' in page, name  # the source
     sitemap = _text(files, "sitemap.xml")
     for page_id in prepared.content.config.pages:
         assert f"<loc>{base}{page_id}.html</loc>" in sitemap and f"<loc>{base}{tag}/{page_id}.html</loc>" in sitemap
