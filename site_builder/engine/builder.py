@@ -138,6 +138,7 @@ class Engine:
         from site_builder.engine.editions import edition_sources, with_editions
         from site_builder.engine.pipeline import STATIC, check_parsed, render_sites
         from site_builder.render.html import TEMPLATES
+        from site_builder.write.verify import source_link_problems
 
         parsed = self._parse((*content.pages, *edition_sources(content)))  # one pass: the store keeps them all
         prepared = with_editions(check_parsed(content, parsed[:len(content.pages)], problems, evidence,
@@ -151,6 +152,11 @@ class Engine:
                      if o.finish and (kept[o.teacher] != set(keys[o.teacher]) or not self._trusted(o.folder))}
         files = render_sites(prepared, tuple(o.teacher for o in self.outputs), self.workers, kept,
                              self._environment(looks))
+        made = {rel: payload for teacher in sorted(files)  # public, then teacher: its pages hold every anchor
+                for site in ([self._pages[teacher][page_id][1] for page_id in kept[teacher]] + [files[teacher]])
+                for rel, payload in site.items()}
+        if dead := source_link_problems(prepared.pages.values(), made):  # before writing: both sites stay
+            raise ContentError(dead)
         with together():  # both sites are swapped in at the end, or neither is
             changed = {output: self._write(output, files[output.teacher], keys[output.teacher], kept[output.teacher],
                                            finishers.get(output.teacher), inputs) for output in self.outputs}
