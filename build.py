@@ -131,7 +131,8 @@ def check(report_dir: Path | None = None) -> int:
     report, measured = build(clean=True)
     prepared = report.prepared
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
-    checks, problems = figures.check_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))
+    checks, problems = figures.check_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured),
+                                             languages=figures.LANGUAGES)
     problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
     for problem in problems:
         say(problem, file=sys.stderr)
@@ -159,7 +160,8 @@ def accept_figures() -> int:
     _prepared, measured = build()
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
     try:
-        said = figures.accept_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured))
+        said = figures.accept_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured),
+                                      languages=figures.LANGUAGES)
     except ValueError as error:
         say(error.args[0], file=sys.stderr)
         return 1
@@ -236,8 +238,9 @@ def list_assets(what: str) -> int:
 
     if what == "figures":
         import figures
+        from figures.i18n import translated
 
-        rows = [(f.id, f.provenance, f.alt, f.inputs) for f in figures.FIGURES]
+        rows = [(f.id, f.provenance, translated(f.alt, LANGUAGE()), f.inputs) for f in figures.FIGURES]
         return print_list(ROOT, what, rows)
     return print_list(ROOT, what, evidence=measure_and_draw()[0] if what == "values" else None)
 

@@ -1,7 +1,9 @@
 """Baseline images: each figure as a reader sees it, and a pixel comparison with a tolerance.
 
 `figures/baseline/<id>.png` is committed, so a pull request shows the picture
-change. `build.py check` draws every figure again as PNG and compares pixels
+change; a figure drawn in another language (figures/i18n.py) has its own,
+`figures/baseline/<catalog>/<id>.png` (`en/`), compared the same way.
+`build.py check` draws every figure again as PNG and compares pixels
 instead of SVG bytes: SVG bytes carry the installed font's glyph outlines and
 every last bit of the data, so they differ between machines that show the same
 picture.
@@ -33,9 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from figures.i18n import SOURCE_LANGUAGE, is_source
 from figures.runner import drawn_figure
 from figures.spec import Figure
-from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.i18n import _, catalog_name
 
 BASELINE_DIR = Path(__file__).with_name("baseline")
 DPI = 96
@@ -66,12 +69,24 @@ class PixelDiff:
         return self.changed > MAX_CHANGED_PIXELS
 
 
-def draw_png(figure: Figure, data: Mapping[str, Any]) -> bytes:
-    """The figure as a PNG at DPI, without font hinting and without metadata."""
+def baseline_folder(baseline_dir: Path, language: str = SOURCE_LANGUAGE) -> Path:
+    """The folder of the baselines drawn in ``language``: ``baseline_dir`` itself for the source language,
+    its subfolder ``<catalog>`` (``en``) for another."""
+    return baseline_dir if is_source(language) else baseline_dir / catalog_name(language)
+
+
+def baseline_path(baseline_dir: Path, figure_id: str, language: str = SOURCE_LANGUAGE) -> Path:
+    """The baseline of ``figure_id`` drawn in ``language``."""
+    return baseline_folder(baseline_dir, language) / f"{figure_id}.png"
+
+
+def draw_png(figure: Figure, data: Mapping[str, Any], language: str = SOURCE_LANGUAGE) -> bytes:
+    """The figure drawn in ``language`` as a PNG at DPI, without font hinting and without metadata."""
     import matplotlib
 
     buf = io.BytesIO()
-    with matplotlib.rc_context({"text.hinting": "no_hinting"}), drawn_figure(figure, data) as (fig, _marks):
+    with (matplotlib.rc_context({"text.hinting": "no_hinting"}),
+          drawn_figure(figure, data, language) as (fig, _marks)):
         fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 

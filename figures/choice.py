@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figures import style as s
+from figures.i18n import number, tr, tr_later
 from figures.inputs import series, value
 from figures.marks import mark
 from figures.spec import Figure
@@ -24,35 +25,39 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     kept = series(data, "first_token_choice", "top_p_kept")
     ax = fig.add_axes((0.14, 0.2, 0.82, 0.6))  # room for the y label beside the tick labels
     width = 0.27
-    rows = (("0.5", "τ = 0.5（更尖）", s.VERMILION), ("1", "τ = 1（模型原样）", s.BLUE),
-            ("2.0", "τ = 2（更平）", s.GREEN))  # sky blue beside blue: one colour in the dark variant
+    rows = (("0.5", tr("τ = 0.5（更尖）"), s.VERMILION), ("1", tr("τ = 1（模型原样）"), s.BLUE),
+            ("2.0", tr("τ = 2（更平）"), s.GREEN))  # sky blue beside blue: one colour in the dark variant
     bars = {}
     for i, (tau, label, color) in enumerate(rows):
         ys = probs if tau == "1" else tempered[tau]
         xs = [j + (i - 1) * width for j in range(TOP)]
         bars[tau] = list(ax.bar(xs, ys[:TOP], width=width, color=color, edgecolor=s.INK, lw=s.LW_THIN, label=label))
-    greedy = ax.annotate("贪心：取最高的一根", (0, probs[0]), (1.2, probs[0] * 1.45), fontsize=s.FS_SMALL,
+    greedy = ax.annotate(tr("贪心：取最高的一根"), (0, probs[0]), (1.2, probs[0] * 1.45), fontsize=s.FS_SMALL,
                 arrowprops={"arrowstyle": "->", "color": s.INK})
     ax.set_xticks(range(TOP), tokens)
-    ax.set_ylabel("概率", labelpad=8)
-    ax.yaxis.set_major_formatter(lambda y, _: f"{y:.0%}")
+    ax.set_ylabel(tr("概率"), labelpad=8)
+    ax.yaxis.set_major_formatter(lambda y, _: number(y, ".0%"))
     ax.set_ylim(0, max(max(tempered["0.5"][:TOP]), probs[0]) * 1.6)
     legend = ax.legend(loc="upper right", fontsize=s.FS_SMALL)
-    fig.text(0.03, 0.955, f"首个输出位置：概率最高的 {TOP} 个 token", fontsize=s.FS_TEXT, weight="bold", va="top")
+    fig.text(0.03, 0.955, tr("首个输出位置：概率最高的 {n} 个 token", n=TOP), fontsize=s.FS_TEXT, weight="bold",
+             va="top")
     top_p = value(data, "first_token_choice.top_p")
-    note = fig.text(0.03, 0.07, f"top-p = {top_p:g}：从最高的往下累加到 {top_p:.0%}，留下前 {kept} 个再抽样",
+    note = fig.text(0.03, 0.07, tr("top-p = {p}：从最高的往下累加到 {percent}，留下前 {n} 个再抽样",
+                                   p=number(top_p, "g"), percent=number(top_p, ".0%"), n=kept),
              fontsize=s.FS_SMALL, color=s.INK, va="bottom")
-    fig.text(0.03, 0.02, "权重为随机初始化：分布只是计算结果，不代表语言能力", fontsize=s.FS_SMALL,
+    fig.text(0.03, 0.02, tr("权重为随机初始化：分布只是计算结果，不代表语言能力"), fontsize=s.FS_SMALL,
              color=s.VERMILION_TEXT, va="bottom")
-    return {"original": mark("τ = 1 的柱（模型原样）", bars["1"]), "greedy": mark("贪心的箭头", greedy, bars["1"][0]),
-            "sharper": mark("τ = 0.5 的柱", bars["0.5"]), "flatter": mark("τ = 2 的柱", bars["2.0"]),
-            "legend": mark("温度图例", legend), "top-p": mark("top-p 说明", note)}
+    return {"original": mark(tr("τ = 1 的柱（模型原样）"), bars["1"]),
+            "greedy": mark(tr("贪心的箭头"), greedy, bars["1"][0]), "sharper": mark(tr("τ = 0.5 的柱"), bars["0.5"]),
+            "flatter": mark(tr("τ = 2 的柱"), bars["2.0"]), "legend": mark(tr("温度图例"), legend),
+            "top-p": mark(tr("top-p 说明"), note)}
 
 
 FIGURES = (
-    Figure("rc-v1-choice", "从首个分布选出 token：贪心、温度与 top-p",
-           "分组柱状图：lessonmodel 在提示 BOS I gave him 之后的首个输出分布中概率最高的几个 token。"
-           "每个 token 三根柱：温度 0.5（分布变尖，最高的更高）、温度 1（模型原样）、温度 2（分布变平）。"
-           "箭头指出贪心选法挑中的最高一根；底部写明 top-p = 0.9 时保留的 token 个数。权重为随机初始化。",
+    Figure("rc-v1-choice", tr_later("从首个分布选出 token：贪心、温度与 top-p"),
+           tr_later(
+               "分组柱状图：lessonmodel 在提示 BOS I gave him 之后的首个输出分布中概率最高的几个 token。"
+               "每个 token 三根柱：温度 0.5（分布变尖，最高的更高）、温度 1（模型原样）、温度 2（分布变平）。"
+               "箭头指出贪心选法挑中的最高一根；底部写明 top-p = 0.9 时保留的 token 个数。权重为随机初始化。"),
            "measured", ("first_token_choice",), draw_choice, s.SIZE_4_3),
 )

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from figures.i18n import number
+
 
 def value(data: Mapping[str, Any], name: str) -> Any:
     """The value of ``<exp>.<key>``, e.g. ``value(data, "training_state.params_bytes")``."""
@@ -35,9 +37,9 @@ def kib(n_bytes: float) -> float:
 
 
 def human_bytes(n_bytes: float) -> str:
-    """Binary units, as the lessons write them: 800 KiB, 3.1 GiB."""
+    """Binary units, as the lessons write them, in the drawing language: 800 KiB, 3.1 GiB."""
     for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if n_bytes >= size:
             scaled = n_bytes / size
-            return f"{scaled:.0f} {unit}" if scaled >= 100 or scaled == int(scaled) else f"{scaled:.1f} {unit}"
-    return f"{n_bytes:.0f} B"
+            return number(scaled, ".0f" if scaled >= 100 or scaled == int(scaled) else ".1f") + f" {unit}"
+    return number(n_bytes, ".0f") + " B"

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from figures import baseline
+from figures.i18n import SOURCE_LANGUAGE, is_source
 from figures.runner import figure_data
 from figures.spec import Figure
 from site_builder.vocabulary.atomic import write_atomic
-from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.i18n import _, catalog_name
 from site_builder.vocabulary.numbers import agrees
 
 MANIFEST_PATH = Path(__file__).with_name("manifest.json")
@@ -51,10 +52,22 @@ class FigureCheck:
     """`path: message` lines for build.py check."""
     marks_changes: tuple[str, ...] = ()
     """'name: what' for each mark added, removed or moved beyond MARK_TOLERANCE_PT."""
+    language: str = SOURCE_LANGUAGE
+    """The language the figure was drawn in (its baseline is that language's)."""
+
+    @property
+    def shown(self) -> str:
+        """How the check names it: the figure id, after its catalog in another language (``en/r55-b0``)."""
+        return shown_id(self.id, self.language)
 
     @property
     def changed(self) -> bool:
         return bool(self.problems)
+
+
+def shown_id(figure_id: str, language: str) -> str:
+    """A figure as the check names it in ``language``: its id, after its catalog in another language."""
+    return figure_id if is_source(language) else f"{catalog_name(language)}/{figure_id}"
 
 
 # --- quantizing inputs by value class ------------------------------------------------------
@@ -174,17 +187,13 @@ def write_manifest(figures: Iterable[Figure], inputs: Mapping[str, Any], path: P
 
 def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
                  accepted: Mapping[str, Any], baseline_dir: Path, manifest_path: Path,
-                 marks: Mapping[str, Any] | None) -> FigureCheck:
-    """Draw `figure`, compare its picture with the baseline, its inputs and (given the rendered
-    entry's ``marks``) its marks with the manifest."""
+                 marks: Mapping[str, Any] | None, language: str = SOURCE_LANGUAGE) -> FigureCheck:
+    """Draw `figure` in ``language``, compare its picture with that language's baseline and, in the source
+    language, its inputs and (given the rendered entry's ``marks``) its marks with the manifest: those are the
+    same in every language, so they are said once."""
     data, _why = figure_data(figure, results, records)
-    new_png = baseline.draw_png(figure, data or {})
-    tolerance = _tolerance(results)
-    now = figure_inputs([figure], results, records)
-    changes = [c for name in figure.inputs
-               for c in (data_changes(accepted["inputs"][name], now.get(name), tolerance, name)
-                         if name in accepted["inputs"] else [_("{name}: not in the manifest yet", name=name)])]
-    path = baseline_dir / f"{figure.id}.png"
+    new_png = baseline.draw_png(figure, data or {}, language)
+    path = baseline.baseline_path(baseline_dir, figure.id, language)
     expected, unreadable = baseline.read_baseline(path)
     problems = [unreadable] if unreadable else []
     pixels = None
@@ -193,44 +202,60 @@ def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[st
         if pixels.fails:
             problems.append(f"{baseline.shown_path(path)}: " + _(
                 "figure {id} looks different: {n} pixels changed (tolerance {tolerance}); look at it (build.py "
-                "check --report DIR), then accept it with: {hint}", id=figure.id, n=pixels.changed,
+                "check --report DIR), then accept it with: {hint}", id=shown_id(figure.id, language), n=pixels.changed,
                 tolerance=baseline.MAX_CHANGED_PIXELS, hint=baseline.ACCEPT_HINT))
+    source = is_source(language)
+    changes, moved = _manifest_changes(figure, results, records, accepted, marks) if source else ([], [])
     in_manifest = f"{baseline.shown_path(manifest_path)}: "
-    if figure.id not in accepted["figures"]:
+    if source and figure.id not in accepted["figures"]:
         problems.append(in_manifest + _("figure {id} is not in the manifest; accept it with: {hint}", id=figure.id,
                                         hint=baseline.ACCEPT_HINT))
     if changes:
         shown = _joined(changes[:SHOWN_CHANGES]) + (_("; and {n} more", n=len(changes) - SHOWN_CHANGES)
                                                     if len(changes) > SHOWN_CHANGES else "")
         problems.append(in_manifest + _("figure {id}: its data changed: {changes}", id=figure.id, changes=shown))
-    moved = marks_changes(accepted["figures"].get(figure.id, {}).get("marks", {}), marks) if marks is not None else []
     if moved:
         problems.append(in_manifest + _(
             "figure {id}: its marks changed (teacher notes point at them): {changes}; accept it with: {hint}",
             id=figure.id, changes=_joined(moved[:SHOWN_CHANGES]), hint=baseline.ACCEPT_HINT))
     return FigureCheck(figure.id, new_png, path.read_bytes() if expected is not None else None, pixels,
-                       tuple(changes), tuple(problems), tuple(moved))
+                       tuple(changes), tuple(problems), tuple(moved), language)
+
+
+def _manifest_changes(figure: Figure, results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
+                      accepted: Mapping[str, Any], marks: Mapping[str, Any] | None) -> tuple[list[str], list[str]]:
+    """How `figure`'s inputs and marks differ from the manifest: (data changes, mark changes)."""
+    tolerance = _tolerance(results)
+    now = figure_inputs([figure], results, records)
+    changes = [c for name in figure.inputs
+               for c in (data_changes(accepted["inputs"][name], now.get(name), tolerance, name)
+                         if name in accepted["inputs"] else [_("{name}: not in the manifest yet", name=name)])]
+    moved = marks_changes(accepted["figures"].get(figure.id, {}).get("marks", {}), marks) if marks is not None else []
+    return changes, moved
 
 
 def _check_all(figures: list[Figure], results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
                accepted: Mapping[str, Any], baseline_dir: Path, manifest_path: Path,
-               marks: Mapping[str, Mapping[str, Any]] | None) -> list[FigureCheck]:
+               marks: Mapping[str, Mapping[str, Any]] | None, languages: Sequence[str]) -> list[FigureCheck]:
     return [check_figure(f, results, records, accepted, baseline_dir, manifest_path,
-                         None if marks is None else marks.get(f.id, {})) for f in figures]
+                         None if marks is None else marks.get(f.id, {}), language)
+            for language in languages for f in figures]
 
 
 def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
                   records: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH,
                   baseline_dir: Path = baseline.BASELINE_DIR,
-                  marks: Mapping[str, Mapping[str, Any]] | None = None) -> tuple[list[FigureCheck], list[str]]:
-    """Every figure's check, and every problem (`path: message`), including manifest-level ones."""
+                  marks: Mapping[str, Mapping[str, Any]] | None = None,
+                  languages: Sequence[str] = (SOURCE_LANGUAGE,)) -> tuple[list[FigureCheck], list[str]]:
+    """Every figure's check in each of ``languages`` (``figures.LANGUAGES``: all), and every problem
+    (`path: message`), including manifest-level ones."""
     accepted, problem = read_manifest(manifest_path)
     if accepted is None:
         return [], [problem]
     missing_font = baseline.reference_font_missing()
     if missing_font:
         return [], [f"{baseline.shown_path(baseline_dir)}: {missing_font}"]
-    checks = _check_all(list(figures), results, records, accepted, baseline_dir, manifest_path, marks)
+    checks = _check_all(list(figures), results, records, accepted, baseline_dir, manifest_path, marks, languages)
     problems = [p for c in checks for p in c.problems]
     from figures.registry import FIGURE_IDS
 
@@ -243,8 +268,10 @@ def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
 def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
                    records: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH,
                    baseline_dir: Path = baseline.BASELINE_DIR,
-                   marks: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
-    """Write new baselines for the figures that changed and rewrite the manifest; say what was accepted.
+                   marks: Mapping[str, Mapping[str, Any]] | None = None,
+                   languages: Sequence[str] = (SOURCE_LANGUAGE,)) -> list[str]:
+    """Write new baselines for the figures that changed, in each of ``languages``, and rewrite the manifest;
+    say what was accepted.
 
     A figure within the tolerance keeps its committed PNG, so accepting on another
     machine does not rewrite every image. Without the reference font nothing is
@@ -255,19 +282,22 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
         raise ValueError(f"{baseline.shown_path(baseline_dir)}: " + _("nothing accepted: {why}", why=missing_font))
     figures = list(figures)
     accepted = read_manifest(manifest_path)[0] or {"figures": {}, "inputs": {}}
-    baseline_dir.mkdir(parents=True, exist_ok=True)
     said: list[str] = []
-    for check in _check_all(figures, results, records, accepted, baseline_dir, manifest_path, marks):
+    for check in _check_all(figures, results, records, accepted, baseline_dir, manifest_path, marks, languages):
         if not check.changed:
             continue
         if check.pixels is None or check.pixels.fails:
-            write_atomic(baseline_dir / f"{check.id}.png", check.new_png)
-        said.append(_("accepted {id}: {what}", id=check.id, what=_what_changed(check)))
+            path = baseline.baseline_path(baseline_dir, check.id, check.language)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, check.new_png)
+        said.append(_("accepted {id}: {what}", id=check.shown, what=_what_changed(check)))
     known = {f.id for f in figures}
-    for stale in sorted(baseline_dir.glob("*.png")):
-        if stale.stem not in known:
-            stale.unlink()
-            said.append(_("removed {path}: no figure {id} is drawn", path=baseline.shown_path(stale), id=stale.stem))
+    for language in languages:
+        for stale in sorted(baseline.baseline_folder(baseline_dir, language).glob("*.png")):
+            if stale.stem not in known:
+                stale.unlink()
+                said.append(_("removed {path}: no figure {id} is drawn", path=baseline.shown_path(stale),
+                              id=stale.stem))
     said += [_("removed figure {id} from the manifest", id=fid) for fid in accepted["figures"] if fid not in known]
     tolerance = _tolerance(results)
     accepted_marks = {fid: entry["marks"] for fid, entry in accepted["figures"].items() if "marks" in entry}

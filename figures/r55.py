@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figures import style as s
+from figures.i18n import number, tr, tr_later
 from figures.inputs import series, value
 from figures.marks import mark
 from figures.spec import Figure
@@ -34,7 +35,8 @@ def draw_b0(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     inputs = [s.box(ax, x + 0.3, 0.5, cw - 0.6, 0.9, tok, fc=s.FAINT_FILL) for x, tok in zip(xs, tokens, strict=True)]
     caches: dict[int, list[Any]] = {}
     for layer, y in ((1, 3.0), (2, 6.2)):
-        caches[layer] = [s.note(ax, 0.1, y + 0.55, f"第 {layer} 层", ha="left", color=s.INK, weight="bold")]
+        caches[layer] = [s.note(ax, 0.1, y + 0.55, tr("第 {layer} 层", layer=layer), ha="left", color=s.INK,
+                                     weight="bold")]
         for x in xs:
             caches[layer] += _kv_cell(ax, x, y, cw, 1.1)
     # layer 1 K/V only project this position's input
@@ -42,13 +44,14 @@ def draw_b0(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
     # layer 2 K/V at `gave` are projected from gave's layer-1 output, whose query read BOS, I, gave in layer 1
     reads = [s.arrow(ax, (x + cw / 2, 4.15), (xs[-1] + cw / 2 + (i - 1) * 0.55, 6.15), lw=s.LW_THIN, head=10,
                      color=s.MUTED) for i, x in enumerate(xs)]
-    reads.append(s.note(ax, 0.1, 5.35, "gave 在第 1 层读这三项，\n输出投影成第 2 层的 K/V", ha="left", va="center",
+    reads.append(s.note(ax, 0.1, 5.35, tr("gave 在第 1 层读这三项，\n输出投影成第 2 层的 K/V"), ha="left", va="center",
                         fs=s.FS_SMALL))
-    s.note(ax, 0.1, 9.3, "缓存 = 每层各一组 K/V 张量", ha="left", color=s.INK, weight="bold")
-    s.note(ax, 0.1, 8.55, "不是句子，也不是答案", ha="left", color=s.INK)
-    return {"inputs": mark("输入 BOS、I、gave", inputs), "layer1": mark("第 1 层的缓存", caches[1]),
-            "layer2": mark("第 2 层的缓存", caches[2]), "projections": mark("从输入到第 1 层的箭头", projections),
-            "reads": mark("gave 在第 1 层读过的三项", reads)}
+    s.note(ax, 0.1, 9.3, tr("缓存 = 每层各一组 K/V 张量"), ha="left", color=s.INK, weight="bold")
+    s.note(ax, 0.1, 8.55, tr("不是句子，也不是答案"), ha="left", color=s.INK)
+    return {"inputs": mark(tr("输入 BOS、I、gave"), inputs), "layer1": mark(tr("第 1 层的缓存"), caches[1]),
+            "layer2": mark(tr("第 2 层的缓存"), caches[2]),
+            "projections": mark(tr("从输入到第 1 层的箭头"), projections),
+            "reads": mark(tr("gave 在第 1 层读过的三项"), reads)}
 
 
 def _weight_row(ax: Any, xs: list[float], cw: float, y: float, weights: list[float]) -> list[Any]:
@@ -58,7 +61,7 @@ def _weight_row(ax: Any, xs: list[float], cw: float, y: float, weights: list[flo
         new = i == len(xs) - 1
         drawn += [s.box(ax, x + 0.45, y, cw - 0.9, max(wt / top, 0.02), fc=s.ORANGE if new else s.SKY, ec=s.INK,
                         lw=s.LW_THIN, radius=0.02),
-                  s.note(ax, x + cw / 2, y + wt / top + 0.28, f"{wt:.2f}", color=s.INK, fs=s.FS_SMALL)]
+                  s.note(ax, x + cw / 2, y + wt / top + 0.28, number(wt, ".2f"), color=s.INK, fs=s.FS_SMALL)]
     return drawn
 
 
@@ -77,17 +80,19 @@ def draw_b1(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     appended: list[Any] = []
     weights: dict[int, list[Any]] = {}
     for layer, y in enumerate((1.9, 5.9)):
-        s.note(ax, 0.05, y + 0.45, f"第 {layer + 1} 层", ha="left", color=s.INK, weight="bold")
+        s.note(ax, 0.05, y + 0.45, tr("第 {layer} 层", layer=layer + 1), ha="left", color=s.INK, weight="bold")
         for i, x in enumerate(xs):
             (appended if i == len(xs) - 1 else old).extend(_kv_cell(ax, x, y, cw, 0.9, new=i == len(xs) - 1))
         weights[layer + 1] = _weight_row(ax, xs, cw, y + 1.05, means[layer])
-    s.note(ax, 0.05, 10.7, "条形：her 的 Q 对每一项的权重", ha="left", color=s.INK, fs=s.FS_SMALL)
-    s.note(ax, 0.05, 10.15, "（lessonmodel，各头平均）", ha="left", fs=s.FS_TAG)
-    s.note(ax, (xs[0] + xs[-2] + cw) / 2, 9.45, "旧缓存：只读，不重算", color=s.MUTED, fs=s.FS_SMALL)
-    appended.append(s.note(ax, xs[-1] + cw / 2, 9.45, "每层追加", color=s.ORANGE_TEXT, weight="bold", fs=s.FS_SMALL))
-    return {"her": mark("新 token her", inputs[-1]), "old-inputs": mark("旧输入 BOS、I、gave", inputs[:-1]),
-            "appended": mark("每层新追加的 K/V", appended), "old-entries": mark("两层的旧缓存条目", old),
-            "weights1": mark("第 1 层的权重条", weights[1]), "weights2": mark("第 2 层的权重条", weights[2])}
+    s.note(ax, 0.05, 10.7, tr("条形：her 的 Q 对每一项的权重"), ha="left", color=s.INK, fs=s.FS_SMALL)
+    s.note(ax, 0.05, 10.15, tr("（lessonmodel，各头平均）"), ha="left", fs=s.FS_TAG)
+    s.note(ax, (xs[0] + xs[-2] + cw) / 2, 9.45, tr("旧缓存：只读，不重算"), color=s.MUTED, fs=s.FS_SMALL)
+    appended.append(s.note(ax, xs[-1] + cw / 2, 9.45, tr("每层追加"), color=s.ORANGE_TEXT, weight="bold",
+                           fs=s.FS_SMALL))
+    return {"her": mark(tr("新 token her"), inputs[-1]),
+            "old-inputs": mark(tr("旧输入 BOS、I、gave"), inputs[:-1]),
+            "appended": mark(tr("每层新追加的 K/V"), appended), "old-entries": mark(tr("两层的旧缓存条目"), old),
+            "weights1": mark(tr("第 1 层的权重条"), weights[1]), "weights2": mark(tr("第 2 层的权重条"), weights[2])}
 
 
 def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[list[bool]],
@@ -107,7 +112,7 @@ def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[li
             edited_word.append(word)
     kept: list[Any] = []
     for layer, y in enumerate((1.6, 3.0)):
-        s.note(ax, 0.05, y + 0.45, f"第 {layer + 1} 层", ha="left", color=s.INK, fs=s.FS_SMALL)
+        s.note(ax, 0.05, y + 0.45, tr("第 {layer} 层", layer=layer + 1), ha="left", color=s.INK, fs=s.FS_SMALL)
         for i, x in enumerate(xs):
             cell = _kv_cell(ax, x, y, cw, 0.9, stale=changed[layer][i])
             if i < edit:
@@ -115,29 +120,30 @@ def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[li
     right = xs[-1] + cw + 0.1
     frame = s.box(ax, xs[edit] - 0.08, 1.45, right - xs[edit] + 0.02, 2.65, fc="none", ec=s.STALE_COLOR, lw=2.2,
                   ls="--", radius=0.08)
-    title = s.note(ax, (xs[edit] + right) / 2, 4.45, "红框：每层都重算", color=s.VERMILION_TEXT,
+    title = s.note(ax, (xs[edit] + right) / 2, 4.45, tr("红框：每层都重算"), color=s.VERMILION_TEXT,
                    weight="bold", fs=s.FS_SMALL)
-    s.note(ax, 0.05, 4.45, "浅红 = 数值实测已变", ha="left", fs=s.FS_TAG)
-    return {"edited-word": mark("被改动的词", edited_word), "invalidated": mark("从编辑处起要重算的范围", frame, title),
-            "kept": mark("编辑处之前仍可用的条目", kept)}
+    s.note(ax, 0.05, 4.45, tr("浅红 = 数值实测已变"), ha="left", fs=s.FS_TAG)
+    return {"edited-word": mark(tr("被改动的词"), edited_word),
+            "invalidated": mark(tr("从编辑处起要重算的范围"), frame, title),
+            "kept": mark(tr("编辑处之前仍可用的条目"), kept)}
 
 
 def _diff_bars(ax: Any, legal: float, stale: float) -> dict[str, Any]:
-    labels = ["按新前缀\n重建的缓存", "编辑后仍用\n旧缓存"]
+    labels = [tr("按新前缀\n重建的缓存"), tr("编辑后仍用\n旧缓存")]
     vals = [legal, stale]
     bars = ax.barh([1, 0], vals, height=0.55, color=[s.BLUE, s.VERMILION], edgecolor=s.INK, lw=s.LW_THIN)
     ax.set_xscale("log")
     ax.set_xlim(1e-17, 1e2)
     # A log axis has no 0: an exact zero gets no bar, only its label at the axis floor.
-    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else "0（逐位相同）", va="center",
+    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else tr("0（逐位相同）"), va="center",
                      fontsize=s.FS_SMALL) for y, v in zip([1, 0], vals, strict=True)]
     ax.set_yticks([1, 0], labels)
     names = ax.get_yticklabels()
     ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
     ax.tick_params(axis="y", length=0)
-    ax.set_xlabel("max |Δlogits|，对照完整重算（对数轴）")
-    return {"legal-diff": mark("按新前缀重建的缓存：差值", bars[0], texts[0], names[0]),
-            "stale-diff": mark("仍用旧缓存：差值", bars[1], texts[1], names[1])}
+    ax.set_xlabel(tr("max |Δlogits|，对照完整重算（对数轴）"))
+    return {"legal-diff": mark(tr("按新前缀重建的缓存：差值"), bars[0], texts[0], names[0]),
+            "stale-diff": mark(tr("仍用旧缓存：差值"), bars[1], texts[1], names[1])}
 
 
 def draw_b2(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -151,19 +157,23 @@ def draw_b2(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 FIGURES = (
-    Figure("r55-b0", "两层各自保存 BOS、I、gave 的 K/V",
-           "示意图：底部是输入 BOS、I、gave。第 1 层的每个 K/V 只由本位置的输入投影得到；第 2 层 gave 位置的 K/V "
-           "来自第 1 层的输出，而那个输出读过 BOS、I、gave。缓存是每层各一组 K/V 张量，不是句子，也不是答案。",
+    Figure("r55-b0", tr_later("两层各自保存 BOS、I、gave 的 K/V"),
+           tr_later(
+               "示意图：底部是输入 BOS、I、gave。第 1 层的每个 K/V 只由本位置的输入投影得到；第 2 层 gave 位置的 K/V "
+               "来自第 1 层的输出，而那个输出读过 BOS、I、gave。缓存是每层各一组 K/V 张量，不是句子，也不是答案。"),
            "teaching", (), draw_b0, s.SIZE_SQUARE),
-    Figure("r55-b1", "新 token her 在每层追加 K/V，并读取全部旧项和自身",
-           "两层的缓存各有 BOS、I、gave 三个旧项，her 在每层追加自己的 K/V（橙色虚线）。每层上方的条形是 lessonmodel "
-           "实测的 her 注意力权重（各头平均），覆盖旧项和 her 自身：缓存省掉的是旧位置的重算，不是读取。",
+    Figure("r55-b1", tr_later("新 token her 在每层追加 K/V，并读取全部旧项和自身"),
+           tr_later(
+               "两层的缓存各有 BOS、I、gave 三个旧项，her 在每层追加自己的 K/V（橙色虚线）。"
+               "每层上方的条形是 lessonmodel "
+               "实测的 her 注意力权重（各头平均），覆盖旧项和 her 自身：缓存省掉的是旧位置的重算，不是读取。"),
            "measured", ("lesson_data",), draw_b1, s.SIZE_TALL),
-    Figure("r55-b2", "改掉前面的词，之后的缓存必须重算；实测对照：兼容缓存与重算逐位相同，旧缓存误差大",
-           "上方：把 him 改成 her 后，两层中数值实测发生变化的 K/V 以浅红和红色虚线标出：第 1 层只有被改的位置，"
-           "第 2 层是被改的位置和它后面的 a。红框是要重算的范围：从编辑位置起的每个位置、每一层。第 1 层 a 的 K/V "
-           "数值没变（它只投影本位置的输入），但 a 在第 1 层的输出读过被改的词，第 2 层要用它，"
-           "所以这一格也在框里。下方对数轴："
-           "按新前缀重建的缓存与完整重算的 logits 最大差为 0（逐位相同，没有条），编辑后仍用旧缓存的差约为 1。",
+    Figure("r55-b2", tr_later("改掉前面的词，之后的缓存必须重算；实测对照：兼容缓存与重算逐位相同，旧缓存误差大"),
+           tr_later(
+               "上方：把 him 改成 her 后，两层中数值实测发生变化的 K/V 以浅红和红色虚线标出：第 1 层只有被改的位置，"
+               "第 2 层是被改的位置和它后面的 a。红框是要重算的范围：从编辑位置起的每个位置、每一层。第 1 层 a 的 K/V "
+               "数值没变（它只投影本位置的输入），但 a 在第 1 层的输出读过被改的词，第 2 层要用它，"
+               "所以这一格也在框里。下方对数轴："
+               "按新前缀重建的缓存与完整重算的 logits 最大差为 0（逐位相同，没有条），编辑后仍用旧缓存的差约为 1。"),
            "measured", ("stale_prefix",), draw_b2, s.SIZE_TALL),
 )

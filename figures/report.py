@@ -47,7 +47,7 @@ def write_report(checks: Iterable[FigureCheck], problems: Iterable[str], out_dir
 
 
 def _section(check: FigureCheck, out_dir: Path) -> str:
-    fid = html.escape(check.id)
+    fid = html.escape(check.shown)
     images = [("baseline (committed)", check.baseline_png, "baseline"), ("new drawing", check.new_png, "new"),
               ("difference (red: changed)", check.pixels.image if check.pixels else None, "diff")]
     cells = []
@@ -55,7 +55,7 @@ def _section(check: FigureCheck, out_dir: Path) -> str:
         if png is None:
             cells.append(f'<figure><div class="missing">none</div><figcaption>{label}</figcaption></figure>')
             continue
-        name = f"{check.id}-{suffix}.png"
+        name = f"{check.shown.replace('/', '-')}-{suffix}.png"
         (out_dir / name).write_bytes(png)
         cells.append(f'<figure><img src="{html.escape(name)}" alt="{fid}: {label}">'
                      f"<figcaption>{label}</figcaption></figure>")

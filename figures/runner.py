@@ -7,8 +7,8 @@ functions only receive a fresh figure and their data.
 
 A figure is redrawn only when its cache key changes. The key hashes the
 figure's id, its drawing-module source, the source of the modules every drawing shares
-(``_SHARED_MODULES``), its input data and the matplotlib version; content
-hashes, never mtimes. On a build where every key hits, matplotlib is never imported.
+(``_SHARED_MODULES``), its input data, the matplotlib version, the language and that language's figure
+catalog (figures/i18n.py); content hashes, never mtimes. On a build where every key hits, matplotlib is never imported.
 
 A cache entry carries the sha256 of each of its SVGs and of its metadata (size and marks); an entry
 that is unreadable, wrong-shaped or does not match its digests is discarded and drawn again, and the
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from figures.i18n import catalog_digest, drawing_in, translated
 from figures.marks import draw_location, mark_boxes
 from figures.spec import Figure
 from site_builder.vocabulary.atomic import write_atomic
@@ -42,7 +43,7 @@ from site_builder.vocabulary.provenance import FIGURE_LANGUAGE, corner_label
 SVG_METADATA = {"Date": None, "Creator": None, "Format": None, "Type": None}
 SEED = 0
 _SHARED_MODULES = ("figures.style", "figures.runner", "figures.spec", "figures.inputs", "figures.marks",
-                   "figures.dark")
+                   "figures.dark", "figures.i18n")
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,8 @@ def svg_size_px(svg: bytes) -> tuple[int, int]:
 @contextmanager
 def drawn_figure(figure: Figure, data: Mapping[str, Any],
                  language: str = FIGURE_LANGUAGE) -> Iterator[tuple[Any, Any]]:
-    """A matplotlib figure with ``figure`` drawn on it under the shared style, its corner label in
-    ``language``, and what ``draw`` returned (its marks); the figure is cleared afterwards.
+    """A matplotlib figure with ``figure`` drawn on it under the shared style, its text (figures/i18n.py) and
+    corner label in ``language``, and what ``draw`` returned (its marks); the figure is cleared afterwards.
 
     Every output format (the SVG, the baseline PNG of figures/baseline.py) is saved from here,
     so they show the same drawing.
@@ -125,7 +126,7 @@ def drawn_figure(figure: Figure, data: Mapping[str, Any],
 
     from figures import style
 
-    with matplotlib.rc_context(style.rc()):
+    with matplotlib.rc_context(style.rc()), drawing_in(language):
         np.random.seed(SEED)  # no figure should need randomness; if one does, it repeats
         # A bare Figure (no pyplot) is never registered globally, so nothing leaks.
         fig = MplFigure(figsize=figure.size)
@@ -212,8 +213,8 @@ def _warn(message: str) -> None:
 
 
 def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any], language: str) -> dict[str, Any]:
-    return {"file": f"{figure.id}.svg", "dark_file": f"{figure.id}.dark.svg", "alt": figure.alt,
-            "description": figure.description, "provenance": figure.provenance,
+    return {"file": f"{figure.id}.svg", "dark_file": f"{figure.id}.dark.svg", "alt": translated(figure.alt, language),
+            "description": translated(figure.description, language), "provenance": figure.provenance,
             "label": corner_label(figure.provenance, language), "inputs": list(figure.inputs),
             "svg_sha256": svg_sha, "data_sha256": data_sha, "width": meta["width"], "height": meta["height"],
             "marks": meta.get("marks", {}), "texts": meta.get("texts", []),
@@ -224,8 +225,11 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
            cache_dir: Path, *, registry: Iterable[Figure] | None = None,
            warn: Callable[[str], None] = _warn, language: str = FIGURE_LANGUAGE) -> Rendered:
     """Render ``registry`` (by default every figure) into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``;
-    ``warn`` gets the one line naming discarded cache entries (a translatable message; stderr by default);
-    corner labels are in the course's ``language``."""
+    ``warn`` gets the one line naming discarded cache entries (a translatable message; stderr by default).
+
+    Everything a reader sees (drawn text, corner label, alt text, description, mark labels) is in
+    ``language``: the site draws each edition by calling this once per language, each into its own
+    ``out_dir`` (the files are named by figure id alone); ``cache_dir`` may be shared."""
     if registry is None:
         from figures.registry import FIGURES as registry
     out_dir, cache_dir = Path(out_dir), Path(cache_dir)
@@ -245,7 +249,8 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
             continue
         data_sha = sha256(canonical_json(data))
         key = sha256(canonical_json({"id": figure.id, "code": _source_hash(figure.module), "shared": shared,
-                                     "data": data_sha, "matplotlib": mpl, "language": language}))
+                                     "data": data_sha, "matplotlib": mpl, "language": language,
+                                     "catalog": catalog_digest(language)}))
         hit, bad = _cached(cache_dir, key)
         if hit is None:
             svg, dark_svg, marks, texts = draw_variants(figure, data, language)

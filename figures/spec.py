@@ -14,9 +14,10 @@ class Figure:
     id: str
     """Stable id that content cites, e.g. ``r55-b2``; also the SVG's file stem."""
     alt: str
-    """Short alt text (Simplified Chinese), one line."""
+    """Short alt text, one line, in the figures' source language (Chinese), written ``tr_later("…")``: the runner
+    gives it in the drawing language (figures/i18n.py)."""
     description: str
-    """Longer description (Simplified Chinese) for readers who cannot see the figure."""
+    """Longer description for readers who cannot see the figure; source text like ``alt``."""
     provenance: str
     """``teaching`` (a sketch, no data), ``computed`` (a formula on declared inputs such as
     published configs, evaluated by lessonmodel), ``measured`` (lessonmodel's model runs) or

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from figures.i18n import number
 from site_builder.vocabulary.provenance import FIGURE_LANGUAGE, corner_label
 
 # Okabe–Ito: distinguishable under the common colour-vision deficiencies.
@@ -114,11 +115,27 @@ def card(fig: Any) -> None:
     fig.patch.set_linewidth(1.5)
 
 
+CORNER_LINE = 16
+"""A corner label longer than this many characters is drawn on two lines (``corner_lines``)."""
+
+
 def tag(fig: Any, provenance: str, language: str = FIGURE_LANGUAGE) -> None:
     """The small corner label that says what kind of figure this is (from its provenance only), in the
     course's ``language``: the words of the badge the site prints beside it."""
-    fig.text(0.985, 0.985, corner_label(provenance, language), ha="right", va="top", fontsize=FS_TAG, color=MUTED,
-             fontweight="bold", bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN})
+    fig.text(0.985, 0.985, corner_lines(corner_label(provenance, language)), ha="right", va="top", fontsize=FS_TAG,
+             color=MUTED, fontweight="bold",
+             bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN})
+
+
+def corner_lines(label: str) -> str:
+    """``label`` broken at the space nearest its middle when it is longer than ``CORNER_LINE``: an English label
+    ("computed by formula, not measured") on one line would take half the top edge, where a figure's title
+    starts; a Chinese one (四个字) stays as it is."""
+    spaces = [i for i, c in enumerate(label) if c == " "]
+    if len(label) <= CORNER_LINE or not spaces:
+        return label
+    cut = min(spaces, key=lambda i: abs(i - len(label) / 2))
+    return f"{label[:cut]}\n{label[cut + 1:]}"
 
 
 def sketch_axes(fig: Any, width: float, height: float, rect: tuple[float, ...] = (0, 0, 1, 1)) -> Any:
@@ -171,10 +188,10 @@ def note(ax: Any, x: float, y: float, text: str, *, color: str = MUTED, fs: floa
 
 
 def sci(x: float) -> str:
-    """A number for a log-scale plot, as mathtext: 1.8×10⁻¹⁵, 0.63, 0."""
+    """A number for a log-scale plot, as mathtext, in the drawing language: 1.8×10⁻¹⁵, 0.63, 0."""
     if x == 0:
         return "0"
     if 0.01 <= abs(x) < 1000:
-        return f"{x:.3g}"
-    mant, exp = f"{x:.1e}".split("e")
+        return number(x, ".3g")
+    mant, exp = number(x, ".1e").split("e")
     return rf"${mant}\times10^{{{int(exp)}}}$"

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figures import style as s
+from figures.i18n import tr, tr_later
 from figures.inputs import series, value
 from figures.marks import mark
 from figures.spec import Figure
@@ -31,39 +32,39 @@ def _grid(ax: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                for i, x in enumerate(xs)]
     cells: dict[int, list[Any]] = {}
     for layer, y in enumerate((1.45, 2.65)):
-        s.note(ax, 0.05, y + 0.4, f"第 {layer + 1} 层", ha="left", color=s.INK, fs=s.FS_SMALL)
+        s.note(ax, 0.05, y + 0.4, tr("第 {layer} 层", layer=layer + 1), ha="left", color=s.INK, fs=s.FS_SMALL)
         cells[layer] = []
         for i, x in enumerate(xs):
             half = (pitch - 0.16) / 2
             cells[layer] += [_cell(ax, x + 0.04, y, half, 0.8, "K", keys[layer][i] > 0, s.K_COLOR, s.BLUE_TEXT),
                              _cell(ax, x + 0.08 + half, y, half, 0.8, "V", vals[layer][i] > 0, s.V_COLOR,
                                    s.GREEN_TEXT)]
-    gone = s.note(ax, 0.05, 4.4, f"丢掉 {' '.join(tokens[:dropped])}，留下的从 0 重新编号", ha="left",
+    gone = s.note(ax, 0.05, 4.4, tr("丢掉 {tokens}，留下的从 0 重新编号", tokens=" ".join(tokens[:dropped])), ha="left",
                   color=s.INK, weight="bold")
-    s.note(ax, 0.05, 0.98, "编号", ha="left", fs=s.FS_TAG)
-    s.note(ax, 0.05, 3.9, "浅红虚线 = 与重算结果不同", ha="left", fs=s.FS_TAG)
-    return {"renumbered": mark("旧编号到新编号", numbers, words, gone), "layer1": mark("第 1 层留下的条目", cells[0]),
-            "layer2": mark("第 2 层留下的条目", cells[1])}
+    s.note(ax, 0.05, 0.98, tr("编号"), ha="left", fs=s.FS_TAG)
+    s.note(ax, 0.05, 3.9, tr("浅红虚线 = 与重算结果不同"), ha="left", fs=s.FS_TAG)
+    return {"renumbered": mark(tr("旧编号到新编号"), numbers, words, gone),
+            "layer1": mark(tr("第 1 层留下的条目"), cells[0]), "layer2": mark(tr("第 2 层留下的条目"), cells[1])}
 
 
 def _bars(ax: Any, data: Mapping[str, Any]) -> dict[str, Any]:
-    rows = [("旧条目＋新编号", value(data, "front_truncation.renumbered_max_abs_diff")),
-            ("再转回 key", value(data, "front_truncation.rerotated_max_abs_diff")),
-            ("重新 prefill", value(data, "front_truncation.rebuilt_max_abs_diff"))]
+    rows = [(tr("旧条目＋新编号"), value(data, "front_truncation.renumbered_max_abs_diff")),
+            (tr("再转回 key"), value(data, "front_truncation.rerotated_max_abs_diff")),
+            (tr("重新 prefill"), value(data, "front_truncation.rebuilt_max_abs_diff"))]
     ys = [2, 1, 0]
     bars = ax.barh(ys, [v for _, v in rows], height=0.55, color=[s.VERMILION, s.ORANGE, s.BLUE], edgecolor=s.INK,
                    lw=s.LW_THIN)
     ax.set_xscale("log")
     ax.set_xlim(1e-17, 1e2)
-    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else "0（逐位相同）", va="center",
+    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else tr("0（逐位相同）"), va="center",
                      fontsize=s.FS_SMALL) for y, (_, v) in zip(ys, rows, strict=True)]
     ax.set_yticks(ys, [label for label, _ in rows])
     ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
     ax.tick_params(axis="y", length=0)
-    ax.set_xlabel("max |Δlogits|，对照完整重算（对数轴）")
+    ax.set_xlabel(tr("max |Δlogits|，对照完整重算（对数轴）"))
     names = ax.get_yticklabels()
-    return {"stale": mark("沿用旧条目的两种做法", bars[0], bars[1], texts[:2], names[:2]),
-            "rebuilt": mark("重新 prefill", bars[2], texts[2], names[2])}
+    return {"stale": mark(tr("沿用旧条目的两种做法"), bars[0], bars[1], texts[:2], names[:2]),
+            "rebuilt": mark(tr("重新 prefill"), bars[2], texts[2], names[2])}
 
 
 def draw_truncation(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -72,11 +73,14 @@ def draw_truncation(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 FIGURES = (
-    Figure("r55-truncation", "窗口满了丢掉最前面的 token 并重新编号：留下的 key 全部失效，只有重新 prefill 才对",
-           "上方：一个占满的窗口丢掉最前面的几个 token，留下的 token 从 0 重新编号（每格上方写着旧编号到新编号）。"
-           "两层缓存里，与对留下文本完整重算的结果不同的条目画成浅红虚线：第 1 层的 K 全部不同（RoPE 按旧编号旋转过），"
-           "第 1 层的 V 没变（V 不旋转）；第 2 层的 K 和 V 全部不同，因为它们是读着被丢掉的 token 算出来的。"
-           "下方对数轴：沿用旧条目并用新编号续写，与完整重算差得很多；把 key 转回新编号仍然差得很多；"
-           "对留下的文本重新做 prefill，差为 0。数值来自 lessonmodel。",
+    Figure("r55-truncation",
+           tr_later("窗口满了丢掉最前面的 token 并重新编号：留下的 key 全部失效，只有重新 prefill 才对"),
+           tr_later(
+               "上方：一个占满的窗口丢掉最前面的几个 token，留下的 token 从 0 重新编号（每格上方写着旧编号到新编号）。"
+               "两层缓存里，与对留下文本完整重算的结果不同的条目画成浅红虚线："
+               "第 1 层的 K 全部不同（RoPE 按旧编号旋转过），"
+               "第 1 层的 V 没变（V 不旋转）；第 2 层的 K 和 V 全部不同，因为它们是读着被丢掉的 token 算出来的。"
+               "下方对数轴：沿用旧条目并用新编号续写，与完整重算差得很多；把 key 转回新编号仍然差得很多；"
+               "对留下的文本重新做 prefill，差为 0。数值来自 lessonmodel。"),
            "measured", ("front_truncation",), draw_truncation, s.SIZE_TALL),
 )

@@ -248,7 +248,8 @@ def _value(value: float | bool | int, unit: str, description: str, kind: str = "
             "description": description, "class": kind}
 
 
-def _values(plan: BenchPlan, rows: list[dict[str, Any]], repeats: int) -> dict[str, dict[str, Any]]:
+def _values(plan: BenchPlan, result: Measured) -> dict[str, dict[str, Any]]:
+    rows, repeats = result.rows, result.repeats
     row = {(r["prompt"], r["generated"], r["method"]): r for r in rows}
     main = plan.main_generated
     out: dict[str, dict[str, Any]] = {}
@@ -275,6 +276,10 @@ def _values(plan: BenchPlan, rows: list[dict[str, Any]], repeats: int) -> dict[s
             f"the interquartile ranges of cached and recompute overlap, one generated token, prompt {p}")
     out["generated_main"] = _value(main, "", "generated tokens in the TTFT and decode values")
     out["repeats"] = _value(repeats, "", "timed repeats per case (all kept in data.rows)")
+    out["spread_bounded"] = _value(result.bounded, "",
+                                   f"every case's IQR ended within {plan.max_spread:g} x its median")
+    out["worst_spread"] = _value(_sig2(result.worst_spread), "", "the largest IQR / median over every case and "
+                                 "quantity, 2 significant figures", "timing")
     out["all_methods_same_tokens"] = _value(
         all(r["same_tokens_as_recompute"] for r in rows), "",
         "every method generated the same greedy tokens as full recompute")
@@ -360,7 +365,7 @@ def bench_record(plan: BenchPlan, threads: int, max_load: float, forced: bool = 
                                              + " (pinned)"), *notes]),
         "command": "python -m lessonmodel bench",
         "source": None,
-        "values": _values(plan, result.rows, result.repeats),
+        "values": _values(plan, result),
         "data": {"model": plan.model.to_dict() | {"vocab": f"{plan.model.vocab_size} ids"},
                  "methods": list(METHODS), "load_before": load_before, "load_after": load_after,
                  "load_during": result.load_during, "load_limit": max_load, "busy": busy,

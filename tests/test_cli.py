@@ -3,6 +3,7 @@ followed word for word in a copy of the project."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from babel.messages.pofile import read_po, write_po
 from sitekit import (
     LIMIT_S,
     PROJECT,
@@ -71,9 +73,21 @@ def follow_the_guide(root: Path) -> dict[str, str]:
             source = module.read_text(encoding="utf-8")
             anchor = re.search(r'^ *Value\("n_tokens".*\n', source, re.MULTILINE)
             module.write_text(source[:anchor.end()] + text + source[anchor.end():], encoding="utf-8")
+        elif language == "po":  # step 3: the figure's English text, into the catalog update.py refreshed
+            translate_figures(root / "figures" / "locales" / "en" / "LC_MESSAGES" / "figures.po", text)
         elif language == "markdown":  # step 4: the lesson's own text replaces the skeleton's placeholders
             (root / "content" / "pages" / f"{made['lesson']}.md").write_text(text, encoding="utf-8")
     return made
+
+
+def translate_figures(po: Path, entries: str) -> None:
+    """Fill in the catalog's translations of the guide's ``po`` block, as a teacher does by hand."""
+    catalog = read_po(po.open("rb"))
+    for message in read_po(io.BytesIO(entries.encode("utf-8"))):
+        if message.id:
+            catalog[message.id].string = message.string
+    with po.open("wb") as f:
+        write_po(f, catalog, sort_output=True, no_location=True, width=120, omit_header=True)
 
 
 @pytest.mark.slow

@@ -18,7 +18,8 @@ def built(tmp_path):
     def site(language: str) -> dict[str, str]:
         title = "The Course"
         root = write_site(tmp_path / language, {"index": INDEX.format(title=title),
-                                                "x": lesson(STATES, front="title: A lesson\nlabel: L1\n")},
+                                                "x": lesson(STATES + "Measured: {num}`exp.diff`.\n",
+                                                            front="title: A lesson\nlabel: L1\n")},
                           site_yml=SITE_YML.format(pages="index, x").replace("zh-CN", language)
                           .replace("测试课程", title))
         files = render_site(prepare_site(root, fake_evidence(tmp_path / "fig")), teacher=False)

@@ -74,6 +74,9 @@ def _markdown_cases(payload: str, quoted: str) -> dict[str, dict]:
     }
 
 
+CITES_MEASURED = "\n实测的差是 {num}`exp.diff`。\n"
+"""A sentence citing a measured value of ``fake_evidence``."""
+
 URL_CASES = {
     "md-link": "[点我](javascript:window.__xss=1)", "md-link-case": "[点我](JaVaScRiPt:window.__xss=1)",
     "md-link-entity": "[点我](java&#x73;cript:window.__xss=1)", "md-link-space": "[点我]( javascript:window.__xss=1)",
@@ -103,7 +106,8 @@ def xss_sites() -> dict[str, dict]:
     sites: dict[str, dict] = {}
     for n, (payload, quoted) in enumerate(zip(_INLINE, _YAML_QUOTED, strict=True)):
         for case, pages in _markdown_cases(payload, quoted).items():
-            sites[f"{case}-{n}"] = {"pages": pages}
+            # Citing a measured value gives a lesson its source view and download: payloads reach those too.
+            sites[f"{case}-{n}"] = {"pages": {page_id: text + CITES_MEASURED for page_id, text in pages.items()}}
     for case, markdown in URL_CASES.items():
         sites[case] = {"pages": {"x": lesson(_state(body=markdown))}}
     for case, sources in _source_cases().items():
@@ -324,7 +328,7 @@ STATE = ":::{state} b0\n:title: 一\n:provenance: teaching\n\n正文。\n\n%s\n:
 
 
 def site_with(tmp_path, picture_markdown: str, files: dict[str, bytes]):
-    root = write_site(tmp_path, {"x": lesson(STATE % picture_markdown)})
+    root = write_site(tmp_path, {"x": lesson(STATE % picture_markdown + CITES_MEASURED)})  # it has a download
     for name, data in files.items():
         (root / "content" / "pages" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "content" / "pages" / name).write_bytes(data)

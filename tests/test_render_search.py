@@ -46,7 +46,7 @@ def test_check_finds_a_teacher_note_in_the_search_index(tmp_path):
     write_site(render_site(prepared, teacher=True), teacher)
     assert verify_output(prepared, public, teacher) == []
     fragment = next(f for f in sorted((public / "pagefind" / "fragment").iterdir())
-                    if b'"url":"beta.html"' in gzip.decompress(f.read_bytes()))
+                    if b'"url":"/beta.html"' in gzip.decompress(f.read_bytes()))
     signature, brace, document = gzip.decompress(fragment.read_bytes()).partition(b"{")
     data = json.loads(brace + document)
     data["content"] += " " + search.search_terms(TEACHER_PHRASE)  # compressed, in pairs, as Pagefind holds it

@@ -273,6 +273,8 @@ LEAKY = lesson(f"""Public opening sentence of this lesson.
 
 公开正文。Tell the class about caches.
 :::
+
+实测的差是 {{num}}`exp.diff`（它有下载，下载里也查）。
 """)
 
 
@@ -339,7 +341,7 @@ def test_a_teacher_sentence_in_a_notebook_cell_is_found(planted):
 def test_a_teacher_sentence_in_the_compressed_search_index_is_found(planted):
     prepared, site, _teacher = planted
     fragments = sorted((site / "pagefind" / "fragment").iterdir())
-    fragment = next(f for f in fragments if b'"url":"x.html"' in gzip.decompress(f.read_bytes()))
+    fragment = next(f for f in fragments if b'"url":"/x.html"' in gzip.decompress(f.read_bytes()))
     signature, _brace, document = gzip.decompress(fragment.read_bytes()).partition(b"{")
     data = json.loads(b"{" + document)
     data["content"] += " " + search.search_terms(CHINESE)  # as Pagefind holds it: 只在 在备 备注 …
@@ -414,7 +416,8 @@ def _course(draw) -> tuple[str, str]:
     note = draw(_note(secret, public))
     state_note = draw(_note(draw(_sentence(_TEACHER_WORDS)), public))
     page = lesson(f"{public}\n\n:::{{state}} b0\n:title: 一\n:provenance: teaching\n\n{draw(_sentence(_PUBLIC_WORDS))}"
-                  f"\n\n:::::{{teacher}}\n{state_note}\n:::::\n:::\n\n::::{{teacher}}\n{note}\n::::\n")
+                  f"\n\n:::::{{teacher}}\n{state_note}\n:::::\n:::\n\n::::{{teacher}}\n{note}\n::::\n"
+                  "\n实测的差是 {num}`exp.diff`。\n")  # a value it reproduces: the lesson has a download
     return page, secret
 
 

@@ -22,6 +22,9 @@ from site_builder.resolve.resolved import ResolvedPage
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import display
 
+REPRODUCED = ("measured", "computed")
+"""Provenances of the values an experiment makes: the notebook reruns those (outputs.py ``reproduces``)."""
+
 _CHECK = '''import math
 
 checked = []
@@ -104,7 +107,7 @@ def _measured_by_state(page: ResolvedPage, evidence: Evidence) -> dict[str, list
     seen: set[str] = set()
     for use in page.uses:
         value = evidence.values.get(use.target) if use.name == "num" else None
-        if value is not None and value.provenance in ("measured", "computed") and value.value_class != "timing" \
+        if value is not None and value.provenance in REPRODUCED and value.value_class != "timing" \
                 and value.name not in seen:
             seen.add(value.name)
             grouped.setdefault(use.state, []).append(value)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from jinja2 import Environment
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
+from site_builder.load.content import Evidence
 from site_builder.load.glossary import find_term
 from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, StateSource
@@ -24,7 +26,7 @@ from site_builder.render.editions import edition_links, fallback_notice, other_e
 from site_builder.render.gallery import gallery_context
 from site_builder.render.html import figure_anchor, figure_context, make_environment, render_sections, use_language
 from site_builder.render.markdown_out import llms_txt, page_markdown, published_pictures, zip_bundle
-from site_builder.render.notebook import download_readme, lesson_notebook
+from site_builder.render.notebook import REPRODUCED, download_readme, lesson_notebook
 from site_builder.resolve.markdown_text import markdown_text
 from site_builder.resolve.resolved import ResolvedPage, SiteView, backlinks, resolve_page
 from site_builder.resolve.toc import has_evidence_heading, page_toc
@@ -60,22 +62,46 @@ class RenderKit:
 def make_kit(site: SiteView, jinja: Environment | None = None, shared: dict[str, bytes] | None = None) -> RenderKit:
     """``jinja`` may be passed in so a long-running process keeps its compiled templates; ``shared``
     so kits of the two sites share the notebooks."""
-    return RenderKit(make_markdown(), use_language(jinja or make_environment(), site), _site_context(site),
-                     tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
+    jinja = use_language(jinja or make_environment(), site)
+    common = _site_context(site)
+    common["chrome"] = _chrome(jinja, common, frozenset(site.pages))
+    return RenderKit(make_markdown(), jinja, common, tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
                      replace(site, teacher=False) if site.teacher else site, {} if shared is None else shared)
 
 
+def _chrome(jinja: Environment, common: dict[str, Any], pages: frozenset[str]) -> Callable[..., Markup]:
+    """``site.chrome(name, root, current)`` for base.html.j2: the macro ``name`` of _chrome.html.j2 (the
+    interface words, the header, the footer links), made once per site and variant instead of once per
+    page. The header differs only in the link it marks as the current page (and, in a course in several
+    languages, the switcher's links), so a page the nav does not list (a lesson of a long course in one
+    language) shares the header of every other such page."""
+    module = jinja.get_template("_chrome.html.j2").make_module()
+    listed = {item["id"] for item in common["nav"]}
+    made: dict[tuple[str, str, str], Markup] = {}
+
+    def chrome(name: str, root: str = "", current: str = "") -> Markup:
+        # With a language switcher (several editions), every header links its own page in the others.
+        key = (name, root, current if current in listed or current not in pages or common["editions"] else "")
+        if key not in made:
+            made[key] = Markup(getattr(module, name)(common, root, key[2]))
+        return made[key]
+
+    return chrome
+
+
 def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteFiles:
-    """The files of one page: its HTML, its Markdown and, for lessons, the source view and download."""
+    """The files of one page: its HTML, its Markdown and, for a lesson whose download reproduces
+    something (``reproduces``), the source view, the notebook and the zip."""
     jinja, common = kit.jinja, kit.common
     resolved = resolve_page(site, page)
-    context = _page_context(site, resolved, list(kit.lessons), kit.md, jinja)
+    downloads = page.meta.kind == "lesson" and reproduces(page, site.evidence)
+    context = _page_context(site, resolved, list(kit.lessons), kit.md, jinja, downloads)
     template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
     html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
     files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
     markdown = page_markdown(resolved)
     files[f"{page.meta.id}.md"] = markdown.encode()
-    if page.meta.kind == "lesson":
+    if downloads:
         files[f"{page.meta.id}.source.html"] = jinja.get_template("source.html.j2").render(
             site=common, page={**context, "has_math": False}, markdown=markdown).encode()  # TeX shown as text
         notebook = None
@@ -89,6 +115,16 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(resolved, markdown, site, notebook)
                                                                 | published_pictures(resolved))
     return guarded(files, up="../" * site.content.config.prefix.count("/"))
+
+
+def reproduces(page: ParsedPage, evidence: Evidence) -> bool:
+    """Whether a lesson's public text cites a value an experiment measures or computes. Only such a
+    lesson gets a download (zip, notebook) and a source view: they exist to reproduce its values
+    (the zip carries the experiments' code, the notebook reruns them), and for any other lesson they
+    would repeat its ``.md`` in three more files per site."""
+    values = evidence.values
+    return any(use.name == "num" and not use.teacher and use.target in values
+               and values[use.target].provenance in REPRODUCED for use in page.roles)
 
 
 def _eager_first_figure(html: str) -> str:
@@ -157,7 +193,7 @@ def _site_context(site: SiteView) -> dict[str, Any]:
 
 
 def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage], md: MarkdownIt,
-                  jinja) -> dict[str, Any]:
+                  jinja, downloads: bool) -> dict[str, Any]:
     meta = page.page.meta
     index = next((i for i, p in enumerate(lessons) if p is page.page), None)  # O(lessons); cheap next to rendering
 
@@ -166,9 +202,9 @@ def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage],
         return {"url": f"{lessons[i].meta.id}.html", "title": lessons[i].meta.title} if 0 <= i < len(lessons) else None
     return {"id": meta.id, "title": meta.title, "kind": meta.kind, "summary": meta.summary,
             "label": meta.label or meta.id, "url": f"{meta.id}.html",
-            "md_url": f"{meta.id}.md", "source_url": f"{meta.id}.source.html",
-            "zip_url": f"downloads/{meta.id}.zip", "has_math": bool(page.page.math),
-            "notebook_url": f"downloads/{meta.id}.ipynb" if site.evidence.notebook_setup else "",
+            "md_url": f"{meta.id}.md", "source_url": f"{meta.id}.source.html" if downloads else "",
+            "zip_url": f"downloads/{meta.id}.zip" if downloads else "", "has_math": bool(page.page.math),
+            "notebook_url": f"downloads/{meta.id}.ipynb" if downloads and site.evidence.notebook_setup else "",
             "sections": render_sections(site, page, md, jinja),
             "prev": neighbour(-1), "next": neighbour(1),
             "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),

@@ -85,9 +85,11 @@ def catalog_name(language: str) -> str:
 
 
 @functools.cache
-def translations(language: str) -> gettext.NullTranslations:
-    """The catalog for ``language`` (compiled from its .po file in memory), or English (no translation)."""
-    po = LOCALES / catalog_name(language) / "LC_MESSAGES" / f"{DOMAIN}.po"
+def translations(language: str, locales: Path = LOCALES, domain: str = DOMAIN) -> gettext.NullTranslations:
+    """The catalog for ``language`` (compiled from its .po file in memory), or none (message ids as they are).
+
+    ``locales`` and ``domain``: another set of catalogs read the same way (the figures' own, figures/i18n.py)."""
+    po = locales / catalog_name(language) / "LC_MESSAGES" / f"{domain}.po"
     if not po.is_file():
         return gettext.NullTranslations()
     from babel.messages.mofile import write_mo

@@ -1,0 +1,69 @@
+"""Search on a site that lives under a sub-path (GitHub Pages: https://host/course/): every result,
+from the first shard of the index and from the shards merged into it, links into that sub-path and
+opens the page it names. Pagefind's command line records a page's URL from the site's root
+(``/alpha.html``); the browser resolves it against the site's path as it did the relative URLs of
+its ``--service`` (``alpha.html``)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import shutil
+import threading
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+PREFIX = "/course/"
+
+
+class _UnderPrefix(http.server.SimpleHTTPRequestHandler):
+    """Serves the site under ``PREFIX`` only; any other path is a 404."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(PREFIX):
+            return str(Path(self.directory) / "__missing__")
+        return super().translate_path("/" + path[len(PREFIX):])
+
+
+def _search(page, term: str) -> list[str]:
+    page.get_by_role("searchbox", name="搜索课程").fill(term)
+    expect(page.locator("[data-search-status]")).to_contain_text(f"“{term}”：", timeout=15000)
+    links = page.locator("[data-search-list] a")
+    return [links.nth(i).get_attribute("href") for i in range(links.count())]
+
+
+def test_results_of_every_shard_link_into_the_sub_path_and_open_their_page(monkeypatch, tmp_path, open_tab):
+    from conftest import FIXTURE, build_fixture_sites
+
+    from site_builder.render import search_index
+
+    monkeypatch.setattr(search_index, "SHARD_PAGES", 2)  # alpha in the first shard, beta in the second
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    root = f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
+    content = tmp_path / "src"
+    shutil.copytree(FIXTURE, content)
+    config = content / "content" / "site.yml"
+    config.write_text(re.sub(r"base_url: .*", f"base_url: {root}", config.read_text("utf-8")), encoding="utf-8")
+    public, _ = build_fixture_sites(tmp_path / "out", content)
+    assert (public / "pagefind" / "shard-1" / "pagefind-entry.json").is_file()
+    server.RequestHandlerClass = functools.partial(_UnderPrefix, directory=str(public))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        tab = open_tab(root + "index.html")
+        for word, page_name in (("缓存", "alpha.html"), ("继续", "beta.html")):
+            hrefs = _search(tab.page, word)
+            mine = [h for h in hrefs if h.split("#")[0] == PREFIX + page_name]
+            assert mine, (word, hrefs)
+            assert all(h.startswith(PREFIX) and "//" not in h for h in hrefs), hrefs
+        tab.page.locator("[data-search-list] a").first.click()
+        tab.page.wait_for_load_state()
+        assert tab.page.url.startswith(root) and tab.page.url.split("#")[0].endswith(".html")
+        assert "找不到" not in (tab.page.locator("h1").first.text_content() or "")
+        assert tab.errors == []
+    finally:
+        server.shutdown()
