@@ -79,14 +79,18 @@ build: $(VENV)/.installed-site fonts
 serve: $(VENV)/.installed-site fonts
 	exec env VERIFIED_LESSONS_STARTED_BY="make serve" $(PY) build.py serve --port $(PORT)$(if $(TEACHER), --teacher)
 
+# One pytest-xdist worker per core, each taking whole test files (--dist loadscope): a file's module fixtures
+# (a project copy, a course built twice, a fresh venv) are made once, not once per worker. What every worker
+# needs (the real course's browser sites, .cache/npm) is made once per run (tests/shared.py).
+XDIST := -n auto --dist loadscope
+
 test: $(VENV)/.installed test-deps
-	$(PY) -m pytest
+	$(PY) -m pytest $(XDIST)
 	$(PY) build.py check
 
 # No Chromium, Java or npm needed: the browser tests and the slow ones (pyproject.toml's markers) are left out.
-# One worker per core (pytest-xdist): the tier is ~70 CPU-seconds of small independent tests.
 test-fast: $(VENV)/.installed fonts
-	$(PY) -m pytest -m "not slow" --ignore=tests/browser -n auto
+	$(PY) -m pytest -m "not slow" --ignore=tests/browser $(XDIST)
 
 clean:
 	rm -rf _site _site-teacher .cache

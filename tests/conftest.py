@@ -1,10 +1,18 @@
 """Shared by every test: import paths, what build.py keeps between renders, and one headless
 Chromium per session for browser tests."""
 
+import signal
 import sys
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
+
+# A run started in the background by a shell without job control (`make test &` in a script) inherits SIGINT
+# ignored, and an ignored signal stays ignored in every process the tests start: the tests that stop a build or a
+# server with Ctrl-C would wait in vain. Python's own handler here gives every child (xdist's workers too) the default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 for path in (ROOT, ROOT / "tests"):
@@ -69,3 +77,31 @@ def evidence(tmp_path_factory):
     from sitekit import fake_evidence
 
     return fake_evidence(tmp_path_factory.mktemp("figures"))
+
+
+@pytest.fixture(scope="session")
+def real_course():
+    """The real course measured, drawn and prepared as ``python build.py`` does (model and figures from .cache
+    when unchanged), once per session: a few seconds each time, and half a dozen modules read it. Tests only
+    read it."""
+    import build
+    from site_builder.engine.pipeline import prepare_site
+
+    evidence, _ = build.measure_and_draw()
+    return prepare_site(build.ROOT, evidence)
+
+
+@pytest.fixture(scope="session")
+def real_public(real_course):
+    """Every file of the real course's public site (``render_site``), rendered once per session; read only."""
+    from site_builder.engine.pipeline import render_site
+
+    return MappingProxyType(render_site(real_course, teacher=False))
+
+
+@pytest.fixture(scope="session")
+def real_teacher(real_course):
+    """Every file of the real course's teacher site, rendered once per session; read only."""
+    from site_builder.engine.pipeline import render_site
+
+    return MappingProxyType(render_site(real_course, teacher=True))

@@ -69,6 +69,11 @@ def lesson(body: str, *, front: str = "title: 一课\n") -> str:
     return f"---\n{front}---\n{body}"
 
 
+class Hang(Exception):
+    """Raised by ``time_limit``. Not a ``TimeoutError``: that is an ``OSError``, which the code under test may
+    catch as a failed read (a FIFO's open interrupted by the alarm), so the hang would pass unnoticed."""
+
+
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
     """Turn a hang into a test failure (hypothesis' deadline only fires after an example returns).
@@ -76,7 +81,7 @@ def time_limit(seconds: float) -> Iterator[None]:
     SIGALRM interrupts a blocking system call too (such as opening a FIFO nobody writes to).
     """
     def expired(signum, frame):
-        raise TimeoutError(f"did not finish in {seconds} s: a hang on hostile input")
+        raise Hang(f"did not finish in {seconds} s: a hang on hostile input")
     previous = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:

@@ -59,10 +59,9 @@ _CJK_RUN = re.compile(rf"[\u4e00-\u9fff，、；：（）“”]{{{RUN},}}")
 
 
 @pytest.fixture(scope="module")
-def prepared():
-    """The real course measured, drawn and checked once for this module; the tests only read it."""
-    evidence, _ = build.measure_and_draw()
-    return prepare_site(ROOT, evidence)
+def prepared(real_course):
+    """The real course measured, drawn and checked (conftest's, once per session); the tests only read it."""
+    return real_course
 
 
 @pytest.mark.parametrize("page_id", sorted(EXPECTED_STATES))
@@ -169,11 +168,9 @@ def test_timing_prose_claims_hold_in_the_record():
     assert "decode_timing.quartiles_overlap_p32_n1" in text and "decode_timing.cached_decode_ms_p1024_q1" in text
 
 
-def test_glossary_definitions_show_their_formulas_as_maths(prepared):
+def test_glossary_definitions_show_their_formulas_as_maths(real_public):
     """头维度's definition writes $d_h$: the glossary page draws it, the hover card reads d_h, no dollar shows."""
-    from site_builder.engine.pipeline import render_site
-
-    files = render_site(prepared, teacher=False)
+    files = real_public
     glossary = files["glossary.html"].decode()
     entry = glossary[glossary.index('id="term-head-dim"'):].split("</section>", 1)[0]
     assert "<math" in entry and "$" not in entry
@@ -291,10 +288,9 @@ def test_the_six_seed_mismatches_are_gone(page_id, state_id, now, before):
 
 
 @pytest.fixture(scope="module")
-def gallery(prepared) -> str:
-    files = render_site(prepared, teacher=True)
-    assert "gallery.html" not in render_site(prepared, teacher=False)
-    return files["gallery.html"].decode()
+def gallery(real_public, real_teacher) -> str:
+    assert "gallery.html" not in real_public
+    return real_teacher["gallery.html"].decode()
 
 
 def test_gallery_lists_every_figure_with_thumbnail_provenance_inputs_and_uses(gallery, prepared):
@@ -336,10 +332,10 @@ def test_list_prints_one_line_per_figure_value_and_source(capsys, prepared):
     assert len(lines) == len(prepared.content.sources) and any(x.startswith("M34 ") for x in lines)
 
 
-def test_real_course_both_sites_only_hold_allowed_urls(prepared, tmp_path):
+def test_real_course_both_sites_only_hold_allowed_urls(prepared, real_public, real_teacher, tmp_path):
     scanned = 0
-    for teacher, out in ((False, tmp_path / "_site"), (True, tmp_path / "_site-teacher")):
-        write_output(render_site(prepared, teacher=teacher), out)
+    for files, out in ((real_public, tmp_path / "_site"), (real_teacher, tmp_path / "_site-teacher")):
+        write_output(dict(files), out)
         every = [p for p in sorted(out.rglob("*")) if p.is_file()]
         # Markup a browser would parse is HTML or SVG here; any other markup type would escape the scan.
         assert not [p for p in every if p.suffix in (".htm", ".xhtml", ".xml", ".mml", ".svgz", ".xsl")]
@@ -410,7 +406,7 @@ def chinese(files: dict) -> dict[str, set[str]]:
 
 
 @pytest.fixture(scope="module")
-def evidence() -> dict[str, Evidence]:
+def evidence(tmp_path_factory) -> dict[str, Evidence]:
     """Language → the evidence as build.py makes it for a course in it: texts it makes (record comparisons)
     and the figures' corner labels in that language."""
     import build
@@ -419,7 +415,8 @@ def evidence() -> dict[str, Evidence]:
     for language in ("en", "zh-CN"):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(build, "LANGUAGE", lambda language=language: language)
-            made[language] = hidden_evidence(build.measure_and_draw()[0])
+            # figures drawn into a folder of its own: the shared .cache/figures-out holds the course's language
+            made[language] = hidden_evidence(build.measure_and_draw(figure_dir=tmp_path_factory.mktemp("fig"))[0])
     return made
 
 
@@ -466,9 +463,9 @@ def test_english_words_where_the_chinese_course_has_chinese(sites):
     assert "Glossary" in public["glossary.html"].decode() and 'aria-label="Table: ' in public["kv-bytes.html"].decode()
 
 
-def test_the_real_course_has_no_leak(prepared, tmp_path):
+def test_the_real_course_has_no_leak(prepared, real_public, tmp_path):
     site = tmp_path / "_site"
-    writer.write_site(render_site(prepared, teacher=False), site,
+    writer.write_site(dict(real_public), site,
                             finish=lambda folder: search_index.index_site(prepared, folder))
     assert any("{teacher}" in page.source for page in prepared.pages.values())
     assert _found(prepared, site) == []

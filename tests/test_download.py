@@ -20,9 +20,6 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-import build
-from site_builder.engine.pipeline import prepare_site, render_site
-
 pytestmark = pytest.mark.slow  # a fresh environment installed with pip, then one kernel per lesson
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,10 +28,8 @@ NUM = re.compile(r'<a class="num" href="numbers\.html#[^"]*" data-provenance="([
 
 
 @pytest.fixture(scope="module")
-def site():
-    evidence, _ = build.measure_and_draw()
-    prepared = prepare_site(ROOT, evidence)
-    return prepared, render_site(prepared, teacher=False)
+def site(real_course, real_public):
+    return real_course, real_public
 
 
 def _lessons(prepared) -> list[str]:

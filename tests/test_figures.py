@@ -269,16 +269,22 @@ def _run(code: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, Any]:
-    import lessonmodel
-
-    return lessonmodel.run_all()
+def results(model_results) -> dict[str, Any]:
+    """``lessonmodel.run_all()`` uncached (conftest's, once per session)."""
+    return model_results
 
 
 @pytest.fixture(scope="module")
-def rendered(results: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+def drawn_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The figure cache ``rendered`` fills: a test that needs every figure drawn again from these results, but not
+    the drawing itself under test, reads them from here."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def rendered(results: dict[str, Any], tmp_path_factory: pytest.TempPathFactory, drawn_cache: Path) -> tuple[Path, Any]:
     out = tmp_path_factory.mktemp("out")
-    return out, render(results, RECORDS, out, tmp_path_factory.mktemp("cache"))
+    return out, render(results, RECORDS, out, drawn_cache)
 
 
 def test_every_module_that_defines_figures_is_found_and_the_registry_is_consistent() -> None:
@@ -364,15 +370,16 @@ def test_dark_mapping_mirrors_lightness_and_keeps_hue() -> None:
     assert lightness("#0072B2") < sum(blue[:3]) / 3  # lifted for a dark page
 
 
-@pytest.mark.slow  # draws every figure but one
-def test_missing_record_is_skipped_and_reported(results: dict[str, Any], tmp_path: Path) -> None:
+@pytest.mark.slow  # the rendered fixture: every figure drawn (here they come from its cache)
+def test_missing_record_is_skipped_and_reported(results: dict[str, Any], rendered, drawn_cache: Path,
+                                                tmp_path: Path) -> None:
     fig = Figure("timed", "alt", "desc", "record", ("decode_timing",), _draw_line, (4, 3))
     result = render(results, {}, tmp_path / "out", tmp_path / "cache", registry=[fig])
     assert result.figures == {}
     assert result.skipped == {"timed": "figure timed skipped: record 'decode_timing' "
                                        "does not exist (expected content/records/decode_timing.json)"}
     problems: list[str] = []
-    done = figures.render_all(results, {}, tmp_path / "o", tmp_path / "c", problems)
+    done = figures.render_all(results, {}, tmp_path / "o", drawn_cache, problems)
     assert sorted(done) == NEEDS_NO_RECORD
     assert len(problems) == len(figures.FIGURES) - len(NEEDS_NO_RECORD)
 

@@ -10,17 +10,14 @@ import pytest
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-import build
-from site_builder.engine.pipeline import prepare_site, render_site
+from site_builder.engine.pipeline import render_site
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def site():
-    evidence, _ = build.measure_and_draw()
-    prepared = prepare_site(ROOT, evidence)
-    return prepared, render_site(prepared, teacher=False)
+def site(real_course, real_public):
+    return real_course, real_public
 
 
 def measured_on_page(prepared, page_id: str) -> set[str]:

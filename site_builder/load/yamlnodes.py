@@ -206,8 +206,11 @@ def not_text(value: Any, key: str) -> str:
 
 def course_language(root: Path, content_dir: str = "content") -> str:
     """The ``language`` of site.yml, read leniently: messages about a broken site.yml need a language too."""
+    site_yml = root / content_dir / "site.yml"
+    if not site_yml.is_file():  # opening a FIFO would block until someone writes to it
+        return DEFAULT_LANGUAGE
     try:
-        data = yaml.load((root / content_dir / "site.yml").read_text(encoding="utf-8-sig"), Loader=LOADER)
+        data = yaml.load(site_yml.read_text(encoding="utf-8-sig"), Loader=LOADER)
     except (OSError, ValueError, yaml.YAMLError):
         return DEFAULT_LANGUAGE
     language = data.get("language") if isinstance(data, dict) else None

@@ -26,6 +26,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "basic"
 from chromium import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402,F401  (tests/chromium.py)
+from shared import held, made_once  # noqa: E402  (tests/shared.py)
 
 AXE_VERSION = "4.14.1"
 AXE_JS = ROOT / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
@@ -135,14 +136,15 @@ _REAL_PROBES = [("负对照", "cache-and-effective-context.html"), ("当前状�
 
 @pytest.fixture(scope="session", params=["fixture", "real"])
 def site(request, tmp_path_factory) -> SiteUnderTest:
+    """Both sites built once per run, whichever worker asks first (the real ones take a build of the course)."""
     if request.param == "fixture":
-        public, teacher = build_fixture_sites(tmp_path_factory.mktemp("sites"))
+        built = made_once(tmp_path_factory, "fixture-sites", build_fixture_sites)
         probes = _FIXTURE_PROBES
     else:
         from site_builder.vocabulary.problems import ContentError
 
         try:
-            public, teacher = build_real_sites(tmp_path_factory.mktemp("real"))
+            built = made_once(tmp_path_factory, "real-sites", build_real_sites)
         except ContentError as error:
             reason = "; ".join(str(p) for p in error.problems[:3])
             (pytest.fail if IN_CI else pytest.skip)(f"real site does not build yet (content/lessonmodel/figures): "
@@ -150,6 +152,7 @@ def site(request, tmp_path_factory) -> SiteUnderTest:
         except Exception as error:  # noqa: BLE001 — another helper's half-written module, reported as the reason
             (pytest.fail if IN_CI else pytest.skip)(f"real site does not build yet: {type(error).__name__}: {error}")
         probes = _REAL_PROBES
+    public, teacher = built / "_site", built / "_site-teacher"
     public_url, public_server = serve(public)
     teacher_url, teacher_server = serve(teacher)
     request.addfinalizer(public_server.shutdown)
@@ -204,10 +207,11 @@ def axe_source() -> str:
 
 def npm_installed(package: str, file: Path) -> Path:
     """``file`` of an npm ``package`` (name@version), installed into .cache/npm on first use."""
-    if not file.is_file():
-        npm = shutil.which("npm")
-        if npm is None:
-            (pytest.fail if IN_CI else pytest.skip)(f"npm not found: cannot install {package}")
-        subprocess.run([npm, "install", "--prefix", str(ROOT / ".cache" / "npm"), "--no-audit", "--no-fund",
-                        "--silent", package], check=True, timeout=300)
+    with held(ROOT / ".cache" / "npm.lock"):  # one install at a time: the workers share .cache/npm
+        if not file.is_file():
+            npm = shutil.which("npm")
+            if npm is None:
+                (pytest.fail if IN_CI else pytest.skip)(f"npm not found: cannot install {package}")
+            subprocess.run([npm, "install", "--prefix", str(ROOT / ".cache" / "npm"), "--no-audit", "--no-fund",
+                            "--silent", package], check=True, timeout=300)
     return file

@@ -22,14 +22,10 @@ def test_index_and_query_cut_chinese_into_the_same_pairs():
 
 
 @pytest.mark.parametrize("site", ["real"], indirect=True)  # the real course's words
-def test_search_documents_hold_public_text_with_anchored_states_and_no_teacher_notes(site):
+def test_search_documents_hold_public_text_with_anchored_states_and_no_teacher_notes(site, real_course):
     docs = (site.public_dir / "pagefind").is_dir()
     assert docs, NO_INDEX
-    import build
-    from site_builder.engine.pipeline import prepare_site
-
-    evidence, _ = build.measure_and_draw(False)
-    prepared = prepare_site(build.ROOT, evidence)
+    prepared = real_course
     documents = search.site_documents(prepared)
     assert set(documents) == {f"{p}.html" for p in prepared.pages} | {"numbers.html", "sources.html", "glossary.html",
                                                                        "figures.html"}

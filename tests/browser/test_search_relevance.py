@@ -32,14 +32,6 @@ class Query:
     """When set, the first link must land on this anchor."""
 
 
-def _prepared():
-    import build
-    from site_builder.engine.pipeline import prepare_site
-
-    evidence, _ = build.measure_and_draw(False)
-    return prepare_site(build.ROOT, evidence)
-
-
 def relevance_set(prepared, public_dir) -> list[Query]:
     """Titles of lessons, titles of states, and glossary wordings, each with what it should find."""
     lessons = {page_id: page for page_id, page in prepared.pages.items() if page.meta.kind != "index"}
@@ -70,8 +62,8 @@ def _search(page, term: str) -> list[str]:
     return [links.nth(i).get_attribute("href") for i in range(links.count())]
 
 
-def test_queries_from_the_course_registries_find_their_page_and_state_first(site, open_tab):
-    queries = relevance_set(_prepared(), site.public_dir)
+def test_queries_from_the_course_registries_find_their_page_and_state_first(site, open_tab, real_course):
+    queries = relevance_set(real_course, site.public_dir)
     assert len(queries) >= 30, len(queries)
     tab = open_tab(site.url(False, "index.html"))
     misses = []
