@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,15 +80,19 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     try:
         with step(_("running lessonmodel experiments")):
             results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
-        with step(_("drawing figures")):
-            drawn = figures.render_all(results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"),
-                                       warn=lambda message: say(message, file=sys.stderr), language=LANGUAGE())
+        with step(_("drawing figures")):  # once per language: a translation's figures speak its language
+            drawn, *translated = (figures.render_all(
+                results, records, figure_dir / tag, CACHE / ("figures-clean" if clean else "figures"),
+                warn=lambda message: say(message, file=sys.stderr), language=tag or LANGUAGE())
+                for tag in ("", *content.config.translations))
     except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
         raise ContentError([Problem(error.path, error.line, error.message)]) from None
     except Exception as error:  # a bug in a figure or an experiment: its file:line first, the trace below
         raise code_error(error, ROOT, ("figures", "lessonmodel")) from None
     evidence = evidence_from(results, records, drawn, figure_dir, ROOT, LANGUAGE())
-    return Measured(evidence, drawn, results, records, (content, problems))
+    editions = {tag: evidence_from(results, records, made, figure_dir / tag, ROOT, tag)
+                for tag, made in zip(content.config.translations, translated, strict=True)}
+    return Measured(replace(evidence, editions=editions), drawn, results, records, (content, problems))
 
 
 def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):

@@ -22,3 +22,6 @@ class PreparedSite:
     """What ``check`` reports without failing (a 指图 list naming no mark)."""
     images: dict[str, Picture] = field(default_factory=dict)
     """Teacher-supplied pictures the pages show, resized, by project-relative path."""
+    editions: tuple[PreparedSite, ...] = ()
+    """The course's translations, each prepared like the site itself (``engine/editions.py``): its pages are
+    the translated ones and, where none is yet, the source's."""

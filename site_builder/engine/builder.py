@@ -135,11 +135,14 @@ class Engine:
         if inputs and all(self._written[o.folder].get("inputs") == inputs and self._trusted(o.folder)
                           and self._intact(o.folder, self._written[o.folder].get("files", {})) for o in self.outputs):
             return BuildReport(None, (), (), (), time.perf_counter() - started)
+        from site_builder.engine.editions import edition_sources, with_editions
         from site_builder.engine.pipeline import STATIC, check_parsed, render_sites
         from site_builder.render.html import TEMPLATES
         from site_builder.write.verify import source_link_problems
 
-        prepared = check_parsed(content, self._parse(content.pages), problems, evidence, self._memo(evidence))
+        parsed = self._parse((*content.pages, *edition_sources(content)))  # one pass: the store keeps them all
+        prepared = with_editions(check_parsed(content, parsed[:len(content.pages)], problems, evidence,
+                                              self._memo(evidence)), parsed[len(content.pages):])
         self.prepared = prepared
         looks = digest(code_digest(), tree_digest(TEMPLATES, STATIC))
         keys = {o.teacher: self._render_keys(prepared, o.teacher, looks, evidence) for o in self.outputs}
@@ -185,6 +188,8 @@ class Engine:
                finish: Callable[[Path], None] | None, inputs: str) -> set[str]:
         """Write one site: nothing when no file changed, only the changed files into the dev server's own
         folder, otherwise a whole new site swapped in, linking the unchanged files. Returns the changed paths."""
+        from site_builder.engine.editions import in_every_edition
+
         state, folder = self._written[output.folder], output.folder
         trusted = self._trusted(folder)
         # A kept page's files are those of the last build, so their formula characters are as recorded.
@@ -196,7 +201,7 @@ class Engine:
         files = {**files, **{rel: payload for _key, made in pages.values() for rel, payload in made.items()}}
         # The math font holds the characters of every page's formulas, kept pages' included.
         formulas = formula_characters(files, {rel: old_formulas.get(rel, "") for rel in kept_files})
-        files.update(math_font_for(formulas))
+        files.update(in_every_edition(math_font_for(formulas), self.prepared))
         sums = {rel: old_sums[rel] if rel in kept_files and rel in old_sums else _sum(payload)
                 for rel, payload in files.items()}
         # A file made now is left (or linked) as it is only while the folder's copy still has the recorded

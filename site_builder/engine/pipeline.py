@@ -37,6 +37,8 @@ from site_builder.vocabulary.problems import ContentError, Problem
 STATIC = Path(__file__).parents[1] / "static"
 TEACHER_ONLY = frozenset({"present.js", "gallery.css"})
 """Static files only the teacher site loads (presenting, the speaker window, the gallery's layout)."""
+EDITIONS_ONLY = frozenset({"editions.js", "editions.css"})
+"""Static files only a course in several languages loads (the language switcher keeping the reader's state)."""
 
 
 Parsed = list[tuple["ParsedPage | None", list[Problem]]]
@@ -45,10 +47,14 @@ Parsed = list[tuple["ParsedPage | None", list[Problem]]]
 
 def prepare_site(root: Path, evidence: Evidence, content_dir: str = "content") -> PreparedSite:
     """Load, parse and check, keeping nothing; raise ``ContentError`` with every problem found."""
+    from site_builder.engine.editions import edition_sources, with_editions  # it builds on this module
+
     content, problems = load_content(root, content_dir)
     if content is None:
         raise ContentError(problems)
-    return check_parsed(content, parse_sources(list(content.pages)), problems, evidence)
+    parsed = parse_sources(list(content.pages) + edition_sources(content))
+    prepared = check_parsed(content, parsed[:len(content.pages)], problems, evidence)
+    return with_editions(prepared, parsed[len(content.pages):])
 
 
 def parse_sources(sources: list[SourceFile]) -> Parsed:
@@ -116,8 +122,10 @@ PARALLEL_MIN_PAGES = 64
 
 def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> SiteFiles:
     """Every file of one site (public or teacher), in memory, math font included; pages over ``workers`` processes."""
+    from site_builder.engine.editions import in_every_edition
+
     files = render_sites(prepared, (teacher,), workers)[teacher]
-    return files | math_font_for(formula_characters(files))
+    return files | in_every_edition(math_font_for(formula_characters(files)), prepared)
 
 
 def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True), workers: int = 1,
@@ -145,6 +153,11 @@ def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True)
         if GENERATED not in skip.get(teacher, ()):
             files[teacher].update(render_generated(site, make_kit(site, jinja)))
         files[teacher].update(copied_files(site))
+    # Each translation in its folder, made the same way; with templates of its own, since a template's
+    # macros (``.module``) keep the catalog of the language installed when they were first used.
+    for edition in prepared.editions:
+        for teacher, made in render_sites(edition, sites, workers).items():
+            files[teacher].update({f"{edition.content.config.prefix}{rel}": payload for rel, payload in made.items()})
     return files
 
 
@@ -191,7 +204,8 @@ def copied_files(site: SiteView) -> SiteFiles:
     the published experiment sources and pictures."""
     files: SiteFiles = {}
     for path in sorted(STATIC.rglob("*")):
-        if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY):
+        if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY) \
+                and (site.content.config.translations or path.name not in EDITIONS_ONLY):
             rel = f"static/{path.relative_to(STATIC).as_posix()}"
             compact = _COMPACTORS.get(path.suffix)
             files[rel] = compact(path.read_text(encoding="utf-8")).encode() if compact else path

@@ -37,6 +37,22 @@ class SiteConfig:
     content_language: str = ""
     """BCP 47 tag of the lessons' own text when it differs from ``language`` (the interface's): a Chinese
     course with an English interface says ``lang`` right on each page's text. Empty: ``language``."""
+    translations: tuple[str, ...] = ()
+    """site.yml ``translations``: the language tags of the course's translations, each in ``content/<tag>/`` and
+    published under ``<tag>/`` (the same in the source's config and in each translation's)."""
+    source_language: str = ""
+    """In a translation's config: the source language's tag (the translation's own is ``language``, which is
+    also its URL prefix). Empty in the source's config."""
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """Every language the course is published in, the source's first."""
+        return (self.source_language or self.language, *self.translations) if self.translations else ()
+
+    @property
+    def prefix(self) -> str:
+        """This edition's folder in the site: ``''`` for the source language, ``en/`` for a translation."""
+        return f"{self.language}/" if self.source_language else ""
 
 
 @dataclass(frozen=True)
@@ -190,6 +206,11 @@ class Content:
     unlisted: frozenset[str] = frozenset()
     """Ids of page files that are not among ``pages`` (not listed in site.yml, or refused): their own problem
     says why, so a reference to one is not reported as a reference to a page that does not exist."""
+    editions: tuple[Content, ...] = ()
+    """The translations (site.yml ``translations``), each a ``Content`` of its own language read from
+    ``content/<tag>/``: its ``pages`` are the translated ones only."""
+    fallback: tuple[SourceFile, ...] = ()
+    """In a translation: the source-language pages not translated yet, shown with a notice in their place."""
 
 
 @dataclass(frozen=True)
@@ -213,3 +234,10 @@ class Evidence:
     notebook_requirements: str = ""
     """The download's ``requirements.txt``: the packages the notebook's code imports, pinned as the project pins
     them."""
+    editions: dict[str, Evidence] = field(default_factory=dict, hash=False)
+    """Language tag of a translation → the same evidence with the figures drawn in that language (a language
+    missing here shows the source language's figures)."""
+
+    def edition(self, language: str) -> Evidence:
+        """The evidence a translation into ``language`` shows."""
+        return self.editions.get(language, self)

@@ -140,7 +140,8 @@ def evidence_from_json(data: dict[str, Any]) -> Evidence:
                              for k, f in data["figures"].items()},
                     figure_dir=data["figure_dir"], experiment_files=data["experiment_files"],
                     notebook_setup=data.get("notebook_setup", ""), notebook_files=data.get("notebook_files", {}),
-                    notebook_requirements=data.get("notebook_requirements", ""))
+                    notebook_requirements=data.get("notebook_requirements", ""),
+                    editions={tag: evidence_from_json(drawn) for tag, drawn in data.get("editions", {}).items()})
 
 
 @contextmanager

@@ -7,10 +7,12 @@ import os
 import re
 import stat
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from site_builder.load.bibtex import load_bibtex
 from site_builder.load.content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
+from site_builder.load.editions import EDITION_FILES, LANGUAGE_TAG, translated_content, translation_tags
 from site_builder.load.glossary import load_glossary
 from site_builder.load.value_text import parse_value_text
 from site_builder.load.yamlnodes import Located, load_located, not_text
@@ -20,8 +22,7 @@ from site_builder.vocabulary.oserrors import reason
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
-OPTIONAL_SITE_KEYS = ("content_language",)
-_LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
+OPTIONAL_SITE_KEYS = ("content_language", "translations")
 SOURCE_KEYS = ("id", "title", "authors", "year", "url", "checked", "where")
 RECORD_KEYS = ("id", "title", "date", "machine", "conditions", "command", "source", "values", "compare", "data")
 _SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*\Z")
@@ -45,7 +46,7 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     config_file = _read_or_none(root, base, config_path, problems)
     if config_file is None and (config_path.exists() or config_path.is_symlink()):
         return None, problems  # refused: already reported
-    config = _load_config(config_file, files, set(read) - set(files), problems, content_dir)
+    config = _load_config(config_file, files, set(read) - set(files), problems, content_dir, base)
     sources = _load_sources(_read_or_none(root, base, base / "sources.yml", problems), problems)
     if bib := _read_or_none(root, base, base / "references.bib", problems):  # MyST's {cite}: more sources
         cited, errors = load_bibtex(bib)
@@ -62,8 +63,18 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
     images = _load_images(root, base / "pages")
-    return Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text,
-                   frozenset(read) - set(config.pages)), problems
+    content = Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text,
+                      frozenset(read) - set(config.pages))
+    editions = tuple(_edition(root, base / tag, content, problems) for tag in config.translations)
+    return replace(content, editions=editions) if editions else content, problems
+
+
+def _edition(root: Path, folder: Path, source: Content, problems: list[Problem]) -> Content:
+    """The translation in ``folder`` (``content/<tag>/``), read the way the source is read."""
+    read = {p.stem: _read(root, folder, p, problems) for p in sorted((folder / "pages").glob("*.md"), key=str)}
+    files = {name: _read_or_none(root, folder, folder / name, problems) for name in EDITION_FILES}
+    return translated_content(source, folder.name, {stem: file for stem, file in read.items() if file}, files,
+                              _load_images(root, folder / "pages"), problems)
 
 
 MAX_PAGES = 5_000
@@ -203,7 +214,7 @@ def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: s
 
 
 def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refused: set[str],
-                 problems: list[Problem], content_dir: str) -> SiteConfig | None:
+                 problems: list[Problem], content_dir: str, base: Path) -> SiteConfig | None:
     if source is None:
         problems.append(Problem(f"{content_dir}/site.yml", 0, _("missing: create it with title, language, "
                                                                "base_url and pages")))
@@ -255,14 +266,18 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
                                 _("site.yml 'base_url' must start with https:// or http://")))
         return None
     content_language = located.children.get("content_language")
-    if content_language is not None and not _LANGUAGE_TAG.match(str(content_language.value)):
+    if content_language is not None and not LANGUAGE_TAG.match(str(content_language.value)):
         problems.append(Problem(source.path, content_language.line,
                                 _("site.yml 'content_language' must be a language tag such as zh-CN or en")))
         return None
+    translations, errors = translation_tags(located.children.get("translations"), source.path,
+                                            str(located.value["language"]), base)
+    problems += errors
     return SiteConfig(title=str(located.value["title"]), language=str(located.value["language"]),
                       base_url=base_url if base_url.endswith("/") else base_url + "/",
                       pages=tuple(str(p) for p in pages.value), path=source.path,
-                      content_language=str(content_language.value) if content_language else "")
+                      content_language=str(content_language.value) if content_language else "",
+                      translations=translations)
 
 
 def _load_sources(source: SourceFile | None, problems: list[Problem]) -> tuple[Source, ...]:

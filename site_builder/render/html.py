@@ -118,6 +118,8 @@ def role_resolver(site: SiteView, page: ResolvedPage, jinja: Environment,
             return (f'<a class="term" href="glossary.html#{term.anchor}"'
                     f' data-definition="{escapeHtml(term.plain_definition)}" aria-label="{escapeHtml(label)}">'
                     f'{escapeHtml(target)}</a>')
+        if name == "term":  # a page a translation shows untranslated: its word is not in that glossary
+            return escapeHtml(target)
         if name == "example":
             note = site.say(_("an illustrative number, not a measurement"))
             return f'<span class="example" title="{escapeHtml(note)}">{escapeHtml(target)}</span>'

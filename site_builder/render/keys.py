@@ -66,7 +66,8 @@ def evidence_digest(evidence: Evidence) -> str:
     return digest(repr(sorted(evidence.values.items())), repr(sorted(evidence.figures.items())),
                   evidence.figure_dir, evidence.notebook_setup, evidence.notebook_requirements,
                   *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.experiment_files.items())),
-                  *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.notebook_files.items())))
+                  *(f"{name}={file_digest(Path(path))}" for name, path in sorted(evidence.notebook_files.items())),
+                  *(f"{tag}={evidence_digest(drawn)}" for tag, drawn in sorted(evidence.editions.items())))
 
 
 def source_key(page: ParsedPage) -> str:

@@ -22,6 +22,7 @@ from site_builder.load.content import Evidence
 from site_builder.load.glossary import find_term
 from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, StateSource
+from site_builder.render.editions import edition_links, fallback_notice, other_editions, sitemap
 from site_builder.render.gallery import gallery_context
 from site_builder.render.html import figure_anchor, figure_context, make_environment, render_sections, use_language
 from site_builder.render.markdown_out import llms_txt, page_markdown, published_pictures, zip_bundle
@@ -71,14 +72,16 @@ def make_kit(site: SiteView, jinja: Environment | None = None, shared: dict[str,
 def _chrome(jinja: Environment, common: dict[str, Any], pages: frozenset[str]) -> Callable[..., Markup]:
     """``site.chrome(name, root, current)`` for base.html.j2: the macro ``name`` of _chrome.html.j2 (the
     interface words, the header, the footer links), made once per site and variant instead of once per
-    page. The header differs only in the link it marks as the current page, so a page the nav does not
-    list (a lesson of a long course) shares the header of every other such page."""
+    page. The header differs only in the link it marks as the current page (and, in a course in several
+    languages, the switcher's links), so a page the nav does not list (a lesson of a long course in one
+    language) shares the header of every other such page."""
     module = jinja.get_template("_chrome.html.j2").make_module()
     listed = {item["id"] for item in common["nav"]}
     made: dict[tuple[str, str, str], Markup] = {}
 
     def chrome(name: str, root: str = "", current: str = "") -> Markup:
-        key = (name, root, current if current in listed or current not in pages else "")
+        # With a language switcher (several editions), every header links its own page in the others.
+        key = (name, root, current if current in listed or current not in pages or common["editions"] else "")
         if key not in made:
             made[key] = Markup(getattr(module, name)(common, root, key[2]))
         return made[key]
@@ -111,7 +114,7 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
             files[f"downloads/{page.meta.id}.ipynb"] = notebook
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(resolved, markdown, site, notebook)
                                                                 | published_pictures(resolved))
-    return guarded(files)
+    return guarded(files, up="../" * site.content.config.prefix.count("/"))
 
 
 def reproduces(page: ParsedPage, evidence: Evidence) -> bool:
@@ -152,16 +155,21 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
                               terms=_glossary_context(site, kit.md)),
         # GitHub Pages serves 404.html for a missing path at any depth: its links start at the site's path.
         "404.html": page("404", _("Page not found"), {"root": root}),
-        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say),
+        "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say)
+        + other_editions(site.content.config, site.say),
     }
-    return guarded({name: text.encode() for name, text in pages.items()}, root)
+    config = site.content.config
+    if config.translations and not config.source_language and not site.teacher:  # one sitemap, every edition
+        pages["sitemap.xml"] = sitemap(config, list(site.pages))
+    return guarded({name: text.encode() for name, text in pages.items()}, root, up="../" * config.prefix.count("/"))
 
 
-def guarded(files: SiteFiles, root: str = "") -> SiteFiles:
-    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py; ``root``: 404.html's)."""
+def guarded(files: SiteFiles, root: str = "", up: str = "") -> SiteFiles:
+    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py; ``root``: 404.html's;
+    ``up``: ``../`` for a translation's page, whose switcher links to the same page one folder up)."""
     for name, payload in files.items():
         if name.endswith(".html") and isinstance(payload, bytes):
-            check_html(name, payload, root=root if name == "404.html" else "")
+            check_html(name, payload, root=root if name == "404.html" else up)
     return files
 
 
@@ -179,6 +187,7 @@ def _site_context(site: SiteView) -> dict[str, Any]:
     return {"title": config.title, "lang": config.language, "content_lang": config.content_language or config.language,
             "base_url": config.base_url, "teacher": site.teacher,
             "head_script": Markup(HEAD_SCRIPT), "head_script_hash": HEAD_SCRIPT_HASH,
+            "editions": edition_links(config, site.teacher),
             "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,
                      "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in pages]}
 
@@ -199,7 +208,9 @@ def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage],
             "sections": render_sections(site, page, md, jinja),
             "prev": neighbour(-1), "next": neighbour(1),
             "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
-            "toc": page_toc(page, site.say)}
+            "toc": page_toc(page, site.say),
+            "fallback": fallback_notice(site.content.config, page.page,
+                                        frozenset(f.path for f in site.content.fallback))}
 
 
 def _evidence_summary(site: SiteView, page: ResolvedPage) -> dict[str, Any]:

@@ -8,7 +8,6 @@ subsets (``math-font/``), compiled templates (``jinja/``) and each dev server's 
 
 from __future__ import annotations
 
-import functools
 import signal
 import sys
 import tempfile
@@ -83,7 +82,7 @@ def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cac
     The warnings are printed, in the course's language."""
     with tempfile.TemporaryDirectory(prefix="search-") as scratch:
         search = cache / "search" if cache else Path(scratch)
-        outputs = (Output(False, public, finish=lambda prepared: _index(prepared, search)),
+        outputs = (Output(False, public, finish=lambda prepared: _index(prepared, search, kept=cache is not None)),
                    Output(True, teacher))
         if cache:
             keep_between_runs(cache)
@@ -98,11 +97,49 @@ def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cac
     return report
 
 
-def _index(prepared, search: Path):
-    """The search index job of the public site (imported only when that site is written)."""
+def _index(prepared, search: Path, kept: bool = True):
+    """The search index jobs of the public site (imported only when that site is written): one per edition, each
+    in its folder, so that each language's search finds its own pages. ``kept``: ``search`` is the cache kept
+    between builds (the editions' are beside it)."""
     from site_builder.render.search_index import IndexJob
 
-    return IndexJob(prepared, search).place
+    def cache_of(folder: str) -> Path:
+        if not folder:
+            return search
+        return search.with_name(f"{search.name}-{folder}") if kept else search / folder
+
+    jobs = [(IndexJob(site, cache_of(folder)), folder) for site, folder in _searched(prepared)]
+
+    def place(site_dir: Path) -> None:
+        for job, folder in jobs:
+            job.place(site_dir / folder)
+
+    return place
+
+
+def _carried(prepared, previous: Path, cache: Path):
+    """The dev server's search: each edition's index carried from its previous site (``carry_index``)."""
+    from site_builder.render.search_index import carry_index
+
+    def place(site_dir: Path) -> None:
+        for site, folder in _searched(prepared):
+            carry_index(site_dir / folder, previous=previous / folder, prepared=site,
+                        cache=cache / ("search" if not folder else f"search-{folder}"))
+
+    return place
+
+
+def _searched(prepared) -> list:
+    """(the prepared site its search indexes, its folder) for every edition; a translation's search leaves out
+    the pages it shows in the source language (not translated yet), so it finds pages in its language only."""
+    from dataclasses import replace
+
+    found = [(prepared, "")]
+    for edition in prepared.editions:
+        untranslated = {file.path for file in edition.content.fallback}
+        found.append((replace(edition, pages={k: p for k, p in edition.pages.items()
+                                              if p.meta.path not in untranslated}), edition.content.config.language))
+    return found
 
 
 def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, measure: str,
@@ -118,7 +155,6 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
     """
     from site_builder.engine.pipeline import STATIC  # the server and the renderer: not needed by `build.py`
     from site_builder.render.html import TEMPLATES
-    from site_builder.render.search_index import carry_index
     from site_builder.serve.devhttp import listen
     from site_builder.serve.server import DevServer, EvidenceSource
 
@@ -127,8 +163,7 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
     keep_between_runs(cache)
     own = cache / "serve" / str(httpd.server_address[1])
     out_dir = own / ("teacher" if teacher else "public")
-    index = None if teacher else (lambda prepared: functools.partial(carry_index, previous=out_dir,
-                                                                      prepared=prepared, cache=cache / "search"))
+    index = None if teacher else (lambda prepared: _carried(prepared, out_dir, cache))
     engine = Engine(root, (Output(teacher, out_dir, finish=index),), serving=True)
     evidence = EvidenceSource(load=lambda: in_fresh_process(measure, own / "figures-out", root), inputs=inputs)
     watch = (root / "content", TEMPLATES, STATIC, *(p for p in inputs if not p.is_relative_to(root / "content")))
