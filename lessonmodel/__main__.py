@@ -34,17 +34,14 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command == "run":
-        doc = {args.experiment: compute_experiment(args.experiment)}
-        print(json.dumps(doc, indent=2, ensure_ascii=False))
-        return 0
     if args.command == "bench":
         return _bench(args, sys.argv[1:] if argv is None else argv)
-    if args.json:
-        print(json.dumps(run_all(args.cache_dir), indent=2, ensure_ascii=False))
-        return 0
-    parser.print_help()
-    return 2
+    if args.command != "run" and not args.json:
+        parser.print_help()
+        return 2
+    doc = {args.experiment: compute_experiment(args.experiment)} if args.command == "run" else run_all(args.cache_dir)
+    print(json.dumps(doc, indent=2, ensure_ascii=False))
+    return 0
 
 
 def _bench(args: argparse.Namespace, argv: list[str]) -> int:

@@ -34,6 +34,7 @@ import datetime
 import math
 import os
 import platform
+import re
 import statistics
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -68,12 +69,8 @@ class BenchPlan:
     """Bounded spread: every row's interquartile range at most this fraction of its median."""
 
 
-def _vocab(n: int) -> tuple[str, ...]:
-    return tuple(f"t{i}" for i in range(n))
-
-
 FULL = BenchPlan(
-    ModelConfig(vocab=_vocab(1024), d_model=384, n_layers=6, n_heads=6, n_kv_heads=6,
+    ModelConfig(vocab=tuple(f"t{i}" for i in range(1024)), d_model=384, n_layers=6, n_heads=6, n_kv_heads=6,
                 d_head=64, d_ff=1536, dtype="float32", kernels="blas"),
     prompts=(8, 32, 128, 512, 1024), generated=(1, 32), main_generated=32, min_repeats=5, max_repeats=15,
 )
@@ -174,10 +171,9 @@ def spread(stats: Mapping[str, Any]) -> float:
 
 def _row_spread(runs: list[Run]) -> float:
     """The worst spread of a case's timed quantities."""
-    series = [[r.ttft_ms for r in runs], [r.total_ms for r in runs]]
-    if runs[0].decode_ms is not None:
-        series.append([r.decode_ms for r in runs if r.decode_ms is not None])
-    return max(spread(_stats(s)) for s in series)
+    series = ([r.ttft_ms for r in runs], [r.total_ms for r in runs],
+              [r.decode_ms for r in runs if r.decode_ms is not None])  # none when one token was generated
+    return max(spread(_stats(s)) for s in series if s)
 
 
 @dataclass(frozen=True)
@@ -210,8 +206,7 @@ def measure(plan: BenchPlan) -> Measured:
     runs: dict[tuple[int, int, str], list[Run]] = {}
     names = list(METHODS)
     load_during: list[float] = []
-    worst = float("inf")
-    rep = 0
+    worst, rep = float("inf"), 0
     while rep < plan.min_repeats or (worst > plan.max_spread and rep < plan.max_repeats):
         order = names[rep % len(names):] + names[: rep % len(names)]  # rotate who goes first
         for p, prompt in prompts.items():  # repeats interleaved, so slow drifts hit every method
@@ -235,12 +230,10 @@ def measure(plan: BenchPlan) -> Measured:
 
 def _cpu_model() -> str:
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+        found = re.search(r"^model name[^:]*:(.*)$", Path("/proc/cpuinfo").read_text(), re.MULTILINE)
     except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+        found = None
+    return found[1].strip() if found else platform.processor() or "unknown CPU"
 
 
 def _sig2(x: float) -> float:
@@ -269,13 +262,12 @@ def _values(plan: BenchPlan, rows: list[dict[str, Any]], repeats: int) -> dict[s
 
     for p in plan.prompts:
         for method in METHODS:
-            quartiles = method in ("cached", "recompute")
-            r, r1 = row[(p, main, method)], row[(p, 1, method)]
+            quartiles, r, r1 = method in ("cached", "recompute"), row[(p, main, method)], row[(p, 1, method)]
             put(f"{method}_ttft_ms_p{p}", r["ttft_ms"], f"time to first token, {method}, prompt {p}", quartiles)
             put(f"{method}_decode_ms_p{p}", r["decode_ms"],
                 f"ms per further token (decode steps only), {method}, prompt {p}, {main} generated", quartiles)
-            put(f"{method}_ms_p{p}_n1", r1["total_ms"],
-                f"total ms to generate one token, {method}, prompt {p}", quartiles)
+            put(f"{method}_ms_p{p}_n1", r1["total_ms"], f"total ms to generate one token, {method}, prompt {p}",
+                quartiles)
         out.update(_ratios(p, row[(p, main, "recompute")]["decode_ms"], row[(p, main, "cached")]["decode_ms"]))
         fast, slow = row[(p, 1, "cached")]["total_ms"], row[(p, 1, "recompute")]["total_ms"]
         out[f"quartiles_overlap_p{p}_n1"] = _value(

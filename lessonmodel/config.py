@@ -84,20 +84,15 @@ class ModelConfig:
         return out
 
 
-def _positive_int(name: str, value: object) -> list[str]:
-    # bool is a subclass of int; `n_layers=True` is a typo, not a layer count.
-    if isinstance(value, bool) or not isinstance(value, int):
-        return [f"{name} must be an int, got {value!r}"]
-    if value < 1:
-        return [f"{name} must be >= 1, got {value}"]
-    return []
-
-
 def validate(cfg: ModelConfig) -> list[str]:
     """Every problem with `cfg`, as readable sentences (empty when valid)."""
     problems: list[str] = []
     for name in ("d_model", "n_layers", "n_heads", "n_kv_heads", "d_head", "d_ff"):
-        problems += _positive_int(name, getattr(cfg, name))
+        value = getattr(cfg, name)
+        if isinstance(value, bool) or not isinstance(value, int):  # `n_layers=True` is a typo, not a layer count
+            problems.append(f"{name} must be an int, got {value!r}")
+        elif value < 1:
+            problems.append(f"{name} must be >= 1, got {value}")
     if problems:
         return problems
     if not isinstance(cfg.vocab, tuple) or not cfg.vocab:

@@ -15,7 +15,7 @@ import numpy as np
 
 from lessonmodel.cache import KVCache, make_cache
 from lessonmodel.config import ModelConfig, attention_variants, char_config, encode_chars, encode_words
-from lessonmodel.model import decode_step, forward, forward_trace, prefill
+from lessonmodel.model import Trace, decode_step, forward, forward_trace, prefill
 from lessonmodel.params import Params, init_params
 from lessonmodel.result import EXACT, ROUNDING, Result, Value, experiment
 
@@ -74,7 +74,7 @@ def equivalence(cfg: ModelConfig) -> Result:
                               "max_abs_diff": max_abs(cached, full)})
     worst = max(c["max_abs_diff"] for c in cases)
     return Result(
-        "equivalence", "Cached decoding equals full recompute", cfg,
+        "Cached decoding equals full recompute", cfg,
         {"prefixes": list(SENTENCES), "offsets": list(OFFSETS),
          "n_kv_heads_variants": [v.n_kv_heads for v in attention_variants(cfg)]},
         (
@@ -91,7 +91,7 @@ def equivalence(cfg: ModelConfig) -> Result:
     )
 
 
-def _kv_change(a: KVCache, b: KVCache, n: int) -> np.ndarray:
+def _kv_change(a: KVCache | Trace, b: KVCache | Trace, n: int) -> np.ndarray:
     """Per layer and position, the largest |K| or |V| difference of the first n slots, (L, n)."""
     rows = []
     for ka, kb, va, vb in zip(a.keys, b.keys, a.values, b.values, strict=True):
@@ -115,7 +115,7 @@ def stale_prefix(cfg: ModelConfig) -> Result:
     legal, _ = decode_step(params, int(nxt[0]), new_cache.copy())
     change = _kv_change(old_cache, new_cache, n)  # (L, n)
     return Result(
-        "stale_prefix", "An edited prefix invalidates the cache", cfg,
+        "An edited prefix invalidates the cache", cfg,
         {"original": ORIGINAL, "edited": EDITED, "next_token": NEXT},
         (
             Value("max_abs_diff", max_abs(stale, truth), "",
@@ -142,13 +142,11 @@ def wrong_position(cfg: ModelConfig) -> Result:
     seq = np.concatenate([prompt, nxt])
     truth = forward(params, seq)[-1]  # (V,)
     _, cache = prefill(params, prompt, make_cache(cfg, len(seq)))
-    rows = []
-    for position in range(len(seq) + 3):
-        logits, _ = decode_step(params, int(nxt[0]), cache.copy(), position=position)
-        rows.append({"position": position, "max_abs_diff": max_abs(logits, truth)})
+    rows = [{"position": p, "max_abs_diff": max_abs(decode_step(params, int(nxt[0]), cache.copy(), position=p)[0],
+                                                    truth)} for p in range(len(seq) + 3)]
     shifted = forward(params, seq, 7 + np.arange(len(seq)))[-1]
     return Result(
-        "wrong_position", "A misplaced RoPE position breaks the cache", cfg,
+        "A misplaced RoPE position breaks the cache", cfg,
         {"prompt": ORIGINAL, "next_token": NEXT, "correct_position": len(prompt),
          "wrong_position": 0},
         (
@@ -175,7 +173,7 @@ def other_request(cfg: ModelConfig) -> Result:
     wrong, _ = decode_step(params, int(nxt[0]), cache_a)
     right, _ = decode_step(params, int(nxt[0]), cache_b)
     return Result(
-        "other_request", "Another request's cache gives other logits", cfg,
+        "Another request's cache gives other logits", cfg,
         {"request_a": ORIGINAL, "request_b": OTHER, "next_token": NEXT},
         (
             Value("max_abs_diff", max_abs(wrong, truth), "",
@@ -188,13 +186,8 @@ def other_request(cfg: ModelConfig) -> Result:
 
 def _old_kv_change(params: Params, tokens: np.ndarray, n_old: int) -> list[float]:
     """Per layer, the largest change of the first n_old K/V after appending the rest."""
-    before = forward_trace(params, tokens[:n_old])
-    after = forward_trace(params, tokens)
-    return [
-        max(max_abs(k1, k2[:, :n_old]), max_abs(v1, v2[:, :n_old]))
-        for k1, k2, v1, v2 in zip(before.keys, after.keys, before.values, after.values,
-                                  strict=True)
-    ]
+    change = _kv_change(forward_trace(params, tokens[:n_old]), forward_trace(params, tokens), n_old)  # (L, n_old)
+    return change.max(axis=1).tolist()
 
 
 @experiment
@@ -214,7 +207,7 @@ def bidirectional(cfg: ModelConfig) -> Result:
         for i, c in enumerate(per_layer)
     )
     return Result(
-        "bidirectional", "Bidirectional attention invalidates old K/V from layer 2 up", cfg,
+        "Bidirectional attention invalidates old K/V from layer 2 up", cfg,
         {"sequence": ORIGINAL, "appended_token": NEXT},
         values,
         {"old_kv_change_by_layer": change},
@@ -238,7 +231,7 @@ def char_stream(cfg: ModelConfig) -> Result:
     stale = np.array(stale_rows)  # (T - prefill, V)
     truth = forward(params, edited)[CHAR_PREFILL:]  # (T - prefill, V)
     return Result(
-        "char_stream", "Cache check on a character stream", cfg,
+        "Cache check on a character stream", cfg,
         {"text": CHAR_TEXT, "edited_text": CHAR_EDITED, "n_prefill": CHAR_PREFILL,
          "edit_position": int(np.flatnonzero(text != edited)[0])},
         (

@@ -58,7 +58,7 @@ def lesson_data(cfg: ModelConfig) -> Result:
     first = first_distribution(params, FIRST_PROMPT)
     n = len(FIRST_PROMPT.split())
     return Result(
-        "lesson_data", "Measured data for the lesson figures", cfg,
+        "Measured data for the lesson figures", cfg,
         {"first_prompt": FIRST_PROMPT, "b3": f"{B3_CACHED} + {B3_NEW}",
          "r55": f"{R55_CACHED} + {R55_NEW}"},
         (

@@ -50,19 +50,6 @@ def _check_rows(cfg: ModelConfig) -> list[dict[str, object]]:
     return rows
 
 
-def _model_rows() -> list[dict[str, object]]:
-    """Bytes per token and per 4096 tokens (fp16) of the published configs."""
-    return [
-        {"key": m.key, "name": m.name, "L": m.n_layers, "n_heads": m.n_heads,
-         "n_kv": m.n_kv_heads, "d_head": m.d_head, "native_context": m.native_context,
-         "source": m.source, "bytes_per_element": FP16_BYTES,
-         "per_token": per_token_bytes(m), "per_4096": context_bytes(m, CONTEXT),
-         "per_native_context": context_bytes(m, m.native_context),
-         "mha_per_token": per_token_bytes(replace(m, n_kv_heads=m.n_heads))}
-        for m in REAL_MODELS
-    ]
-
-
 @experiment
 def kv_bytes(cfg: ModelConfig) -> Result:
     """2·L·B·T·n_kv·d_head·s against the nbytes of real cache arrays of the lesson model."""
@@ -77,7 +64,7 @@ def kv_bytes(cfg: ModelConfig) -> Result:
         Value("n_checked", len(rows), "", "number of (T, B, n_kv, dtype) cases checked"),
     )
     return Result(
-        "kv_bytes", "KV cache bytes: formula vs real arrays of the lesson model", cfg,
+        "KV cache bytes: formula vs real arrays of the lesson model", cfg,
         {"check_tokens": list(CHECK_TOKENS), "check_batches": list(CHECK_BATCHES),
          "check_dtypes": list(CHECK_DTYPES)},
         values, {"check": rows},
@@ -123,19 +110,20 @@ def _decode_read(m: PublishedConfig) -> list[Value]:
 
 @experiment
 def kv_models(_cfg: ModelConfig) -> Result:
-    """The same formula applied to published configurations (computed, not measured)."""
-    models = _model_rows()
-    values = []
-    for m in models:
-        values.append(Value(f"{m['key']}_per_token", m["per_token"], "B",
-                            f"{m['name']}: KV bytes per token, fp16, batch 1"))
-        values.append(Value(f"{m['key']}_per_4096", m["per_4096"], "B",
-                            f"{m['name']}: KV bytes of a {CONTEXT}-token sequence, fp16"))
-    for m in REAL_MODELS:
-        if m.n_params:
-            values += _decode_read(m)
+    """The same formula applied to published configurations (computed, not measured): bytes per token and per
+    4096 tokens (fp16)."""
+    models = [{"key": m.key, "name": m.name, "L": m.n_layers, "n_heads": m.n_heads, "n_kv": m.n_kv_heads,
+               "d_head": m.d_head, "native_context": m.native_context, "source": m.source,
+               "bytes_per_element": FP16_BYTES, "per_token": per_token_bytes(m), "per_4096": context_bytes(m, CONTEXT),
+               "per_native_context": context_bytes(m, m.native_context),
+               "mha_per_token": per_token_bytes(replace(m, n_kv_heads=m.n_heads))} for m in REAL_MODELS]
+    values = [value for m in models for value in (
+        Value(f"{m['key']}_per_token", m["per_token"], "B", f"{m['name']}: KV bytes per token, fp16, batch 1"),
+        Value(f"{m['key']}_per_4096", m["per_4096"], "B", f"{m['name']}: KV bytes of a {CONTEXT}-token sequence, fp16"),
+    )]
+    values += [value for m in REAL_MODELS if m.n_params for value in _decode_read(m)]
     return Result(
-        "kv_models", "KV cache bytes of published model configurations (formula)", _cfg,
+        "KV cache bytes of published model configurations (formula)", _cfg,
         {"formula": "2 * L * B * T * n_kv * d_head * s", "batch": 1, "bytes_per_element": FP16_BYTES,
          "context": CONTEXT, "configs": "published config.json or paper of each model"},
         tuple(values), {"models": models}, provenance="computed",
@@ -147,16 +135,15 @@ def training_state(cfg: ModelConfig) -> Result:
     """Bytes of parameters vs what training adds: gradients and Adam's m and v."""
     params = init_params(cfg)
     arrays = dict(params.named_arrays())
-    grads = {name: np.zeros_like(a) for name, a in arrays.items()}  # one gradient per weight
-    adam_m = {name: np.zeros_like(a) for name, a in arrays.items()}  # Adam first moment
-    adam_v = {name: np.zeros_like(a) for name, a in arrays.items()}  # Adam second moment
+    # training keeps, for every weight, a gradient and Adam's first and second moments (m, v), each shaped like it
+    grads, adam_m, adam_v = ({name: np.zeros_like(a) for name, a in arrays.items()} for _ in range(3))
 
     def total(d: dict[str, np.ndarray]) -> int:
         return sum(a.nbytes for a in d.values())
 
     p, g, a = total(arrays), total(grads), total(adam_m) + total(adam_v)
     return Result(
-        "training_state", "Parameters vs gradients and Adam state", cfg, {"optimizer": "Adam"},
+        "Parameters vs gradients and Adam state", cfg, {"optimizer": "Adam"},
         (
             Value("params_bytes", p, "B", "bytes of the lesson model's parameter arrays"),
             Value("grads_bytes", g, "B", "bytes of one gradient array per parameter (training only)"),

@@ -108,12 +108,6 @@ def mlp(lp: LayerParams, x: np.ndarray, ops: Kernels) -> np.ndarray:
     return ops.matmul(g, lp.w_down)  # (B, T, D)
 
 
-def logits_of(params: Params, x: np.ndarray) -> np.ndarray:
-    """Final norm and output projection, (B, T, D) -> (B, T, V)."""
-    ops = BY_NAME[params.config.kernels]
-    return ops.matmul(rms_norm(x, params.final_norm, ops), params.unembedding)
-
-
 @dataclass(frozen=True)
 class Trace:
     """Logits plus what each layer computed (for experiments and figures)."""
@@ -144,8 +138,8 @@ def _as_batch(params: Params, tokens: np.ndarray | int) -> tuple[np.ndarray, boo
     return arr.astype(np.int64), batched
 
 
-def _check_positions(positions: np.ndarray | None, n: int) -> np.ndarray:
-    pos = np.arange(n) if positions is None else np.asarray(positions)
+def _check_positions(positions: np.ndarray, n: int) -> np.ndarray:
+    pos = np.asarray(positions)
     if pos.shape != (n,) or pos.dtype.kind not in "iu" or (n and pos.min() < 0):
         raise ValueError(f"positions must be {n} non-negative integers, got {pos!r}")
     return pos.astype(np.int64)  # (T,)
@@ -189,8 +183,7 @@ def run_cached(params: Params, tokens: np.ndarray, cache: Cache,
     ids, _ = _as_batch(params, tokens)
     _check_cache(params, cache)
     t = ids.shape[1]
-    default = cache.next_position + np.arange(t)
-    pos = _check_positions(default if positions is None else positions, t)
+    pos = _check_positions(cache.next_position + np.arange(t) if positions is None else positions, t)
     cfg = params.config
     x = params.embedding[ids]  # (B, T, D)
     attention = []
@@ -202,7 +195,8 @@ def run_cached(params: Params, tokens: np.ndarray, cache: Cache,
         x = x + ops.matmul(out, lp.wo)  # (B, T, D)
         x = x + mlp(lp, rms_norm(x, lp.mlp_norm, ops), ops)
         attention.append(w)
-    return logits_of(params, x), cache.advance(t), tuple(attention)
+    logits = ops.matmul(rms_norm(x, params.final_norm, ops), params.unembedding)  # (B, T, V)
+    return logits, cache.advance(t), tuple(attention)
 
 
 def prefill(params: Params, tokens: np.ndarray, cache: Cache) -> tuple[np.ndarray, Cache]:

@@ -56,8 +56,6 @@ class Value:
 class Result:
     """The outcome of one experiment."""
 
-    name: str
-    """Experiment name, e.g. 'equivalence'."""
     title: str
     """Short English title."""
     model: ModelConfig
@@ -71,13 +69,6 @@ class Result:
     provenance: str = "measured"
     """``measured`` (the values come from running the model) or ``computed`` (a formula applied to
     declared inputs such as published configs; no model run)."""
-
-    def value(self, key: str) -> float | int | bool:
-        """The value called `key` (KeyError if absent)."""
-        for v in self.values:
-            if v.key == key:
-                return v.value
-        raise KeyError(key)
 
 
 Experiment = Callable[[ModelConfig], Result]
@@ -111,26 +102,20 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
-def _value_entry(v: Value) -> dict[str, Any]:
-    entry = {"value": to_jsonable(v.value), "unit": v.unit, "description": v.description,
-             "class": v.value_class}
-    if v.value_class == ROUNDING:
-        entry |= ROUNDING_TOLERANCE
-    return entry
-
-
-def result_document(result: Result, source: str) -> dict[str, Any]:
-    """The results document's entry of one experiment."""
+def result_document(result: Result, name: str, source: str) -> dict[str, Any]:
+    """The results document's entry of experiment ``name``."""
     # A computed result does not depend on the lesson model, so its conditions are its own inputs only.
     config = result.model.to_dict() if result.provenance == "measured" else {}
     clash = set(config) & set(result.parameters)
     assert not clash, f"experiment parameters shadow model fields: {clash}"
     return {
         "title": result.title,
-        "command": f"python -m lessonmodel run {result.name}",
+        "command": f"python -m lessonmodel run {name}",
         "source": source,
         "provenance": result.provenance,
         "config": to_jsonable({**config, **result.parameters}),
-        "values": {v.key: _value_entry(v) for v in result.values},
+        "values": {v.key: {"value": to_jsonable(v.value), "unit": v.unit, "description": v.description,
+                           "class": v.value_class} | (ROUNDING_TOLERANCE if v.value_class == ROUNDING else {})
+                   for v in result.values},
         "data": to_jsonable(result.data),
     }

@@ -87,7 +87,7 @@ def roofline(_cfg: ModelConfig) -> Result:
     # the value pages cite is kv_models.opt_13b_decode_flops_per_byte; the figure draws the same number
     decode = decode_flops(m, m.native_context) / (m.n_params * FP16_BYTES + per_token_bytes(m) * m.native_context)
     return Result(
-        "roofline", "Roofline: ridge points against decode and prefill intensity (formula)", _cfg,
+        "Roofline: ridge points against decode and prefill intensity (formula)", _cfg,
         {"model": m.name, "bytes_per_element": FP16_BYTES, "prompts": list(PROMPTS),
          "accelerators": [f"{a.name}: {a.bandwidth_gbs} GB/s, {a.fp16_tflops} TFLOPS ({a.source})"
                           for a in ACCELERATORS]},

@@ -60,11 +60,6 @@ def cache_key(name: str, cfg: ModelConfig, src_hash: str) -> str:
     return entry_digest({"source": src_hash, "experiment": name, "config": cfg.to_dict()})
 
 
-def _source_path(fn: Experiment) -> str:
-    """Repo-relative file holding an experiment, e.g. 'lessonmodel/experiments.py'."""
-    return f"lessonmodel/{fn.__module__.rsplit('.', 1)[-1]}.py"
-
-
 def compute_experiment(name: str, cfg: ModelConfig = DEFAULT_CONFIG) -> dict[str, Any]:
     """Run one experiment now and return its document entry.
 
@@ -74,7 +69,8 @@ def compute_experiment(name: str, cfg: ModelConfig = DEFAULT_CONFIG) -> dict[str
     if name not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
     fn = EXPERIMENTS[name]
-    return json.loads(json.dumps(result_document(fn(cfg), _source_path(fn))))
+    source = f"lessonmodel/{fn.__module__.rsplit('.', 1)[-1]}.py"  # the file that holds it
+    return json.loads(json.dumps(result_document(fn(cfg), name, source)))
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -113,13 +109,13 @@ def _cached_run(name: str, cache_dir: Path, cfg: ModelConfig, src_hash: str) -> 
     key = cache_key(name, cfg, src_hash)
     path = Path(cache_dir) / f"lessonmodel-{name}-{key[:20]}.json"
     entry, discarded = _read_cached(path, key)
-    if entry is not None:
-        return entry, False
-    entry = compute_experiment(name, cfg)
-    try:  # key order kept: a cache hit must read back what was computed
-        write_atomically(path, json.dumps({"key": key, "entry_sha256": entry_digest(entry), "entry": entry}, indent=1))
-    except OSError:
-        discarded = True
+    if entry is None:
+        entry = compute_experiment(name, cfg)
+        try:  # key order kept: a cache hit must read back what was computed
+            write_atomically(path, json.dumps({"key": key, "entry_sha256": entry_digest(entry), "entry": entry},
+                                              indent=1))
+        except OSError:
+            discarded = True
     return entry, discarded
 
 

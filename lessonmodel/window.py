@@ -69,7 +69,7 @@ def front_truncation(cfg: ModelConfig) -> Result:
                          for v, v2 in zip(old.values, new.values, strict=True)]
     value_change = [float(c.max()) for c in value_by_position]
     return Result(
-        "front_truncation", "A full window: drop the oldest tokens, renumbered or not", cfg,
+        "A full window: drop the oldest tokens, renumbered or not", cfg,
         {"text": WINDOW_TEXT, "dropped": DROPPED, "next_token": NEXT},
         (
             Value("n_tokens", len(text), "", "tokens in the full window"),
@@ -106,12 +106,11 @@ def prefix_sharing(cfg: ModelConfig) -> Result:
     a, b = (encode_words(cfg, text) for text in SHARED)
     common = int(np.argmax(a != b))  # tokens before the first difference
     _, prefix = prefill(params, a[:common], make_cache(cfg, max(len(a), len(b))))
-    diffs = []
-    for tokens in (a, b):
-        logits, _ = prefill(params, tokens[common:], prefix.copy())  # (T - common, V)
-        diffs.append(max_abs(logits, forward(params, tokens)[common:]))
+    # each request continued from a copy of the prefix's cache, against its full recompute: (T - common, V) each
+    diffs = [max_abs(prefill(params, tokens[common:], prefix.copy())[0], forward(params, tokens)[common:])
+             for tokens in (a, b)]
     return Result(
-        "prefix_sharing", "Requests with the same prefix can share its cache", cfg,
+        "Requests with the same prefix can share its cache", cfg,
         {"request_a": SHARED[0], "request_b": SHARED[1]},
         (
             Value("shared_tokens", common, "", "tokens the two requests have in common at the start (BOS included)"),

@@ -56,7 +56,7 @@ def attention_example(cfg: ModelConfig) -> Result:
                Value("weights_sum", float(weights.sum()), "", "the weights add up to 1"),
                Value("max_diff_vs_model", float(np.abs(weights - model_weights).max()), "",
                      "max |hand-computed weight - the model's attention weight|")]
-    return Result("attention_example", "One attention read by hand: q·k/sqrt(d) -> softmax -> weighted V", cfg,
+    return Result("One attention read by hand: q·k/sqrt(d) -> softmax -> weighted V", cfg,
                   {"layer": 1, "head": HEAD + 1, "counted_from": 1, "tokens": " ".join(words)}, tuple(values),
                   {"tokens": words, "scores": scores, "weights": weights, "v": vals, "out": out})
 
@@ -76,21 +76,20 @@ def first_token_choice(cfg: ModelConfig) -> Result:
               Value("top1_prob", probs[0], "", "largest probability: the token greedy decoding picks"),
               Value("top2_prob", probs[1], "", "second largest probability"),
               Value("uniform_prob", 1 / len(probs), "", "probability of each token under a uniform distribution")]
-    for tau in TEMPERATURES:
-        key = str(tau).replace(".", "_")
-        values.append(Value(f"top1_prob_t{key}", softmax(logits / tau)[0], "",
-                            f"largest probability at temperature {tau}"))
+    tempered = {tau: softmax(logits / tau) for tau in TEMPERATURES}
+    values += [Value(f"top1_prob_t{str(tau).replace('.', '_')}", p[0], "", f"largest probability at temperature {tau}")
+               for tau, p in tempered.items()]
     kept = _top_p(probs, TOP_P)
-    for tau in TEMPERATURES:  # temperature first, then top-p on the reshaped distribution (the usual order)
-        key = str(tau).replace(".", "_")
-        values.append(Value(f"top_p_kept_t{key}", _top_p(softmax(logits / tau), TOP_P), "",
-                            f"tokens top-p = {TOP_P} keeps after dividing the logits by temperature {tau}"))
+    # temperature first, then top-p on the reshaped distribution (the usual order)
+    values += [Value(f"top_p_kept_t{str(tau).replace('.', '_')}", _top_p(p, TOP_P), "",
+                     f"tokens top-p = {TOP_P} keeps after dividing the logits by temperature {tau}")
+               for tau, p in tempered.items()]
     values += [Value("top_p_kept", kept, "", f"tokens top-p = {TOP_P} keeps"),
                Value("top_p", TOP_P, "", "the top-p threshold"),
                Value("top_p_top1_prob", probs[0] / probs[:kept].sum(), "",
                      "largest probability after top-p renormalises the kept tokens")]
-    return Result("first_token_choice", "Choosing the first token: greedy, temperature, top-p", cfg,
+    return Result("Choosing the first token: greedy, temperature, top-p", cfg,
                   {"prompt": FIRST_PROMPT, "temperatures": list(TEMPERATURES), "top_p_threshold": TOP_P},
                   tuple(values),
                   {"tokens": first["tokens"], "probs": probs, "top_p_kept": kept,
-                   "tempered": {str(tau): softmax(logits / tau) for tau in TEMPERATURES}})
+                   "tempered": {str(tau): p for tau, p in tempered.items()}})

@@ -110,6 +110,7 @@ EXEMPT = [  # counts, names, versions, section and ordinal numbers
     "一成不变的这一成果，两两成对，十分之重要。",
     "第一秒和每一秒，一半的人。",
     "1,024 个位置，编号 0、1、2。",
+    "见 Pope 等人的 section 2.7、p. 12 与 pp. 3.1–3.4，chapter 4.2。",
 ]
 
 
@@ -416,8 +417,8 @@ INLINE_IMAGE = ("an image must stand alone in its paragraph: put '![alt text](im
 @pytest.mark.parametrize("body, expected", [
     ("![x](../../etc/passwd)", f"{P}:8: image '../../etc/passwd' {OUTSIDE}"),
     ("![x](/etc/passwd)", f"{P}:8: image '/etc/passwd' {OUTSIDE}"),
-    ("![x](figures/plot.svg)", f"{P}:8: image 'figures/plot.svg' is not a picture file: use .png, .jpg, .jpeg, "
-                               ".gif, .webp"),
+    ("![x](figures/plot.svg)", f"{P}:8: image 'figures/plot.svg' not found: put the file at "
+                               "content/pages/figures/plot.svg"),
     ("![x](https://tracker.example/p.gif)", f"{P}:8: image 'https://tracker.example/p.gif' {OUTSIDE}"),
     ("![x][r]\n\n[r]: ../../../etc/shadow", f"{P}:8: image '../../../etc/shadow' {OUTSIDE}"),
     ("[x](../../etc/passwd)", f"{P}:8: link '../../etc/passwd' leaves the site: link to a page with "

@@ -35,8 +35,7 @@ def test_a_d2l_page_is_converted_and_its_hand_steps_listed():
     assert converted.text == expected(FIXTURES / "d2l" / "scores.converted.md", converted.text)
     assert notes(converted) == [
         "4: cited key 'Lecture.2017': put its BibTeX entry in content/references.bib",
-        "8: picture '../img/scores.png': copy it into content/pages/images/ (PNG, JPEG, GIF or WebP) and write "
-        "that path"]
+        "8: picture '../img/scores.png': copy it to content/pages/images/scores.png (PNG, JPEG, GIF, WebP or SVG)"]
     assert "tensorflow" not in converted.text and "#@tab" not in converted.text  # one framework kept
 
 
@@ -46,8 +45,6 @@ def test_a_myst_page_is_converted_and_what_has_no_equivalent_is_listed():
     assert notes(converted) == [
         "4: cited key 'Kvcache.2020': put its BibTeX entry in content/references.bib",
         "4: '{{ undefined }}' has no substitution in the front matter: write its text",
-        "6: directive '{tab-set}' has no equivalent here: rewrite this part by hand",
-        "7: directive '{tab-item}' has no equivalent here: rewrite this part by hand",
         "12: a code cell's output is not produced: if its numbers matter, make it an experiment and cite them "
         "with {num} (docs/reference.md)"]
 
@@ -61,12 +58,11 @@ def test_the_imported_d2l_page_builds_once_its_hand_steps_are_done(tmp_path, cap
                        "a hand (then run python build.py, which names anything else at its line):")
     assert said[1:] == ["content/pages/scores.md:4: cited key 'Lecture.2017': put its BibTeX entry in "
                         "content/references.bib",
-                        "content/pages/scores.md:8: picture '../img/scores.png': copy it into content/pages/images/ "
-                        "(PNG, JPEG, GIF or WebP) and write that path"]
+                        "content/pages/scores.md:8: picture '../img/scores.png': copy it to "
+                        "content/pages/images/scores.png (PNG, JPEG, GIF, WebP or SVG)"]
     page = root / "content" / "pages" / "scores.md"
     (page.parent / "images").mkdir()
     Image.new("RGB", (30, 20), (10, 120, 200)).save(page.parent / "images" / "scores.png")
-    page.write_text(page.read_text(encoding="utf-8").replace("../img/", "images/"), encoding="utf-8")
     prepared = prepare_site(root, fake_evidence(tmp_path / "fig"))
     assert prepared.pages["scores"].meta.title == "注意力分数"
 

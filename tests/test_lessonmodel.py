@@ -462,6 +462,11 @@ def doc(model_results):
     return model_results
 
 
+def value_of(result, key):
+    """The value called ``key`` of an experiment's ``Result``."""
+    return next(v.value for v in result.values if v.key == key)
+
+
 def values(doc, exp):
     return {k: v["value"] for k, v in doc["experiments"][exp]["values"].items()}
 
@@ -538,30 +543,31 @@ def test_equivalence_and_controls(doc):
 
 def test_stale_prefix_changes_from_the_edit_on():
     result = stale_prefix(ModelConfig())
-    edit = result.value("edit_position")
+    value = {v.key: v.value for v in result.values}
+    edit = value["edit_position"]
     changed = np.array(result.data["changed"])  # (L, T)
-    assert result.value("unchanged_before_edit") and not changed[:, :edit].any()
+    assert value["unchanged_before_edit"] and not changed[:, :edit].any()
     assert changed[0].tolist() == [i == edit for i in range(changed.shape[1])]  # layer 1: own token
     assert changed[1:, edit:].all()  # deeper layers: every position from the edit on
 
 
 def test_bidirectional_layer1_unchanged_layer2_changed():
     result = bidirectional(ModelConfig())
-    kinds = {v.key: v.value_class for v in result.values}
+    kinds, value = {v.key: v.value_class for v in result.values}, {v.key: v.value for v in result.values}
     assert kinds["bidir_layer1_old_kv_change"] == "exact"  # so == 0.0 is a fair assertion
-    assert result.value("bidir_layer1_old_kv_change") == 0.0
-    assert result.value("bidir_layer2_old_kv_change") > 0.1
-    assert result.value("bidir_layer3_old_kv_change") > 0.1
+    assert value["bidir_layer1_old_kv_change"] == 0.0
+    assert value["bidir_layer2_old_kv_change"] > 0.1
+    assert value["bidir_layer3_old_kv_change"] > 0.1
     for i in (1, 2, 3):
         assert kinds[f"causal_layer{i}_old_kv_change"] == "exact"
-        assert result.value(f"causal_layer{i}_old_kv_change") == 0.0
+        assert value_of(result, f"causal_layer{i}_old_kv_change") == 0.0
 
 
 def test_blas_kernels_make_the_zeros_rounding():
     result = bidirectional(ModelConfig(kernels="blas"))
     kinds = {v.key: v.value_class for v in result.values}
     assert kinds["causal_layer1_old_kv_change"] == "rounding"
-    assert result.value("causal_layer1_old_kv_change") < 1e-12
+    assert value_of(result, "causal_layer1_old_kv_change") < 1e-12
 
 
 def test_kv_bytes_formula_exact_and_real_models(doc):
@@ -622,8 +628,8 @@ def test_lesson_data(doc):
 def test_char_stream():
     result = char_stream(ModelConfig())
     assert result.model.vocab[1] == "a"
-    assert result.value("stale_max_abs_diff") > 0.1
-    assert result.value("n_chars") == len(result.parameters["text"])
+    assert value_of(result, "stale_max_abs_diff") > 0.1
+    assert value_of(result, "n_chars") == len(result.parameters["text"])
 
 
 def test_disk_cache_hit_and_miss_by_source_hash(tmp_path, monkeypatch):

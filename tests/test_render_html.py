@@ -392,7 +392,8 @@ def test_names_change_with_the_picture_and_only_then(tmp_path):
                                         "folder or below, e.g. 'images/gpu.jpg' (no URL, no absolute path, no '..')"),
     ("![图](/etc/a.png)", f"{P}:10: image '/etc/a.png' must be a file in this page's folder or below, e.g. "
                          "'images/gpu.jpg' (no URL, no absolute path, no '..')"),
-    ("![图](notes.txt)", f"{P}:10: image 'notes.txt' is not a picture file: use .png, .jpg, .jpeg, .gif, .webp"),
+    ("![图](notes.txt)", f"{P}:10: image 'notes.txt' is not a picture file: use .png, .jpg, .jpeg, .gif, .webp, "
+                         ".svg"),
     ("![图](images/none.png)", f"{P}:10: image 'images/none.png' not found: put the file at "
                               "content/pages/images/none.png"),
     ("文字 ![图](images/gpu.jpg) 文字", f"{P}:10: an image must stand alone in its paragraph: put "

@@ -28,8 +28,9 @@ Exempt, because they count or name something rather than measure it:
   ``GPT-3.5``, ``arXiv:2309.06180``);
 - a version or an address with two dots or more (``3.11.2``, ``127.0.0.1``); a bare ``3.11`` is a
   decimal, so write ``v3.11`` or put it in code;
-- a section, figure or ordinal number: right after ``第``, ``§`` or the word Section, Sec., Chapter,
-  Fig., Figure, Table, Eq. or Appendix (a range such as ``§2.1–2.2`` too), or right before ``节`` or
+- a section, figure, page or ordinal number: right after ``第``, ``§`` or the word Section, Sec., Chapter,
+  Fig., Figure, Table, Eq., Appendix, p., pp. or page, in either case (``section 2.7`` after a citation;
+  a range such as ``§2.1–2.2`` too), or right before ``节`` or
   ``章`` (``2.3 节``); ``图``/``表`` are no labels (代表 0.35), so write ``图 2-1`` or ``第 2.1 节``;
 - the number that starts a heading or a state title (``## 2.3 注意力``), unless it starts with 0 or
   has a unit (``## 0.35 的概率`` and ``## 65% 的显存`` are flagged).
@@ -60,7 +61,7 @@ _UNIT = re.compile(
     r"(?![A-Za-z0-9])")
 _GLUED = re.compile(r"(?:[A-Za-z_#]|[A-Za-z0-9][-.:/])$")
 """The text before a number that makes it part of a name (fp16, Llama-2-7B, arXiv:2309.06180, #0072B2)."""
-_LABEL = re.compile(r"(?:[§第]|(?<![A-Za-z])(?:Section|Sec\.|Chapter|Fig\.|Figure|Table|Eq\.|Appendix))\s*"
+_LABEL = re.compile(r"(?:[§第]|(?<![A-Za-z])(?i:Section|Sec\.|Chapter|Fig\.|Figure|Table|Eq\.|Appendix|pp?\.|page))\s*"
                     r"(?:\d+(?:[.．]\d+)*\s*[-–—~至到]\s*)?$")
 """The text before a section, figure or ordinal number (§2.1–2.2, 第 3 层, Table 2)."""
 _LABEL_AFTER = re.compile(r"\s*[节章]")

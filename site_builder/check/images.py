@@ -4,6 +4,7 @@ Only PNG, JPEG, WebP and GIF are read, and only when the file's first bytes are 
 format its suffix names: Pillow is handed that one format (so it never tries, or loads the
 plugin of, another — PostScript would run Ghostscript). Sizes are bounded twice before any
 pixel is decoded: the file's bytes (the loader) and the width and height from its header.
+An SVG is not decoded but written anew from an allowlist (svg.py), one file for every width.
 
 Each picture a page shows becomes one file per width in ``WIDTHS`` (never
 wider than the original), named by a hash of its bytes, so a changed picture
@@ -19,6 +20,7 @@ import io
 import re
 from dataclasses import dataclass, field
 
+from site_builder.check.svg import safe_svg, svg_name
 from site_builder.load.content import IMAGE_FORMATS, Content, ImageFile
 from site_builder.load.loader import MAX_FILE_BYTES
 from site_builder.parse.page import ParsedPage, image_path
@@ -83,12 +85,20 @@ def picture(image: ImageFile) -> Picture:
                            "wide is enough), e.g. as a JPEG", size=f"{image.size / 2**20:.1f}",
                            limit=f"{MAX_FILE_BYTES / 2**20:.0f}"))
     suffix = "." + image.path.rsplit(".", 1)[-1].lower()
-    kind = _declared(image.data, suffix)
+    kind = "SVG" if suffix == ".svg" else _declared(image.data, suffix)
     key = hashlib.sha256(image.data).hexdigest()
     if key not in _CACHE:
         stem = re.sub(r"[^A-Za-z0-9_-]+", "-", image.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]).strip("-")
-        _CACHE[key] = _resize(image.data, stem or "image", kind, suffix)
+        _CACHE[key] = _svg(image.data, stem or "image") if kind == "SVG" else _resize(image.data, stem or "image",
+                                                                                        kind, suffix)
     return _CACHE[key]
+
+
+def _svg(data: bytes, stem: str) -> Picture:
+    """An SVG written anew from the allowlists (one file: it scales to every width)."""
+    svg = safe_svg(data)
+    name = svg_name(stem, svg.data)
+    return Picture(name, f"{name} {svg.width}w", svg.width, svg.height, {name: svg.data})
 
 
 def _declared(data: bytes, suffix: str) -> str:
@@ -113,16 +123,17 @@ def _resize(data: bytes, stem: str, kind: str, suffix: str) -> Picture:
     source.name = f"picture{suffix}"  # so that Pillow does not import its common plugins (BMP, PPM …) either
     try:
         with Image.open(source, formats=[kind]) as opened:  # reads the header only
-            _check_size(opened.width, opened.height)
+            if opened.width * opened.height > MAX_PIXELS or max(opened.size) > MAX_SIDE:
+                raise ValueError(_("has {width}×{height} pixels, over the limit of {limit} pixels or {side} on a "
+                                   "side: resize it (at most 1280 pixels wide is enough)", width=opened.width,
+                                   height=opened.height, limit=f"{MAX_PIXELS:,}", side=f"{MAX_SIDE:,}"))
             lossless = opened.mode in ("RGBA", "LA", "P", "PA", "1", "L", "I;16") or opened.format in ("PNG", "GIF")
             original = ImageOps.exif_transpose(opened)  # phone photos store their rotation in EXIF
             original.load()
-    except ValueError as error:
-        if isinstance(error.args[0], Text):
-            raise
-        raise ValueError(unreadable) from None
-    except (OSError, SyntaxError, Image.DecompressionBombError, EOFError):  # Pillow's words are not the teacher's
-        raise ValueError(unreadable) from None
+    except (ValueError, OSError, SyntaxError, Image.DecompressionBombError, EOFError) as error:
+        if isinstance(error, ValueError) and error.args and isinstance(error.args[0], Text):
+            raise  # the size limit's own message
+        raise ValueError(unreadable) from None  # Pillow's words are not the teacher's
     mode, kind = ("RGBA", "png") if lossless else ("RGB", "jpg")
     original = original.convert(mode)
     files: dict[str, bytes] = {}
@@ -141,9 +152,3 @@ def _resize(data: bytes, stem: str, kind: str, suffix: str) -> Picture:
     src, width, height = sizes[0]
     return Picture(src, ", ".join(f"{n} {w}w" for n, w, _height in sizes), width, height, files)
 
-
-def _check_size(width: int, height: int) -> None:
-    if width * height > MAX_PIXELS or max(width, height) > MAX_SIDE:
-        raise ValueError(_("has {width}×{height} pixels, over the limit of {limit} pixels or {side} on a side: "
-                           "resize it (at most 1280 pixels wide is enough)", width=width, height=height,
-                           limit=f"{MAX_PIXELS:,}", side=f"{MAX_SIDE:,}"))

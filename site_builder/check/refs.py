@@ -20,9 +20,12 @@ def split_title(target: str) -> tuple[str, str]:
     return (titled.group(1).strip(), titled.group(2).strip()) if titled and titled.group(1).strip() else ("", target)
 
 
-def anchor_of(page: str, anchor: str) -> str:
-    """``b2`` on page ``r55`` is the state anchor ``r55-b2``; every other anchor is itself."""
-    return f"{page}-{anchor}" if re.fullmatch(r"b\d+", anchor) else anchor
+def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
+    """``r55#b2`` → (``r55``, ``r55-b2``), a state's anchor; ``#notes`` → (this page, ``notes``); ``r55`` →
+    (``r55``, ``''``)."""
+    page, _hash, anchor = target.partition("#")
+    page = page or page_id
+    return page, f"{page}-{anchor}" if re.fullmatch(r"b\d+", anchor) else anchor
 
 
 class EveryAnchor(frozenset):
@@ -40,8 +43,7 @@ def locate(name: str, target: str, page_id: str, anchors: Mapping[str, Collectio
         page = target.removesuffix(".md").rsplit("/", 1)[-1]
         return (page, "") if page in anchors else None
     if "#" in target:
-        page, _hash, anchor = target.partition("#")
-        page, anchor = page or page_id, anchor_of(page or page_id, anchor)
+        page, anchor = resolve_ref(target, page_id)
         return (page, anchor) if anchor in anchors.get(page, ()) else None
     if name == "ref" and target in anchors:
         return target, ""

@@ -9,12 +9,12 @@ import re
 from collections.abc import Callable, Collection, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
-from site_builder.check.refs import REFERENCE_ROLES, EveryAnchor, locate, split_title
+from site_builder.check.refs import REFERENCE_ROLES, EveryAnchor, locate, resolve_ref, split_title
 from site_builder.load.bibtex import CITE_ROLES, cited_ids
 from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
-from site_builder.load.glossary import find_term, forbidden_uses
+from site_builder.load.glossary import Term, find_term, forbidden_uses
 from site_builder.load.value_text import check_value_text
-from site_builder.markdown.mathrender import MathError, render_math
+from site_builder.markdown.mathrender import math_problem
 from site_builder.parse.page import ParsedPage, RoleUse, StateSource
 from site_builder.parse.positions import describe, position_words, word_holds
 from site_builder.vocabulary.i18n import _, localize
@@ -48,7 +48,8 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     for page in pages:
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
         problems += memo(page, around, check) if memo else check()
-    problems += check_records(content, evidence.values)
+    problems += [problem for record in content.records for entry in record.data.get("compare") or ()
+                 for problem in _check_comparison(record.path, entry, evidence.values)]
     problems += reader_text_problems(content, evidence)
     problems += check_value_text(content.value_text, set(evidence.values),
                                  {v.producer for v in evidence.values.values()})
@@ -57,45 +58,33 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
 
 def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[str]], sources: set[str],
                    evidence: Evidence) -> list[Problem]:
-    problems = _duplicate_anchors(page)
+    path, first = page.meta.path, {}  # first: anchor → the index of its first definition
+    problems = [Problem(path, line, _("duplicate anchor '#{anchor}' on this page", anchor=anchor))
+                for i, (anchor, line, _title) in enumerate(page.anchors) if first.setdefault(anchor, i) != i]
     problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
-    problems += [Problem(page.meta.path, line, _("link to '{target}': no page or label of this site has that name",
-                                                 target=target) + suggest(target, _labels(anchors)))
+    problems += [Problem(path, line, _("link to '{target}': no page or label of this site has that name",
+                                       target=target) + suggest(target, _labels(anchors)))
                  for target, line in page.links if locate("ref", target, page.meta.id, anchors) is None]
     problems += _term_problems(page, content)
-    problems += [Problem(page.meta.path, line, _("unknown source '{id}'", id=source) + suggest(source, sources)
+    problems += [Problem(path, line, _("unknown source '{id}'", id=source) + suggest(source, sources)
                          + _(" (sources are listed in content/sources.yml)")) if source else
-                 Problem(page.meta.path, line, _("'{{quoted}}' needs the id of the source its numbers come from, "
-                                                 "as in ':::{{quoted}} M34'"))
+                 Problem(path, line, _("'{{quoted}}' needs the id of the source its numbers come from, "
+                                       "as in ':::{{quoted}} M34'"))
                  for source, line, _last in page.quoted if source not in sources]
     problems += [p for block in page.blocks if isinstance(block, StateSource)
                  for p in _check_state(block, page, evidence, content.config.language)]
     if page.meta.kind in ("lesson", "article"):
         problems += _unbound_numbers(page)
-    problems += _math_errors(page)
+    problems += [Problem(path, line, wrong) for tex, line, display in page.math
+                 if (wrong := math_problem(tex, display))]
     return problems
 
 
 def _duplicate_ids(pages: tuple[ParsedPage, ...]) -> list[Problem]:
-    seen: dict[str, str] = {}
-    problems = []
-    for page in pages:
-        if page.meta.id in seen:
-            problems.append(Problem(page.meta.path, 1, _("duplicate page id '{id}' (also used by {other})",
-                                                         id=page.meta.id, other=seen[page.meta.id])))
-        seen.setdefault(page.meta.id, page.meta.path)
-    return problems
-
-
-def _duplicate_anchors(page: ParsedPage) -> list[Problem]:
-    seen: set[str] = set()
-    problems = []
-    for anchor, line, _title in page.anchors:
-        if anchor in seen:
-            problems.append(Problem(page.meta.path, line,
-                                    _("duplicate anchor '#{anchor}' on this page", anchor=anchor)))
-        seen.add(anchor)
-    return problems
+    first: dict[str, str] = {}  # page id → the path of the first page with it
+    return [Problem(page.meta.path, 1, _("duplicate page id '{id}' (also used by {other})", id=page.meta.id,
+                                         other=first[page.meta.id]))
+            for page in pages if first.setdefault(page.meta.id, page.meta.path) != page.meta.path]
 
 
 def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], sources: set[str],
@@ -110,13 +99,11 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
     if use.name == "fig" and use.target not in evidence.figures:
         return [Problem(path, use.line,
                         _("unknown figure '{id}'", id=use.target) + suggest(use.target, evidence.figures))]
-    if use.name in CITE_ROLES:
-        return [Problem(path, use.line, _("unknown source '{id}'", id=key) + suggest(key, sources)
-                        + _(" (cited keys are read from content/references.bib and content/sources.yml)"))
-                for key in cited_ids(use.target) if key not in sources]
-    if use.name == "src" and use.target not in sources:
-        return [Problem(path, use.line, _("unknown source '{id}'", id=use.target) + suggest(use.target, sources)
-                        + _(" (sources are listed in content/sources.yml)"))]
+    if use.name in (*CITE_ROLES, "src"):
+        keys, listed = ([use.target], _(" (sources are listed in content/sources.yml)")) if use.name == "src" else \
+            (cited_ids(use.target), _(" (cited keys are read from content/references.bib and content/sources.yml)"))
+        return [Problem(path, use.line, _("unknown source '{id}'", id=key) + suggest(key, sources) + listed)
+                for key in keys if key not in sources]
     if use.name in REFERENCE_ROLES:
         return _check_ref(use, page, anchors)
     if use.name == "mark":
@@ -126,17 +113,12 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
 
 def _term_problems(page: ParsedPage, content: Content) -> list[Problem]:
     """``{term}`` must name a glossary wording; prose must not use a forbidden one."""
-    terms, path, problems = content.glossary, page.meta.path, []
+    terms, path = content.glossary, page.meta.path
     wordings = [w for t in terms for w in t.words]
-    for use in page.roles:
-        if use.name == "term" and find_term(terms, use.target) is None:
-            problems.append(Problem(path, use.line, _("unknown term '{term}'", term=use.target)
-                                    + suggest(use.target, wordings) + _(" (terms are listed in content/glossary.yml)")))
-    for text, line, _where in page.texts:
-        for word, term in forbidden_uses(terms, text):
-            problems.append(Problem(path, line, _("'{word}' is a forbidden variant in the glossary: write '{term}'",
-                                                  word=word, term=term.term)))
-    return problems
+    unknown = [Problem(path, use.line, _("unknown term '{term}'", term=use.target) + suggest(use.target, wordings)
+                       + _(" (terms are listed in content/glossary.yml)"))
+               for use in page.roles if use.name == "term" and find_term(terms, use.target) is None]
+    return unknown + _forbidden(terms, [(path, line, text, "") for text, line, _where in page.texts])
 
 
 def reader_text_problems(content: Content, evidence: Evidence) -> list[Problem]:
@@ -150,15 +132,16 @@ def reader_text_problems(content: Content, evidence: Evidence) -> list[Problem]:
                                                                                               s.where)]
     texts += [(f"{base}/glossary.yml", t.line, t.definition, "") for t in content.glossary]
     texts += [(r.path, 0, str(r.data.get(key, "")), "") for r in content.records for key in ("title", "conditions")]
-    for f in evidence.figures.values():
-        texts += [(f.drawn_at[0] or "figures", f.drawn_at[1], text, f.id)
-                  for text in (f.alt, f.description, *(m.label for m in f.marks), *f.texts)]
-    problems = []
-    for path, line, text, figure in texts:
-        for word, term in forbidden_uses(content.glossary, text):
-            message = _("'{word}' is a forbidden variant in the glossary: write '{term}'", word=word, term=term.term)
-            problems.append(Problem(path, line, message + (_(" (figure {figure})", figure=figure) if figure else "")))
-    return problems
+    texts += [(f.drawn_at[0] or "figures", f.drawn_at[1], text, f.id) for f in evidence.figures.values()
+              for text in (f.alt, f.description, *(m.label for m in f.marks), *f.texts)]
+    return _forbidden(content.glossary, texts)
+
+
+def _forbidden(terms: tuple[Term, ...], texts: list[tuple[str, int, str, str]]) -> list[Problem]:
+    """The glossary's forbidden wordings in ``texts``: (path, line, text, the figure that draws it or '')."""
+    return [Problem(path, line, _("'{word}' is a forbidden variant in the glossary: write '{term}'", word=word,
+                                  term=term.term) + (_(" (figure {figure})", figure=figure) if figure else ""))
+            for path, line, text, figure in texts for word, term in forbidden_uses(terms, text)]
 
 
 def state_figure(page: ParsedPage, state_id: str) -> str:
@@ -205,11 +188,9 @@ def _check_position(use: RoleUse, page: ParsedPage, figure: FigureInfo, mark: Fi
     for word, relative in words:
         if word_holds(word, mark, figure.marks, relative):
             continue
-        if relative is not None:
-            why = _("it is not {word} of '{other}' in figure {figure}", word=word.text, other=relative.name,
-                    figure=figure.id)
-        else:
-            why = _("in figure {figure} it sits {where}", figure=figure.id, where=describe(mark))
+        why = (_("in figure {figure} it sits {where}", figure=figure.id, where=describe(mark)) if relative is None
+               else _("it is not {word} of '{other}' in figure {figure}", word=word.text, other=relative.name,
+                      figure=figure.id))
         problems.append(Problem(page.meta.path, use.line, _("'{word}' does not describe mark '{name}' ({label}): "
                                                             "{why}", word=word.text, name=mark.name, label=mark.label,
                                                             why=why)))
@@ -226,15 +207,6 @@ def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
                     + _("the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` so the "
                         "presentation can outline it"))
             for page in pages for line, marks, state in page.pointing if marks == 0]
-
-
-def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
-    """``r55#b2`` → (``r55``, ``r55-b2``); ``#notes`` → (this page, ``notes``); ``r55`` → (``r55``, ``''``)."""
-    page, _hash, anchor = target.partition("#")
-    page = page or page_id
-    if re.fullmatch(r"b\d+", anchor):
-        anchor = f"{page}-{anchor}"
-    return page, anchor
 
 
 def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]]) -> list[Problem]:
@@ -286,11 +258,9 @@ def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence)
                                                            name=use.target)))
             elif use.name == "fig" and use.target in evidence.figures:
                 used.append((evidence.figures[use.target].provenance, _("figure {id}", id=use.target)))
-    for provenance in ("measured", "record", "computed"):  # the strongest claim the state makes wins
-        for kind, what in used:
-            if kind == provenance:
-                return provenance, what
-    return "teaching", ""
+    # the strongest claim the state makes wins
+    return next(((kind, what) for strongest in ("measured", "record", "computed") for kind, what in used
+                 if kind == strongest), ("teaching", ""))
 
 
 def figure_label_problem(figure: FigureInfo, language: str) -> str:
@@ -322,40 +292,17 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence, langu
 
 
 def _unbound_numbers(page: ParsedPage) -> list[Problem]:
-    problems = []
+    # a {quoted} block's numbers are its source's, shown with it
     quoting = {line for _source, first, last in page.quoted for line in range(first, last + 1)}
-    for number, line, state in unbound_numbers(page.texts, {line for _id, line, _title in page.anchors}):
-        if line in quoting:  # a {quoted} block's numbers are its source's, shown with it
-            continue
-        where = _("state {id}: ", id=state) if state else ""
-        problems.append(Problem(page.meta.path, line, where + _("number '{number}' is written "
-                                          "by hand: cite a value with {{num}}`name`, or mark an illustration "
-                                          "with {{example}}`…`", number=number)))
-    return problems
-
-
-def _math_errors(page: ParsedPage) -> list[Problem]:
-    problems = []
-    for tex, line, display in page.math:
-        try:
-            render_math(tex, display)
-        except MathError as error:
-            shown = " ".join(tex.split())  # one line per problem, even for a multi-line $$ block
-            problems.append(Problem(page.meta.path, line,
-                                    _("cannot render math '{tex}': {error}", tex=shown, error=error.args[0])))
-    return problems
-
-
-def check_records(content: Content, values: dict[str, Value]) -> list[Problem]:
-    """Each record's declared comparison with today's measurement must hold."""
-    problems = []
-    for record in content.records:
-        for entry in record.data.get("compare") or ():
-            problems += _check_comparison(record.path, entry, values)
-    return problems
+    return [Problem(page.meta.path, line, (_("state {id}: ", id=state) if state else "")
+                    + _("number '{number}' is written by hand: cite a value with {{num}}`name`, or mark an "
+                        "illustration with {{example}}`…`", number=number))
+            for number, line, state in unbound_numbers(page.texts, {line for _id, line, _title in page.anchors})
+            if line not in quoting]
 
 
 def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[Problem]:
+    """A record's declared comparison with today's measurement must hold."""
     name, rule, bound = entry.get("with", ""), entry.get("rule", ""), entry.get("bound")
     if name not in values:
         return [Problem(path, 0, _("comparison with unknown value '{name}'", name=name) + suggest(name, values))]
@@ -366,16 +313,10 @@ def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[
     if today.value_class == "timing":
         return [Problem(path, 0, _("comparison with '{name}': a timing value depends on the machine and its "
                                    "load; it is recorded, never compared", name=name))]
-    if rule == "==" and today.value_class == "rounding":
-        if not agrees(today.value, bound, "rounding", today.rtol, today.atol):
-            return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison == {bound} "
-                                       "(a rounding value: within rtol {rtol}, atol {atol})", name=name,
-                                       today=format_number(today.value, today.unit),
-                                       bound=format_number(bound, today.unit), rtol=f"{today.rtol:g}",
-                                       atol=f"{today.atol:g}"))]
-        return []
-    if not _RULES[rule](today.value, bound):
-        return [Problem(path, 0, _("today's {name} = {today} breaks the record's comparison {rule} {bound}",
-                                   name=name, today=format_number(today.value, today.unit), rule=rule,
-                                   bound=format_number(bound, today.unit)))]
-    return []
+    said = {"name": name, "today": format_number(today.value, today.unit), "bound": format_number(bound, today.unit)}
+    if rule == "==" and today.value_class == "rounding":  # equal within the value's tolerance
+        return [] if agrees(today.value, bound, "rounding", today.rtol, today.atol) else [Problem(path, 0, _(
+            "today's {name} = {today} breaks the record's comparison == {bound} (a rounding value: within rtol "
+            "{rtol}, atol {atol})", **said, rtol=f"{today.rtol:g}", atol=f"{today.atol:g}"))]
+    return [] if _RULES[rule](today.value, bound) else [Problem(path, 0, _(
+        "today's {name} = {today} breaks the record's comparison {rule} {bound}", **said, rule=rule))]

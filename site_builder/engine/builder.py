@@ -137,6 +137,7 @@ class Engine:
             return BuildReport(None, (), (), (), time.perf_counter() - started)
         from site_builder.engine.pipeline import STATIC, check_parsed, render_sites
         from site_builder.render.html import TEMPLATES
+        from site_builder.write.verify import source_link_problems
 
         prepared = check_parsed(content, self._parse(content.pages), problems, evidence, self._memo(evidence))
         self.prepared = prepared
@@ -148,6 +149,11 @@ class Engine:
                      if o.finish and (kept[o.teacher] != set(keys[o.teacher]) or not self._trusted(o.folder))}
         files = render_sites(prepared, tuple(o.teacher for o in self.outputs), self.workers, kept,
                              self._environment(looks))
+        made = {rel: payload for teacher in sorted(files)  # public, then teacher: its pages hold every anchor
+                for site in ([self._pages[teacher][page_id][1] for page_id in kept[teacher]] + [files[teacher]])
+                for rel, payload in site.items()}
+        if dead := source_link_problems(prepared.pages.values(), made):  # before writing: both sites stay
+            raise ContentError(dead)
         with together():  # both sites are swapped in at the end, or neither is
             changed = {output: self._write(output, files[output.teacher], keys[output.teacher], kept[output.teacher],
                                            finishers.get(output.teacher), inputs) for output in self.outputs}

@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from site_builder.load.glossary import Term
 
 IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".gif": "GIF", ".webp": "WEBP"}
-"""Picture files a page may show with ``![alt](path)``: suffix → the format its bytes must be (Pillow's name)."""
-IMAGE_SUFFIXES = tuple(IMAGE_FORMATS)
+"""Raster pictures a page may show with ``![alt](path)``: suffix → the format its bytes must be (Pillow's name)."""
+IMAGE_SUFFIXES = (*IMAGE_FORMATS, ".svg")
+"""Every picture a page may show: the raster formats and SVG (written anew from an allowlist, check/svg.py)."""
 
 @dataclass(frozen=True)
 class SiteConfig:

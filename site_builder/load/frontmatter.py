@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from site_builder.load.content import SourceFile
 from site_builder.load.yamlnodes import load_located, not_text
 from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.names import GENERATED_PAGES
 from site_builder.vocabulary.problems import Problem, closest, invisible_characters, suggest
 
 PAGE_KINDS = ("lesson", "article", "index")
@@ -97,6 +98,10 @@ def _with_meta(children: dict, path: str, lines: list[str], start: int) -> tuple
     if not _PAGE_ID.fullmatch(page_id):
         line = children["id"].line if "id" in values else 1
         problems.append(Problem(path, line, _("page id '{id}' must be lowercase letters, digits and '-'", id=page_id)))
+    elif page_id in GENERATED_PAGES:  # its page would be written over by the one the site makes
+        problems.append(Problem(path, children["id"].line if "id" in values else 1, _(
+            "page id '{id}' is the name of a page the site makes ({id}.html): rename the file, e.g. '{id}-page.md'",
+            id=page_id)))
     if problems:
         return None, problems
     meta = PageMeta(id=page_id, title=title, kind=kind, path=path, summary=values.get("summary", ""),

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from site_builder.load.yamlnodes import Located, load_located
-from site_builder.markdown.mathrender import MathError, render_math
+from site_builder.markdown.mathrender import math_problem
 from site_builder.markdown.source import inline_text, parse_inline
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, suggest
@@ -139,12 +139,8 @@ def _definition_problems(definition: str, path: str, line: int) -> list[Problem]
             found.append(Problem(path, line, _("a glossary definition is one line of text: it cannot show a picture")))
         elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
             found.append(Problem(path, line, link_problem(str(child.attrGet("href")))))
-        elif child.type == "math_inline":
-            try:  # rendered on the glossary page: bad TeX is the author's to fix, here
-                render_math(child.content, False)
-            except MathError as error:
-                found.append(Problem(path, line, _("cannot render math '{tex}': {error}", tex=child.content,
-                                                   error=error.args[0])))
+        elif child.type == "math_inline" and (wrong := math_problem(child.content)):
+            found.append(Problem(path, line, wrong))  # rendered on the glossary page: the author's to fix, here
     return found
 
 
@@ -185,8 +181,7 @@ def _at_boundary(text: str, index: int, glossary_neighbour: bool, *, before: boo
     kind (space, punctuation, Latin), a one-character function word, or another glossary wording there."""
     if glossary_neighbour:
         return True
-    outside = index - 1 if before else index
-    inside = index if before else index - 1
+    outside, inside = (index - 1, index) if before else (index, index - 1)
     if outside < 0 or outside >= len(text):
         return True
     if _han(text[inside]) and _han(text[outside]):

@@ -60,19 +60,13 @@ def load_located(text: str, path: str, first_line: int = 1) -> tuple[Located | N
         if isinstance(node, yaml.ScalarNode) and (slip := _FULL_WIDTH_KEY.search(text)):
             raise _full_width(slip, text)  # the whole text read as one line of text
         return _locate(node, first_line, {}, set()), []
-    except _Slip as slip:
-        return None, [Problem(path, first_line + slip.line, slip.message)]
-    except yaml.YAMLError as error:
-        line, message = _said(error, text)
+    except (_Slip, yaml.YAMLError) as error:
+        line, message = error.args if isinstance(error, _Slip) else _said(error, text)
         return None, [Problem(path, first_line + line, message)]
 
 
 class _Slip(Exception):
-    """A mistake found by this module: its message and 0-based line."""
-
-    def __init__(self, message: str, line: int) -> None:
-        super().__init__(message)
-        self.message, self.line = message, line
+    """A mistake found by this module: ``args`` are its 0-based line and its message."""
 
 
 _FULL_WIDTH_KEY = re.compile(r"^[ \t]*(?P<key>[^\s:：#][^:：\n]*?)[ \t]*：", re.MULTILINE)
@@ -92,7 +86,7 @@ def _full_width(slip: re.Match[str], text: str) -> _Slip:
     colon = slip.end() - 1
     message = _("'{key}' is followed by a full-width colon '：': type the ASCII colon ':' and a space instead",
                 key=slip.group("key").strip())
-    return _Slip(_at(message, colon - (text.rfind("\n", 0, colon) + 1)), _line_of(text, colon))
+    return _Slip(_line_of(text, colon), _at(message, colon - (text.rfind("\n", 0, colon) + 1)))
 
 
 _PROBLEMS = {
@@ -108,11 +102,10 @@ def _said(error: yaml.YAMLError, text: str) -> tuple[int, str]:
     the parser gave up."""
     problem = str(getattr(error, "problem", "") or "")
     mark, context = getattr(error, "problem_mark", None), getattr(error, "context_mark", None)
-    line = mark.line if mark else 0
-    column = mark.column if mark else None
+    line, column = (mark.line, mark.column) if mark else (0, None)
     slip = _FULL_WIDTH_KEY.search(text)
     if slip and _line_of(text, slip.start()) <= line:
-        return _full_width(slip, text).line, _full_width(slip, text).message
+        return _full_width(slip, text).args
     tab = re.search(r"^ *\t", text, re.MULTILINE)
     if tab and ("'\\t'" in problem or "tab character" in problem):
         return _line_of(text, tab.start()), _at(_("this line is indented with a tab: YAML indents with spaces only"),
@@ -144,16 +137,13 @@ def _check_depth(text: str) -> None:
     depth = 0
     try:
         for event in yaml.parse(text, Loader=LOADER):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise _Slip(too_deep, event.start_mark.line)
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
+            depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+            if depth > MAX_DEPTH:
+                raise _Slip(event.start_mark.line, too_deep)
     except yaml.YAMLError as error:  # libyaml's own limit (it reads a flow collection ahead), or a syntax error
         mark = getattr(error, "problem_mark", None)
         if "nesting depth" in str(getattr(error, "problem", "")):
-            raise _Slip(too_deep, mark.line if mark else 0) from None
+            raise _Slip(mark.line if mark else 0, too_deep) from None
 
 
 def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nodes: set[int]) -> Located:
@@ -175,8 +165,8 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
                 raise yaml.constructor.ConstructorError(None, None, _("a key must be plain text, not a list or "
                                                           "mapping"), key_node.start_mark) from None
             if key in children:
-                raise _Slip(_("'{key}' is given twice (first on line {line}): keep one", key=key,
-                              line=children[key].line), key_node.start_mark.line)
+                raise _Slip(key_node.start_mark.line, _("'{key}' is given twice (first on line {line}): keep one",
+                                                        key=key, line=children[key].line))
             children[key] = Located(_construct(value_node), first_line + key_node.start_mark.line,
                                     _locate(value_node, first_line, done, open_nodes).children)
         located = Located({k: v.value for k, v in children.items()}, line, children)

@@ -54,6 +54,18 @@ ADMONITIONS = {"note": _("Note"), "warning": _("Warning"), "tip": _("Tip"), "imp
 _EXERCISES = {"exercise": _("Exercise"), "solution": _("Solution")}
 """sphinx-exercise's boxes: an exercise shows its argument after the title; a solution is always folded."""
 _CODE_OPTIONS = ("caption", "linenos", "lineno-start", "emphasize-lines", "name", "dedent")
+_LAYOUT = ("class", "name", "margin", "padding", "gutter", "columns", "outline", "shadow", "text-align", "width",
+           "class-header", "class-body", "class-footer", "class-container", "class-item", "class-label",
+           "class-content", "child-align", "child-direction", "reverse", "sync", "sync-group", "selected", "open",
+           "color", "icon", "animate", "chevron", "class-title")
+"""sphinx-design's options of layout and colour: the site's own style replaces them (a card's ``:link:`` is
+no layout, and stays an error)."""
+_DESIGN = {name: Directive(_LAYOUT) for name in ("dropdown", "card", "grid-item-card", "tab-set", "tab-item",
+                                                 "grid", "grid-item")} \
+    | {name: Directive(("class", "name")) for name in ("margin", "sidebar", "epigraph")}
+"""sphinx-design's components, shown in the site's own boxes: a dropdown folded, a card or tab titled, one tab
+after the other, a grid's items one below the other; so are Jupyter Book's margin notes, sidebars and
+epigraphs (in the text column: the layout has no margin for them)."""
 
 DIRECTIVES: dict[str, Directive] = {
     "state": Directive(("title", "figure", "caption", "provenance")),
@@ -74,15 +86,20 @@ DIRECTIVES: dict[str, Directive] = {
     "exercise-end": Directive(),
     "solution-start": Directive(("label", "class", "hidden")),
     "solution-end": Directive(),
+    **_DESIGN,
     "index": Directive(("name",), literal="skip"),
     "contents": Directive(("depth", "local", "backlinks", "class"), literal="skip"),
 }
 """The directives a page may use, by name."""
 _BOXES = {**ADMONITIONS, "admonition": _("Note"), **_EXERCISES,
-          **{f"{name}-start": title for name, title in _EXERCISES.items()}}
+          **{f"{name}-start": title for name, title in _EXERCISES.items()},
+          "dropdown": _("More"), "card": "", "grid-item-card": "", "tab-item": "", "margin": "", "sidebar": "",
+          "epigraph": ""}
 """The directives shown as a titled box (folded with ``:class: dropdown``). sphinx-exercise's gated form,
 ``{exercise-start}`` … ``{exercise-end}``, opens the box at the start and closes it at the end: what stands
 between them is read as the page is (the parse stage checks each start has its end)."""
+_TITLED = frozenset({"admonition", "dropdown", "card", "grid-item-card", "tab-item", "margin", "sidebar"})
+"""Boxes whose argument is their title."""
 GATES = {"exercise-start": "exercise-end", "solution-start": "solution-end"}
 _SKIPPED = Directive(literal="skip")
 """How a directive whose content is not read is read: an unknown one in backticks too (the parse stage reports it
@@ -125,14 +142,14 @@ _CODE_CELL_NOTE = _("The output of this cell is not produced here: the site show
 def _render_open(self, tokens, idx, options, env) -> str:
     meta, say = tokens[idx].meta, env.get("say", str)  # in the course's language
     if meta["name"] in _BOXES:
-        title = meta["arg"] if meta["name"] == "admonition" and meta["arg"] else say(_BOXES[meta["name"]])
+        title = meta["arg"] if meta["name"] in _TITLED and meta["arg"] else say(_BOXES[meta["name"]])
         title += f" {meta['arg']}" if meta["name"].startswith("exercise") and meta["arg"] else ""
         kind, folded = _admonition_kind(meta)
         tag, head = ("details", "summary") if folded else ("aside", "p")
         label = meta["options"].get("name", meta["options"].get("label", ("", 0)))[0]
         anchor = f' id="{escapeHtml(label)}"' if label else ""  # the anchor its :name: or :label: gives the page
-        return (f'<{tag} class="admonition {kind}"{anchor}><{head} class="admonition-title">{escapeHtml(title)}'
-                f"</{head}>\n")
+        return (f'<{tag} class="admonition {kind}"{anchor}>' + (f'<{head} class="admonition-title">'
+                f"{escapeHtml(title)}</{head}>" if title or folded else "") + "\n")
     if meta["name"] == "code-cell":
         return '<div class="code-cell">\n'
     if meta["name"] == "quoted":
@@ -170,7 +187,9 @@ def _admonition_kind(meta: dict) -> tuple[str, bool]:
     classes = meta["options"].get("class", ("", 0))[0].split()
     kind = meta["name"] if meta["name"] != "admonition" else next((c for c in classes if c in ADMONITIONS), "note")
     gated = meta["name"] in GATES  # its end closes it, so it is folded only if a solution
-    return kind.removesuffix("-start"), meta["name"].startswith("solution") or ("dropdown" in classes and not gated)
+    folded = meta["name"] == "dropdown" or meta["name"].startswith("solution") or ("dropdown" in classes
+                                                                                  and not gated)
+    return kind.removesuffix("-start"), folded
 
 
 def _line(state: StateBlock, number: int) -> str:

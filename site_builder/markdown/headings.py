@@ -50,6 +50,9 @@ def _heading_anchors(state: StateCore) -> None:
                 anchor, n = f"{slugify(inline.content)}-{n}", n + 1
         taken.add(anchor)
         token.attrSet("id", anchor)
+        target = state.tokens[i - 1] if i else None
+        if target is not None and target.type == "myst_target" and target.content == anchor and token.tag != "h1":
+            target.meta = {**(target.meta or {}), "heading": True}  # one anchor, not two (a page title keeps its)
 
 
 def _render_heading_close(self, tokens: Sequence[Token], idx: int, options, env) -> str:

@@ -32,21 +32,15 @@ class MathError(ValueError):
 # Environments latex2mathml turns into a real <mtable>. `aligned` is not one of
 # them (it writes a raw "&"), so it is rewritten to `split`, which latex2mathml
 # lays out exactly like aligned: right/left column pairs, no gap.
-_ENVIRONMENTS = frozenset(
-    {"matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "cases", "array", "split"}
-)
+_ENVIRONMENTS = frozenset({"matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "cases", "array", "split"})
 _ENV_REWRITES = {"aligned": "split"}
 
 # Named operators. In TeX both kinds are upright Op atoms; the limit kind puts
 # its subscript underneath in display style.
-_FUNCTION_NAMES = frozenset(
-    ["arccos", "arcsin", "arctan", "arg", "cos", "cosh", "cot", "coth", "csc", "deg", "dim", "exp", "hom", "ker",
-     "lg", "ln", "log", "sec", "sin", "sinh", "tan", "tanh"]
-)
-_LIMIT_NAMES = frozenset(
-    ["det", "gcd", "inf", "lim", "max", "min", "Pr", "sup", "argmax", "argmin",
-     "arg\u2009max", "arg\u2009min", "lim\u2006inf", "lim\u2006sup"]
-)
+_FUNCTION_NAMES = frozenset(["arccos", "arcsin", "arctan", "arg", "cos", "cosh", "cot", "coth", "csc", "deg", "dim",
+                             "exp", "hom", "ker", "lg", "ln", "log", "sec", "sin", "sinh", "tan", "tanh"])
+_LIMIT_NAMES = frozenset(["det", "gcd", "inf", "lim", "max", "min", "Pr", "sup", "argmax", "argmin",
+                          "arg\u2009max", "arg\u2009min", "lim\u2006inf", "lim\u2006sup"])
 # Ordinary symbols latex2mathml emits as <mo> (which would get operator spacing).
 _ORD_SYMBOLS = frozenset("\u22a4\u22a5\u2205\u221e\u2207")
 # Symbols latex2mathml emits as <mi> that are relations, binaries or fences in TeX.
@@ -61,12 +55,8 @@ _LARGE_OPS = frozenset("\u2211\u220f\u2210\u22c3\u22c2\u2a01\u2a02\u222b\u222c\u
 _SCRIPTED = frozenset({"msub", "msup", "msubsup", "munder", "mover", "munderover"})
 # In TeX | ‖ / are Ord atoms: no space around them (Chromium's dictionary adds some).
 _TIGHT = frozenset("|\u2016/")
-_NAMED_SPACES = {
-    "negativethinmathspace": "-0.1667em",
-    "thinmathspace": "0.1667em",
-    "mediummathspace": "0.2222em",
-    "thickmathspace": "0.2778em",
-}
+_NAMED_SPACES = {"negativethinmathspace": "-0.1667em", "thinmathspace": THIN, "mediummathspace": MEDIUM,
+                 "thickmathspace": "0.2778em"}
 
 # \text{..}, \mathrm{..}, \operatorname{..} with brace-free content are taken
 # out before conversion (latex2mathml neither escapes \text nor keeps
@@ -116,6 +106,16 @@ def render_math(tex: str, display: bool) -> str:
     return _serialize(root, source, display)
 
 
+def math_problem(tex: str, display: bool = False) -> str:
+    """Why ``tex`` cannot be rendered, as a message on one line (even for a multi-line ``$$`` block); ``''``
+    when it can."""
+    try:
+        render_math(tex, display)
+    except MathError as error:
+        return _("cannot render math '{tex}': {error}", tex=" ".join(tex.split()), error=error.args[0])
+    return ""
+
+
 # ---------------------------------------------------------------- checks
 
 
@@ -149,9 +149,8 @@ def _check_tree(root: ET.Element) -> None:
             if name in URL_ATTRIBUTES and not allowed_url(url):
                 raise MathError(_("link '{url}' is not allowed: \\href takes an https:// URL or a page of this site",
                                   url=url))
-        if node.tag in ("mi", "mo") and re.match(r"\\[A-Za-z]+", text):
-            command = re.match(r"[^ ]+", text).group()  # type: ignore[union-attr]
-            raise MathError(_("unknown command '{command}'", command=command))
+        if node.tag in ("mi", "mo") and (command := re.match(r"\\[A-Za-z]+[^ ]*", text)):
+            raise MathError(_("unknown command '{command}'", command=command.group()))
         if node.tag == "mi" and text in ("&", "}", "\\"):
             raise MathError(_("unexpected '{text}' outside an environment such as aligned", text=text) if text == "&"
                             else _("unexpected '{text}' here", text=text))
@@ -235,8 +234,7 @@ def _repair_token(node: ET.Element) -> None:
         node.tag = "mi"
         node.set("mathvariant", "normal")
     if node.tag == "mo" and text in _TIGHT and node.get("stretchy") != "true":
-        node.set("lspace", "0")
-        node.set("rspace", "0")
+        node.attrib.update(lspace="0", rspace="0")
     if node.tag in ("mi", "mo") and "data-op" not in node.attrib:
         if text in _FUNCTION_NAMES:
             node.set("data-op", "function")
@@ -262,8 +260,7 @@ def _space_operator_names(parent: ET.Element) -> None:
             core.tag = "mo"
             core.set("movablelimits", "true")
         if kind in ("large", "limit"):
-            core.set("lspace", THIN if before else "0")
-            core.set("rspace", THIN if after else "0")
+            core.attrib.update(lspace=THIN if before else "0", rspace=THIN if after else "0")
             continue
         core.tag = "mi"  # a function name: upright identifier + U+2061 FUNCTION APPLICATION
         core.attrib.pop("movablelimits", None)
@@ -277,10 +274,13 @@ def _space_operator_names(parent: ET.Element) -> None:
         node.attrib.pop("data-op", None)
 
 
+def _base(node: ET.Element) -> ET.Element:
+    """The base of a scripted element (``x`` of ``x^2``); any other element itself."""
+    return node[0] if node.tag in _SCRIPTED and len(node) else node
+
+
 def _operator_core(node: ET.Element) -> ET.Element | None:
-    if node.tag in _SCRIPTED and len(node):
-        node = node[0]
-    return node if "data-op" in node.attrib else None
+    return _base(node) if "data-op" in _base(node).attrib else None
 
 
 def _opens(node: ET.Element) -> bool:
@@ -291,8 +291,7 @@ def _opens(node: ET.Element) -> bool:
 def _is_ordinary(node: ET.Element) -> bool:
     """An atom after which TeX spaces a binary operator or an Op: not an operator
     (possibly with scripts) and not a space; | ‖ / and closing fences count."""
-    if node.tag in _SCRIPTED and len(node):
-        node = node[0]
+    node = _base(node)
     if node.tag == "mo":
         return (node.text or "") in _TIGHT or (node.text or "") in _CLOSERS
     return node.tag != "mspace"
@@ -300,8 +299,7 @@ def _is_ordinary(node: ET.Element) -> bool:
 
 def _is_inner(node: ET.Element) -> bool:
     """A \\left…\\right group, possibly with scripts (``\\left(a\\right)^2`` is one Inner atom raised)."""
-    if node.tag in _SCRIPTED and len(node):
-        node = node[0]
+    node = _base(node)
     return node.tag == "mrow" and len(node) > 0 and node[0].get("fence") == "true"
 
 
@@ -313,8 +311,7 @@ def _space_binaries(parent: ET.Element) -> None:
         if child.tag != "mo" or (child.text or "") not in _BINARY or "lspace" in child.attrib:
             continue
         binary = 0 < index < len(children) - 1 and _is_ordinary(children[index - 1])
-        child.set("lspace", MEDIUM if binary else "0")
-        child.set("rspace", MEDIUM if binary else "0")
+        child.attrib.update(lspace=MEDIUM if binary else "0", rspace=MEDIUM if binary else "0")
 
 
 def _space_inner(parent: ET.Element) -> None:
@@ -336,8 +333,7 @@ def _unspace_scripts(node: ET.Element, in_script: bool) -> None:
     """In script style TeX drops binary, relation and punctuation spaces;
     Chromium keeps them. Spaces this module chose explicitly stay."""
     if in_script and node.tag == "mo" and "lspace" not in node.attrib:
-        node.set("lspace", "0")
-        node.set("rspace", "0")
+        node.attrib.update(lspace="0", rspace="0")
     for position, child in enumerate(node):
         _unspace_scripts(child, in_script or (node.tag in _SCRIPTED and position > 0))
 

@@ -15,6 +15,8 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 
+from site_builder.vocabulary.urls import ALLOWED_SCHEMES
+
 
 def myst_blocks_plugin(md: MarkdownIt) -> None:
     """Parse comments, targets, ``+++`` breaks, footnotes and definition lists; render them in the site's way."""
@@ -29,15 +31,25 @@ def myst_blocks_plugin(md: MarkdownIt) -> None:
 
 
 def _render_target(self, tokens, idx, options, env) -> str:
+    if tokens[idx].meta.get("heading"):
+        return ""  # the heading after it has the label's name as its own anchor
     return f'<span class="target" id="{escapeHtml(tokens[idx].content)}"></span>'
 
 
 _PAGE_LINK = re.compile(r"^(?:([\w.-]+/)*([\w-]+)\.md)?(?:#(.+))?$")
+_LABEL = re.compile(r"^([A-Za-z][\w./-]*?)(?::[A-Za-z][\w./-]*)*$")
+"""A MyST label (``markdown-fig``, ``content/cards``, ``content:myst/directives``): MyST reads an address with
+no file suffix, or with a scheme it does not know, as a label (or a page's name); ``file:///…`` and ``tel:123``
+are addresses."""
 
 
 def page_link(href: str) -> str | None:
     """A Markdown link to a page or label of this site, as the ``{ref}`` target it means (``#label`` → ``label``,
-    ``page.md#x`` → ``page#x``, ``page.md`` → ``page``); ``None`` for any other link."""
+    ``page.md#x`` → ``page#x``, ``page.md`` → ``page``, ``label`` and ``content:x`` as they are); ``None`` for
+    any other link (``https:``, ``mailto:`` and ``inv:``, another Sphinx project's, are no labels)."""
+    if (label := _LABEL.match(href)) and label.group(1).lower() not in (*ALLOWED_SCHEMES, "inv") \
+            and ("." not in href or ":" in href):
+        return href
     found = _PAGE_LINK.match(href)
     if href in ("", "#") or found is None:
         return None

@@ -8,12 +8,19 @@ the renderer shows beside it.
 
 from __future__ import annotations
 
+import re
+
 from markdown_it.token import Token
 
 from site_builder.markdown.directives import DIRECTIVES, GATES
 from site_builder.markdown.myst import page_link
-from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.i18n import Text, _
 from site_builder.vocabulary.problems import Problem, suggest
+from site_builder.vocabulary.urls import allowed_url
+from site_builder.vocabulary.urls import link_problem as url_problem
+
+_SCHEME = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.-]*:")
+"""A web or mail address: not a file of the site."""
 
 
 def without_title(tokens: list[Token], line: int) -> list[Token]:
@@ -39,7 +46,7 @@ def label_anchors(tokens: list[Token], page_title: str) -> list[tuple[str, int, 
     anchors, equations, figures = [], 0, 0
     for i, token in enumerate(tokens):
         line = token.map[0] + 1 if token.map else 0
-        if token.type == "myst_target":
+        if token.type == "myst_target" and not token.meta.get("heading"):
             anchors.append((token.content, line, _target_title(tokens, i + 1, page_title) or token.content))
         elif token.type == "math_block_label" or (token.type == "math_block" and "label" in token.meta):
             equations += 1
@@ -76,6 +83,27 @@ def page_links(tokens: list[Token]) -> tuple[tuple[str, int], ...]:
     return tuple((target, child.meta.get("line", 0)) for token in tokens if token.type == "inline"
                  for child in token.children or () if child.type == "link_open"
                  and (target := page_link(str(child.attrGet("href") or ""))) is not None)
+
+
+def file_links(tokens: list[Token]) -> tuple[tuple[str, int], ...]:
+    """Each link to another file of the site (``numbers.html#x``, ``files/a.pdf``): (the address as written, line).
+    Only the built site knows its files, so the engine checks them once both sites are made."""
+    return tuple((href, child.meta.get("line", 0)) for token in tokens if token.type == "inline"
+                 for child in token.children or () if child.type == "link_open"
+                 and (href := str(child.attrGet("href") or "")) and page_link(href) is None
+                 and not _SCHEME.match(href) and allowed_url(href))
+
+
+def link_problem(href: str) -> Text | None:
+    """What is wrong with a Markdown link's address, or ``None``: a page or label of this site, or an address
+    the allowlist takes. ``inv:…`` names a page in another Sphinx project's inventory (intersphinx), which
+    this site cannot look up."""
+    if page_link(href) is not None or allowed_url(href):
+        return None
+    if href.startswith("inv:"):
+        return _("link '{href}' points into another Sphinx project's inventory (intersphinx), which this site "
+                 "cannot look up: give the full https:// address of the page it means", href=href)
+    return url_problem(href)
 
 
 def quoted_blocks(tokens: list[Token]) -> tuple[tuple[str, int, int], ...]:

@@ -21,7 +21,6 @@ from site_builder.parse.d2l import d2l_problems
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 from site_builder.vocabulary.provenance import PROVENANCES
-from site_builder.vocabulary.urls import allowed_url, link_problem
 
 _STATE_ID = re.compile(r"^b(\d+)$")
 
@@ -111,6 +110,8 @@ class ParsedPage:
     links: tuple[tuple[str, int], ...] = ()
     """Each Markdown link to a page or label of this site (``[](#label)``, ``[x](page.md)``): its ``{ref}`` target
     and line."""
+    file_links: tuple[tuple[str, int], ...] = ()
+    """Each Markdown link to another file of the site (``numbers.html#x``, ``files/a.pdf``): address and line."""
 
 
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:
@@ -151,7 +152,8 @@ def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Proble
                       page.warnings + _tab_lists(tokens, page.body, meta.path),
                       tuple((t.meta["src"], t.meta["line"]) for t in tokens
                             if t.type == "image_figure" and not _image_src_problem(t.meta["src"])),
-                      directive_lines(tokens), myst.quoted_blocks(tokens), myst.page_links(tokens)), problems
+                      directive_lines(tokens), myst.quoted_blocks(tokens), myst.page_links(tokens),
+                      myst.file_links(tokens)), problems
 
 
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -225,8 +227,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
             for child in token.children or ():
                 if child.type in _INLINE_PROBLEMS:
                     problems.append(Problem(path, child.meta["line"], _INLINE_PROBLEMS[child.type]))
-                elif child.type == "link_open" and not allowed_url(str(child.attrGet("href") or "")):
-                    problems.append(Problem(path, child.meta["line"], link_problem(str(child.attrGet("href")))))
+                elif child.type == "link_open" and (wrong := myst.link_problem(str(child.attrGet("href") or ""))):
+                    problems.append(Problem(path, child.meta["line"], wrong))
 
 
 _CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")

@@ -13,7 +13,6 @@ import signal
 import sys
 import tempfile
 import textwrap
-import unicodedata
 from pathlib import Path
 
 from site_builder.engine.builder import BuildReport, Engine, Output
@@ -33,6 +32,8 @@ def print_list(root: Path, what: str, figures: list[tuple[str, str, str, tuple[s
     """``python build.py list``: what a page may cite, one line each, provenances in the course's language
     (``figures``: id, provenance, alt text and inputs of each, which only build.py knows); raises
     ``ContentError`` when the content cannot be loaded."""
+    from site_builder.serve.server import width  # the dev server's: both line text up in a terminal
+
     content, problems = load_content(root)
     if content is None:
         raise ContentError(problems)
@@ -48,19 +49,14 @@ def print_list(root: Path, what: str, figures: list[tuple[str, str, str, tuple[s
          for v in evidence.values.values()] if evidence else \
         [(s.id, str(s.year or ""), s.title) for s in content.sources] if what == "sources" else \
         [(t.id, t.term, t.definition) for t in content.glossary]
-    widths = [max((_width(row[i]) for row in rows), default=0) for i in range(2)]
+    widths = [max((width(row[i]) for row in rows), default=0) for i in range(2)]
     for row in sorted(rows):
-        print(f"{row[0]}{' ' * (widths[0] - _width(row[0]))}  {row[1]}{' ' * (widths[1] - _width(row[1]))}  "
+        print(f"{row[0]}{' ' * (widths[0] - width(row[0]))}  {row[1]}{' ' * (widths[1] - width(row[1]))}  "
               f"{row[2]}".rstrip())
     n = len(rows)
     print(localize({"values": _("{n} values", n=n), "figures": _("{n} figures", n=n), "sources": _("{n} sources", n=n),
                     "terms": _("{n} terms", n=n)}[what], language), file=sys.stderr)
     return 0
-
-
-def _width(text: str) -> int:
-    """Columns ``text`` takes in a terminal: wide (CJK) characters take two, so the columns line up."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def print_problems(error: ContentError, language: str) -> int:

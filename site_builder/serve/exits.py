@@ -29,7 +29,9 @@ def run_command(main: Callable[[], int], language: Callable[[], str], cache: Pat
              language)
         return INTERRUPTED
     except BrokenPipeError:
-        _quiet_stdout()
+        # stdout to /dev/null: the interpreter's final flush would complain about the closed pipe
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return PIPE_CLOSED
     except WriteFailed as failed:
         _say(failed.args[0], language)
@@ -52,14 +54,3 @@ def _file_problem(path: Path, error: OSError, cache: Path | None) -> str:
 def _say(text: str, language: Callable[[], str]) -> None:
     with contextlib.suppress(BrokenPipeError):
         print(localize(text, language()), file=sys.stderr)
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush does not complain about the closed pipe."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    finally:
-        os.close(devnull)

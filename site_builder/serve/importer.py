@@ -9,7 +9,10 @@ is (MyST directives, labels, ``{eq}``…) stays as written; what it does not is 
   ``{figure}`` with ``:name:``; ``:eqlabel:`` → ``$$ … $$ (label)``; ``:eqref:``/``:numref:``/``:ref:`` →
   ``{eq}``/``{numref}``/``{ref}``; ``:cite:`` → ``{cite}``; of the framework tabs (``#@tab``, ``%%tab``,
   ``:begin_tab:``) only the chosen framework's code and text are kept;
-- MyST: the notebook header keys are dropped; ``{{ name }}`` → its substitution.
+- MyST: ``{index}`LLN <single: LLN>``` → ``LLN`` (the site has its search, no index); the notebook header
+  keys and ```` ```{raw} jupyter ```` blocks (shown only in a notebook) are
+  dropped; ``{{ name }}`` → its substitution;
+- a picture from elsewhere (``../img/x.svg``) is written as ``images/x.svg``; the note says to copy it there.
 
 Each cited key (``:cite:`` becomes ``{cite}``) is listed: its BibTeX entry goes in ``content/references.bib``.
 """
@@ -27,8 +30,10 @@ from site_builder.load.frontmatter import FRONT_MATTER_KEYS
 from site_builder.markdown.directives import DIRECTIVES
 from site_builder.serve.scaffold import add_page
 from site_builder.vocabulary.i18n import Text, _, localize
+from site_builder.vocabulary.names import GENERATED_PAGES
 
 _D2L_ROLE = re.compile(r":(eqref|numref|ref|cite):`([^`]+)`")
+_INDEX_ROLE = re.compile(r"\{index\}`([^`<]*)(?:<[^`>]*>)?`")
 _MYST_CITE = re.compile(r"\{cite(?::[a-z]+)?\}`([^`]+)`")
 _LINE_ROLE = re.compile(r"^\s*:(label|eqlabel|width):`([^`]+)`\s*$")
 _TAB = re.compile(r"^\s*(?:#\s*@tab|%%tab)\s+(.*)$")
@@ -36,6 +41,9 @@ _BEGIN_TAB = re.compile(r"^\s*:begin_tab:`([^`]+)`\s*$")
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*(\S*)")
 _DIRECTIVE = re.compile(r"^\s*(?::{3,}|`{3,})\{([A-Za-z][\w-]*)\}")
 _IMAGE = re.compile(r"^\s*!\[([^\]]*)\]\(([^)\s]+)(?:\s+\"([^\"]*)\")?\)\s*$")
+_BACKTICKS = re.compile(r"^\s*(`{3,})\{")
+_RAW_JUPYTER = re.compile(r"^\s*(`{3,}|~{3,})\{raw\}\s+jupyter\s*$")
+_JINJA = re.compile(r"\{\{.*?\}\}")
 _SUBSTITUTION = re.compile(r"\{\{\s*([\w-]+)\s*\}\}")
 
 
@@ -54,12 +62,17 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
     header, body, substitutions = _front_matter(lines)
     out: list[str] = list(header)
     notes: list[tuple[int, Text]] = []
-    i, fence = 0, ""
+    i, fence, closers = 0, "", []
     while i < len(body):
         line = body[i]
         if fence:  # inside a code block: copied as it is until its closer
             out.append(line)
             fence = "" if line.strip() == fence else fence
+            i += 1
+            continue
+        if closers and line.strip() == closers[-1]:  # a backtick directive's closer, not a code block's opener
+            out.append(line)
+            closers.pop()
             i += 1
             continue
         if (opened := _FENCE.match(line)) and not _DIRECTIVE.match(line):
@@ -75,6 +88,11 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
             _line_role(role.group(1), role.group(2), out, notes)
             i += 1
             continue
+        if raw := _RAW_JUPYTER.match(line):  # shown only in a notebook (QuantEcon's logo header): not on a page
+            i = next((j for j in range(i + 1, len(body)) if body[j].strip() == raw.group(1)), len(body)) + 1
+            while i < len(body) and not body[i].strip() and not (out and out[-1].strip()):
+                i += 1  # nor the gap it leaves
+            continue
         if (directive := _DIRECTIVE.match(line)) and directive.group(1) not in DIRECTIVES:
             notes.append((len(out) + 1, _("directive '{{{name}}}' has no equivalent here: rewrite this part by hand",
                                           name=directive.group(1))))
@@ -82,12 +100,45 @@ def convert_page(text: str, framework: str = "pytorch") -> Converted:
             notes.append((len(out) + 1, _("a code cell's output is not produced: if its numbers matter, make it an "
                                           "experiment and cite them with {{num}} (docs/reference.md)")))
         out.append(_inline(line, substitutions, len(out) + 1, notes))
+        if directive and (ticks := _BACKTICKS.match(line)):  # code and math are copied as they are
+            if DIRECTIVES.get(directive.group(1)) and DIRECTIVES[directive.group(1)].literal in ("code", "math"):
+                fence = ticks.group(1)
+            else:
+                closers.append(ticks.group(1))
         i += 1
-    notes += [(n + 1, _("picture '{src}': copy it into content/pages/images/ (PNG, JPEG, GIF or WebP) and "
-                        "write that path", src=image.group(2)))
-              for n, row in enumerate(out) if (image := _IMAGE.match(row) or _FIGURE_SRC.match(row))
-              and not image.group(2).startswith("images/")]
+    copied = set()
+    for n, row in enumerate(out):  # a picture elsewhere: written as images/<its name>, to be copied there once
+        if (image := _IMAGE.match(row) or _FIGURE_SRC.match(row)) and not image.group(2).startswith("images/"):
+            name = image.group(2).rsplit("/", 1)[-1]
+            out[n] = row[:image.start(2)] + f"images/{name}" + row[image.end(2):]
+            if image.group(2) in copied:
+                continue
+            copied.add(image.group(2))
+            notes.append((n + 1, _("picture '{src}': copy it to content/pages/images/{name} (PNG, JPEG, GIF, WebP or "
+                                   "SVG)", src=image.group(2), name=name)))
+    _rename_shared_labels(out, notes)
     return Converted("\n".join(out), tuple(sorted(notes, key=lambda note: note[0])))
+
+
+_TARGET = re.compile(r"^\s*\(([^()\s]+)\)=\s*$")
+_EQUATION_LABEL = re.compile(r"^\s*:label:\s*(\S+)\s*$|\$\$\s*\(([^()\s]+)\)\s*$")
+
+
+def _rename_shared_labels(out: list[str], notes: list[tuple[int, Text]]) -> None:
+    """A ``(x)=`` target named like an equation's label gets ``-section`` after its name, in its ``{ref}`` uses
+    too: Sphinx keeps the two apart (``{eq}`` finds one, ``{ref}`` the other); a page here has one anchor
+    per name."""
+    equations = {found.group(1) or found.group(2) for row in out if (found := _EQUATION_LABEL.search(row))}
+    for n, row in enumerate(out):
+        if (target := _TARGET.match(row)) and target.group(1) in equations:
+            name = target.group(1)
+            out[n] = f"({name}-section)="
+            notes.append((n + 1, _("label '{name}' named both this place and a formula: this place is now "
+                                   "'{name}-section' (so are its {{ref}} links); other pages linking it need the "
+                                   "new name", name=name)))
+            for m, other in enumerate(out):
+                out[m] = other.replace(f"{{ref}}`{name}`", f"{{ref}}`{name}-section`").replace(
+                    f"<{name}>`", f"<{name}-section>`")
 
 
 _FIGURE_SRC = re.compile(r"^()\s*(?::{3,}|`{3,})\{(?:figure|image)\}\s+(\S+)")
@@ -103,13 +154,21 @@ def _front_matter(lines: list[str]) -> tuple[list[str], list[str], dict[str, str
     data = yaml.safe_load("\n".join(lines[1:end])) or {}
     data = data if isinstance(data, dict) else {}
     found = (data.get("myst") or {}).get("substitutions") if isinstance(data.get("myst"), dict) else None
-    substitutions = {str(k): str(v) for k, v in (found or data.get("substitutions") or {}).items()}
+    substitutions = {str(k): str(v).rstrip("\n") for k, v in (found or data.get("substitutions") or {}).items()}
+    for _round in range(len(substitutions)):  # a value may use another (MyST fills them in too)
+        substitutions = _filled(substitutions)
     kept = [f"{key}: {yaml.safe_dump(value, allow_unicode=True).strip().removesuffix('...').strip()}"
             for key, value in data.items() if key in FRONT_MATTER_KEYS]
     body = lines[end + 1:]
     while not kept and body and not body[0].strip():  # nothing of the header is left: neither of its gap
         body = body[1:]
     return (["---", *kept, "---"] if kept else []), body, substitutions
+
+
+def _filled(substitutions: dict[str, str]) -> dict[str, str]:
+    """Each value with the substitutions it uses filled in (one level)."""
+    return {key: _SUBSTITUTION.sub(lambda m: substitutions.get(m.group(1), m.group(0)), value)
+            for key, value in substitutions.items()}
 
 
 def _code_block(body: list[str], i: int, opened: re.Match[str], framework: str, out: list[str]) -> int:
@@ -157,6 +216,7 @@ def _inline(line: str, substitutions: dict[str, str], number: int, notes: list[t
                      for key in keys.split(",") if key.strip())
         return written
 
+    line = _INDEX_ROLE.sub(lambda m: m.group(1).strip(), line)  # an index entry: the site has its search
     line = _MYST_CITE.sub(lambda m: cited(m.group(1), m.group(0)), line)
     line = _D2L_ROLE.sub(lambda m: cited(m.group(2), f"{{cite}}`{m.group(2)}`") if m.group(1) == "cite" else
                          f"{{{'eq' if m.group(1) == 'eqref' else m.group(1)}}}`{m.group(2)}`", line)
@@ -168,12 +228,18 @@ def _inline(line: str, substitutions: dict[str, str], number: int, notes: list[t
                                 name=found.group(1))))
         return found.group(0)
 
-    return _SUBSTITUTION.sub(substituted, line)
+    line = _SUBSTITUTION.sub(substituted, line)
+    notes.extend((number, _("'{expression}' is a Jinja expression, which this site does not evaluate: write its "
+                            "result", expression=found.group(0)))
+                 for found in _JINJA.finditer(line) if not _SUBSTITUTION.fullmatch(found.group(0)))
+    return line
 
 
 def page_id_for(path: Path) -> str:
-    """A page id from a file name: lowercase, runs of other characters as one ``-``."""
-    return re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-") or "page"
+    """A page id from a file name: lowercase, runs of other characters as one ``-``; ``-page`` after the name
+    of a page the site makes (``figures.md`` → ``figures-page``)."""
+    page_id = re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-") or "page"
+    return f"{page_id}-page" if page_id in GENERATED_PAGES else page_id
 
 
 def import_page(root: Path, source: Path, framework: str = "pytorch", content_dir: str = "content") -> tuple[

@@ -75,11 +75,9 @@ def add_page_id(text: str, page_id: str) -> str:
         items = flow.group("items")
         at = flow.start("items") + len(items.rstrip())
         return text[:at] + (", " if items.strip() else "") + page_id + text[at:]
-    block = _BLOCK.search(text if text.endswith("\n") else text + "\n")
-    if block is None:
-        return text
     text = text if text.endswith("\n") else text + "\n"
-    items = [m for m in re.finditer(r"^([ \t]*)-[^\n]*\n", block.group("items"), re.MULTILINE)]
+    block = _BLOCK.search(text)
+    items = list(re.finditer(r"^([ \t]*)-[^\n]*\n", block.group("items"), re.MULTILINE)) if block else []
     if not items:
         return text
     indent = items[-1].group(1)

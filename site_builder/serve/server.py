@@ -94,13 +94,13 @@ def terminal_report(reports: list[dict[str, Any]], crash: str) -> str:
             out.append(f"  {'>' if c['here'] else ' '} {c['line']:4d} | {c['text']}")
             if c["column"]:
                 start, end = c["column"]
-                out.append(" " * (11 + _width(c["text"][:start])) + "^" * max(1, _width(c["text"][start:end])))
+                out.append(" " * (11 + width(c["text"][:start])) + "^" * max(1, width(c["text"][start:end])))
     if crash:
         out.append(textwrap.indent(crash.rstrip(), "    | ") if reports else crash.rstrip())
     return "\n".join(out)
 
 
-def _width(text: str) -> int:
+def width(text: str) -> int:
     """Columns ``text`` takes in a terminal: wide (CJK) characters take two."""
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
@@ -198,8 +198,7 @@ class DevServer:
                 self._evidence = self.evidence_source.load()
             report = self.engine.build(self._evidence)
         except ContentError as error:
-            root, content_dir, language = self.engine.root, self.engine.content_dir, self.language
-            self._failed([problem_report(p, root, content_dir, language) for p in error.problems], error.trace)
+            self._failed(self._reports(error.problems), error.trace)
         except WriteFailed as failed:  # a full disk …: one line, as the command line says it
             said = self.say(failed.args[0])
             self._failed([{"path": "", "line": 0, "message": said, "text": said, "context": []}], "")
@@ -238,10 +237,12 @@ class DevServer:
                               + (_("; reload {urls}", urls=changed) if self.build_id > 1 and changed else "")
                               + (_("; problems fixed") if was_failing else "")))
 
-    def _warnings_report(self, warnings: tuple[Problem, ...]) -> dict[str, Any]:
+    def _reports(self, problems: tuple[Problem, ...]) -> list[dict[str, Any]]:
         language = self.language
-        return {"problems": [problem_report(w, self.engine.root, content_dir=self.engine.content_dir,
-                                            language=language) for w in warnings],
+        return [problem_report(p, self.engine.root, self.engine.content_dir, language) for p in problems]
+
+    def _warnings_report(self, warnings: tuple[Problem, ...]) -> dict[str, Any]:
+        return {"problems": self._reports(warnings),
                 "labels": {"count": self.say(_("{n} warning(s): the site built; look at these before publishing",
                                                n=len(warnings))), "hide": self.say(_("Hide"))}}
 

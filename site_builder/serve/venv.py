@@ -23,8 +23,9 @@ def run_under_venv(root: Path, script: Path, argv: list[str]) -> None:
     """Replace this process by ``.venv``'s Python running the same command, when ``.venv`` exists and this
     is not it; without ``.venv``, carry on if this Python has the packages, else say in one line how to
     make it and exit 1."""
-    python = root / ".venv" / "bin" / "python"
-    if _inside(root / ".venv") or os.environ.get(REEXECUTED):
+    venv = root / ".venv"
+    python = venv / "bin" / "python"
+    if (venv.exists() and Path(sys.prefix).resolve() == venv.resolve()) or os.environ.get(REEXECUTED):
         return
     if python.is_file():
         os.environ[REEXECUTED] = "1"
@@ -33,10 +34,6 @@ def run_under_venv(root: Path, script: Path, argv: list[str]) -> None:
     if missing:
         print(_say_missing(root, sys.executable, missing), file=sys.stderr)
         sys.exit(1)
-
-
-def _inside(venv: Path) -> bool:
-    return venv.exists() and Path(sys.prefix).resolve() == venv.resolve()
 
 
 def _(msgid: str, /, **params: str) -> tuple[str, dict[str, str]]:

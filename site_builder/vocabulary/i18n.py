@@ -81,10 +81,7 @@ _ = Text
 
 def catalog_name(language: str) -> str:
     """The catalog folder for a site's ``language`` (``zh-CN`` → ``zh_CN``; ``en-GB`` → ``en``)."""
-    code = language.replace("-", "_")
-    if code.lower().startswith("zh"):
-        return "zh_CN"
-    return code.split("_")[0].lower()
+    return "zh_CN" if language.lower().startswith("zh") else language.replace("-", "_").split("_")[0].lower()
 
 
 @functools.cache

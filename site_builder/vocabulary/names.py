@@ -9,6 +9,8 @@ from site_builder.vocabulary.i18n import _
 
 MAX_ID_LENGTH = 60
 """Longest id a scaffold accepts: ids become file names, URLs and value names that people type."""
+GENERATED_PAGES = frozenset({"figures", "sources", "numbers", "glossary", "gallery", "404"})
+"""The pages the site makes from the whole course (``<name>.html``): no page of the course may take their names."""
 
 
 def id_problem(new_id: str, module: str | None = None) -> str:

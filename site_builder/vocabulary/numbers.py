@@ -76,14 +76,10 @@ VALUE_CLASSES = ("exact", "rounding", "timing")
 
 def class_text(value_class: str, rtol: float = 0.0, atol: float = 0.0) -> str:
     """What the numbers page says about how a value is compared."""
-    if value_class == "exact":
-        return _("exact: bit for bit the same on every machine")
-    if value_class == "rounding":
-        return _("rounding: the last bits may differ between CPUs; within {rtol} relative and {atol} absolute "
-                 "counts as the same", rtol=format_number(rtol), atol=format_number(atol))
-    if value_class == "timing":
-        return _("timing: varies with the machine and its load; recorded, never compared")
-    return ""
+    return {"exact": _("exact: bit for bit the same on every machine"),
+            "rounding": _("rounding: the last bits may differ between CPUs; within {rtol} relative and {atol} "
+                          "absolute counts as the same", rtol=format_number(rtol), atol=format_number(atol)),
+            "timing": _("timing: varies with the machine and its load; recorded, never compared")}.get(value_class, "")
 
 
 def agrees(a: float, b: float, value_class: str, rtol: float, atol: float) -> bool:

@@ -74,7 +74,8 @@ def code_error(error: BaseException, root: Path, folders: Collection[str]) -> Co
     """An exception raised by the project's own code in ``folders`` (a figure's ``draw``, an experiment):
     one ``file:line: ExceptionType: message`` at its innermost line there, the trace from that line on."""
     frames = traceback.extract_tb(error.__traceback__)
-    ours = [i for i, frame in enumerate(frames) if _beneath(frame.filename, root, folders)]
+    ours = [i for i, frame in enumerate(frames)
+            if any(Path(frame.filename).resolve().is_relative_to(root / folder) for folder in folders)]
     where = frames[ours[-1]] if ours else frames[-1]
     path = Path(where.filename).resolve()
     shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else where.filename
@@ -82,11 +83,6 @@ def code_error(error: BaseException, root: Path, folders: Collection[str]) -> Co
     trace = "".join(traceback.format_list(frames[ours[0] if ours else 0:]))
     trace += "".join(traceback.format_exception_only(error))
     return ContentError([Problem(shown, where.lineno or 0, said)], trace=trace.rstrip())
-
-
-def _beneath(filename: str, root: Path, folders: Collection[str]) -> bool:
-    path = Path(filename).resolve()
-    return any(path.is_relative_to(root / folder) for folder in folders)
 
 
 def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:

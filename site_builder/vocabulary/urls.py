@@ -54,9 +54,7 @@ def allowed_url(url: str, *, images: bool = False) -> bool:
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in seen):
         return False
     scheme = _SCHEME.match(seen)
-    if scheme:
-        return scheme.group(1).lower() in ALLOWED_SCHEMES
-    return site_path(seen)
+    return scheme.group(1).lower() in ALLOWED_SCHEMES if scheme else site_path(seen)
 
 
 def link_problem(href: str) -> str:

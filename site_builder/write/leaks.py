@@ -116,17 +116,13 @@ def _public_source(prepared: PreparedSite) -> Iterator[str]:
 
 
 def _strings(data: Any) -> Iterator[str]:
+    if dataclasses.is_dataclass(data):
+        data = [getattr(data, field.name) for field in dataclasses.fields(data)]
     if isinstance(data, str):
         yield data
-    elif isinstance(data, dict):
-        for value in data.values():
-            yield from _strings(value)
-    elif isinstance(data, (list, tuple)):
-        for item in data:
+    elif isinstance(data, dict | list | tuple):
+        for item in data.values() if isinstance(data, dict) else data:
             yield from _strings(item)
-    elif dataclasses.is_dataclass(data):
-        for item in dataclasses.fields(data):
-            yield from _strings(getattr(data, item.name))
 
 
 def _teacher_pictures(prepared: PreparedSite) -> dict[str, str]:

@@ -8,12 +8,14 @@ import multiprocessing
 import posixpath
 import re
 import signal
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from site_builder.check.placeholders import placeholder_problems
 from site_builder.check.prepared import PreparedSite
+from site_builder.parse.page import ParsedPage
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem
 from site_builder.vocabulary.urls import site_root
@@ -91,7 +93,33 @@ def _broken_links(site: Path, root: str = "") -> list[Problem]:
     return problems
 
 
-def _check_link(page: str, link: str, files: set[str], pages: dict[str, _Page]) -> str:
+def source_link_problems(pages: Iterable[ParsedPage], files: Mapping[str, bytes | Path]) -> list[Problem]:
+    """Each Markdown link to a file the built sites lack (``files/a.pdf``), or to an anchor its page lacks
+    (``numbers.html#x``), at its line in the Markdown: once, whichever sites show it. ``files``: every file of
+    the sites, by site path (the teacher site's where both have one: its pages hold every anchor)."""
+    names, scanned = set(files), _Scanned(files)
+    return [Problem(page.meta.path, line, reason) for page in pages for link, line in page.file_links
+            if (reason := _check_link(f"{page.meta.id}.html", link, names, scanned))]
+
+
+class _Scanned(dict):
+    """An HTML file's ids, read when a link's anchor is first looked for there."""
+
+    def __init__(self, files: Mapping[str, bytes | Path]) -> None:
+        super().__init__()
+        self.files = files
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.endswith(".html") and name in self.files
+
+    def __missing__(self, name: str) -> _Page:
+        payload = self.files[name]
+        text = payload.decode("utf-8") if isinstance(payload, bytes) else payload.read_text(encoding="utf-8")
+        self[name] = found = _scan(text)
+        return found
+
+
+def _check_link(page: str, link: str, files: set[str], pages: Mapping[str, _Page]) -> str:
     parts = urlsplit(link)
     if parts.scheme or parts.netloc or link.startswith("data:") or link.startswith("mailto:"):
         return ""
