@@ -331,8 +331,9 @@ def test_true_sentences_pass_and_render_labels_linked_to_the_figure(tmp_path):
     assert "先指顶部的参数条。" in markdown
 
 
-def test_pointing_list_without_marks_is_a_warning_not_an_error(tmp_path):
-    site = prepared(tmp_path, state_marks("**指图与推进（不朗读）**\n\n1. 先指上面的方块。\n2. 再指下面的方块。"))
+@pytest.mark.parametrize("announced", ["**指图与推进（不朗读）**", "**Pointing and pacing (not read aloud)**"])
+def test_pointing_list_without_marks_is_a_warning_not_an_error(tmp_path, announced):
+    site = prepared(tmp_path, state_marks(f"{announced}\n\n1. 先指上面的方块。\n2. 再指下面的方块。"))
     assert [str(w) for w in site.warnings] == [
         f"{P}:14: warning: state b0: the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` "
         "so the presentation can outline it"]

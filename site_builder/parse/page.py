@@ -231,6 +231,8 @@ def _check_tokens(tokens: list[Token], path: str, problems: list[Problem]) -> No
                     problems.append(Problem(path, child.meta["line"], wrong))
 
 
+_POINTING = re.compile(r"指图|\bPointing\b", re.IGNORECASE)
+"""What announces a teacher note's pointing list, in the course's languages (指图与推进, Pointing and pacing)."""
 _CLAUSE_END = re.compile(r"[，。；：！？、,.;:!?（）()\n]")
 """Where the clause before a role starts: the last punctuation."""
 
@@ -356,12 +358,13 @@ class _Walker:
                 self.inline(token, state, teacher or in_teacher > 0)
 
     def pointing_lists(self, tokens: tuple[Token, ...], state: str, teacher: bool) -> None:
-        """The list after a paragraph that says 指图 (in a teacher note): how many marks it names."""
+        """The list after a paragraph that announces pointing (``_POINTING``, in a teacher note): how many marks it
+        names."""
         in_teacher, announced = 0, False
         for i, token in enumerate(tokens):
             if token.type.startswith("directive_") and token.meta["name"] == "teacher":
                 in_teacher += token.nesting
-            elif token.type == "inline" and (teacher or in_teacher) and "指图" in token.content:
+            elif token.type == "inline" and (teacher or in_teacher) and _POINTING.search(token.content):
                 announced = True
             elif token.type in ("bullet_list_open", "ordered_list_open") and announced:
                 announced = False
