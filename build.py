@@ -140,10 +140,12 @@ def check(report_dir: Path | None = None) -> int:
         say(_("report: {path}", path=write_report(checks, problems, report_dir)), file=sys.stderr)
     values = prepared.evidence.values
     count = {kind: sum(v.provenance == kind for v in values.values()) for kind in ("measured", "computed")}
-    say(_("check: {pages} pages, {values} values ({measured} measured, {computed} computed today), {figures} figures "
-          "compared with their baselines, record comparisons hold, {problems} problems, {warnings} warnings",
-          pages=len(prepared.pages), values=len(values), **count,
-          figures=len(drawn), problems=len(problems), warnings=len(prepared.warnings)))
+    say(_("check: {pages} pages in {editions} editions, {values} values ({measured} measured, {computed} computed "
+          "today), {figures} figures in {languages} languages compared with their baselines, record comparisons hold, "
+          "{problems} problems, {warnings} warnings",
+          pages=len(prepared.pages) + sum(len(e.pages) for e in prepared.editions), editions=1 + len(prepared.editions),
+          values=len(values), **count, figures=len(drawn), languages=len(figures.LANGUAGES), problems=len(problems),
+          warnings=len(prepared.warnings)))
     return 1 if problems else 0
 
 
