@@ -90,8 +90,8 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     except Exception as error:  # a bug in a figure or an experiment: its file:line first, the trace below
         raise code_error(error, ROOT, ("figures", "lessonmodel")) from None
     evidence = evidence_from(results, records, drawn, figure_dir, ROOT, LANGUAGE())
-    editions = {tag: evidence_from(results, records, made, figure_dir / tag, ROOT, tag)
-                for tag, made in zip(content.config.translations, translated, strict=True)}
+    editions = {tag: evidence_from(results, {r.id: r.data for r in edition.records}, made, figure_dir / tag, ROOT, tag)
+                for tag, edition, made in zip(content.config.translations, content.editions, translated, strict=True)}
     return Measured(replace(evidence, editions=editions), drawn, results, records, (content, problems))
 
 

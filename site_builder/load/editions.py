@@ -5,12 +5,12 @@ Each translation lives in ``content/<tag>/`` and mirrors the source tree::
     content/en/site.yml        title: (the reader-visible texts of site.yml)
     content/en/pages/ID.md     the page ID, translated (same front matter keys, same states and roles)
     content/en/glossary.yml    its own preferred and discouraged terms (the format of content/glossary.yml)
-    content/en/values.yml      group titles and value descriptions (the format of content/values.yml)
+    content/en/values.yml      group titles, value descriptions and records' texts (the format of content/values.yml)
     content/en/sources.yml     per source id, its reader-visible text only: title, checked, where
 
 One folder per translation keeps the source tree as it was, a translator works in one folder, and the
 folder's name is the URL prefix of that edition (``_site/en/``). Everything a reader does not read as
-text (page list, base URL, records, URLs, dates, the numbers themselves) comes from the source
+text (page list, base URL, the records' numbers, URLs, dates, the numbers themselves) comes from the source
 files only, so the two editions cannot disagree about it. This module reads nothing: the loader
 hands it the files it read.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from site_builder.load.content import Content, ImageFile, Source, SourceFile
 from site_builder.load.glossary import load_glossary
-from site_builder.load.value_text import parse_value_text
+from site_builder.load.value_text import parse_value_text, with_record_texts
 from site_builder.load.yamlnodes import Located, load_located, not_text
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, suggest
@@ -84,13 +84,14 @@ def translated_content(source: Content, tag: str, pages: dict[str, SourceFile], 
         glossary, errors = load_glossary(files["glossary.yml"].text, files["glossary.yml"].path)
         problems += errors
     value_text, errors = parse_value_text(files["values.yml"])
-    problems += errors
+    records, unmatched = with_record_texts(source.records, value_text)
+    problems += errors + unmatched
     fallback = tuple(by_id[p] for p in config.pages if p not in pages and p in by_id)
     edition = replace(config, title=title or config.title, language=tag, content_language="",
                       base_url=f"{config.base_url}{tag}/", path=site.path if site else config.path,
                       source_language=config.language)
     return Content(edition, tuple(pages[p] for p in config.pages if p in pages),
-                   _translated_sources(source.sources, files["sources.yml"], problems), source.records, glossary,
+                   _translated_sources(source.sources, files["sources.yml"], problems), records, glossary,
                    images + source.images, value_text, frozenset(_stem(f.path) for f in fallback), fallback=fallback)
 
 

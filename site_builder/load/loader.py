@@ -14,7 +14,7 @@ from site_builder.load.bibtex import load_bibtex
 from site_builder.load.content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from site_builder.load.editions import EDITION_FILES, LANGUAGE_TAG, translated_content, translation_tags
 from site_builder.load.glossary import load_glossary
-from site_builder.load.value_text import parse_value_text
+from site_builder.load.value_text import parse_value_text, with_record_texts
 from site_builder.load.yamlnodes import Located, load_located, not_text
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import VALUE_CLASSES
@@ -58,12 +58,13 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     glossary, glossary_problems = load_glossary(glossary_file.text, glossary_file.path) if glossary_file else ((), [])
     problems += glossary_problems
     value_text, errors = parse_value_text(_read_or_none(root, base, base / "values.yml", problems))
-    problems += errors
+    records, unmatched = with_record_texts(tuple(r for r in records if r), value_text)
+    problems += errors + unmatched
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
     images = _load_images(root, base / "pages")
-    content = Content(config, pages, sources, tuple(r for r in records if r), glossary, images, value_text,
+    content = Content(config, pages, sources, records, glossary, images, value_text,
                       frozenset(read) - set(config.pages))
     editions = tuple(_edition(root, base / tag, content, problems) for tag in config.translations)
     return replace(content, editions=editions) if editions else content, problems
