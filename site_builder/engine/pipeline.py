@@ -37,7 +37,7 @@ from site_builder.vocabulary.problems import ContentError, Problem
 STATIC = Path(__file__).parents[1] / "static"
 TEACHER_ONLY = frozenset({"present.js", "gallery.css"})
 """Static files only the teacher site loads (presenting, the speaker window, the gallery's layout)."""
-EDITIONS_ONLY = frozenset({"editions.js", "editions.css"})
+EDITIONS_ONLY = frozenset({"editions.js"})
 """Static files only a course in several languages loads (the language switcher keeping the reader's state)."""
 
 
