@@ -352,8 +352,15 @@ def test_numbers_page_is_short_on_a_phone_and_deep_links_open_their_value(site, 
         d.parentElement.querySelector('summary').textContent]""")
     assert opened[0] and opened[1] and 0 <= opened[2] < PHONE["height"], opened
     if site.kind == "real":  # described in Chinese (content/values.yml), not lessonmodel's English
-        assert 'lang="en"' not in html
+        # Nothing on the page marked English but the links to the English edition (switcher, hreflang).
+        assert [tag for tag in re.findall(r'<[^>]*\slang="en"[^>]*>', html) if "data-edition" not in tag] == []
         assert re.search("[\u4e00-\u9fff]", opened[3]), opened[3]
+        # No Chinese text marked English on any page (a record's conditions are the course's own text).
+        for other in site.pages:
+            page.goto(site.url(False, other))
+            mislabelled = page.evaluate("""() => [...document.querySelectorAll('[lang="en"]')]
+                .map(e => e.textContent).filter(t => /[\u4e00-\u9fff]/.test(t))""")
+            assert mislabelled == [], (other, mislabelled)
 
 
 def test_every_badge_holds_its_text(settled):
