@@ -480,3 +480,11 @@ def test_the_real_course_has_no_leak(prepared, real_public, tmp_path):
                             finish=lambda folder: search_index.index_site(prepared, folder))
     assert any("{teacher}" in page.source for page in prepared.pages.values())
     assert _found(prepared, site) == []
+
+
+def test_conditions_marked_english_are_english_and_a_records_own_carry_no_language(real_public):
+    """lessonmodel's configurations are English; a record's conditions are in its author's language (unknown)."""
+    conditions = [re.findall(r"<dd( lang=\"en\")?>([^<]*)</dd>", page.decode()) for name, page in real_public.items()
+                  if name.endswith(".html") and isinstance(page, bytes)]
+    said = [item for found in conditions for item in found]
+    assert said and [text for lang, text in said if lang and HAN.search(text)] == []
