@@ -69,6 +69,7 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     import lessonmodel
     from site_builder.load.evidence import evidence_from
     from site_builder.load.loader import load_content
+    from site_builder.vocabulary.i18n import localize
     from site_builder.vocabulary.problems import ContentError, Problem, code_error
 
     step = progress or (lambda label: nullcontext())
@@ -80,11 +81,14 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     try:
         with step(_("running lessonmodel experiments")):
             results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
+        warned: list[str] = []  # the languages share one cache: a damaged entry is named once, not per language
         with step(_("drawing figures")):  # once per language: a translation's figures speak its language
             drawn, *translated = (figures.render_all(
                 results, records, figure_dir / tag, CACHE / ("figures-clean" if clean else "figures"),
-                warn=lambda message: say(message, file=sys.stderr), language=tag or LANGUAGE())
+                warn=lambda message: warned.append(localize(message, LANGUAGE())), language=tag or LANGUAGE())
                 for tag in ("", *content.config.translations))
+        for message in dict.fromkeys(warned):
+            say(message, file=sys.stderr)
     except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
         raise ContentError([Problem(error.path, error.line, error.message)]) from None
     except Exception as error:  # a bug in a figure or an experiment: its file:line first, the trace below

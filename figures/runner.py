@@ -147,32 +147,6 @@ def drawn_texts(fig: Any) -> list[str]:
     return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
 
 
-_PARALLEL_FROM = 4
-"""Fewer figures to draw than this are drawn here: a worker's start costs about what two drawings do."""
-
-
-def _draw_each(todo: list[tuple[Figure, Mapping[str, Any]]], language: str) -> dict[str, tuple]:
-    """Figure id → ``draw_variants``'s result, for every figure of ``todo``.
-
-    A clean build draws every figure (each language's); they are independent, so they are drawn on every CPU by
-    forked workers, which inherit the imported modules. Only a single-threaded process forks (a thread's lock
-    held at the fork would stay held in the child). A figure that fails in a worker is drawn again here, so its
-    error is raised with its own traceback (the build names the figure's file and line from it)."""
-    import os
-    import threading
-
-    workers = min(os.cpu_count() or 1, len(todo))
-    if workers < 2 or len(todo) < _PARALLEL_FROM or threading.active_count() > 1:
-        return {figure.id: draw_variants(figure, data, language) for figure, data in todo}
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = {figure.id: pool.submit(draw_variants, figure, data, language) for figure, data in todo}
-    return {figure.id: draw_variants(figure, data, language) if futures[figure.id].exception() else
-            futures[figure.id].result() for figure, data in todo}
-
-
 def draw_variants(figure: Figure, data: Mapping[str, Any],
                   language: str = FIGURE_LANGUAGE) -> tuple[bytes, bytes, dict[str, Any], list[str]]:
     """Draw one figure once; return its light SVG, its dark variant (recoloured on the same
@@ -264,8 +238,10 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         cache_dir.mkdir(parents=True, exist_ok=True)
     shared = sha256("".join(_source_hash(m) for m in _SHARED_MODULES).encode())
     mpl = importlib.metadata.version("matplotlib")  # read without importing matplotlib
+    done: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
-    wanted = []  # (figure, its data, the data's digest, the cache key, the cache entry or None, entry bad)
+    drawn: list[str] = []
+    discarded: list[str] = []
     for figure in registry:
         data, why = figure_data(figure, results, records)
         if data is None:
@@ -275,14 +251,9 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         key = sha256(canonical_json({"id": figure.id, "code": _source_hash(figure.module), "shared": shared,
                                      "data": data_sha, "matplotlib": mpl, "language": language,
                                      "catalog": catalog_digest(language)}))
-        wanted.append((figure, data, data_sha, key, *_cached(cache_dir, key)))
-    fresh = _draw_each([(figure, data) for figure, data, _sha, _key, hit, _bad in wanted if hit is None], language)
-    done: dict[str, dict[str, Any]] = {}
-    drawn: list[str] = []
-    discarded: list[str] = []
-    for figure, _data, data_sha, key, hit, bad in wanted:
+        hit, bad = _cached(cache_dir, key)
         if hit is None:
-            svg, dark_svg, marks, texts = fresh[figure.id]
+            svg, dark_svg, marks, texts = draw_variants(figure, data, language)
             width, height = svg_size_px(svg)
             meta = {"id": figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
                     "width": width, "height": height, "marks": marks, "texts": texts}

@@ -142,9 +142,12 @@ def both_sites(root: Path) -> dict[str, str]:
 
 
 def assert_no_unsafe_url(files: dict[str, str]) -> None:
+    """``files``: site folder/path → text. A page in a folder of its site (a translation's ``en/``) may link up
+    to the site's root, as the build allows (``render/outputs.guarded``); no link may climb out of the site."""
+    def root(name: str, text: str) -> str:
+        return page_root(text) if name.endswith("404.html") else "../" * (name.count("/") - 1)
     found = [f"{name}: {p}" for name, text in files.items()
-             for p in url_problems(text, images=name.endswith(".svg"),
-                                   root=page_root(text) if name.endswith("404.html") else "")]
+             for p in url_problems(text, images=name.endswith(".svg"), root=root(name, text))]
     assert not found, "\n".join(found[:20])
 
 

@@ -182,7 +182,7 @@ def build(root: Path) -> subprocess.CompletedProcess:
 @pytest.mark.slow  # two builds in a project copy
 def test_the_readme_walk_through_cites_a_value_then_reads_the_documented_message(tmp_path):
     root = project_tree(tmp_path / "project")
-    paragraph, sentence = (block.strip() for block in fenced(PROJECT / "README.md", "markdown")[:2])
+    paragraph, sentence, english = (block.strip("\n") for block in fenced(PROJECT / "README.md", "markdown")[:3])
     message = next(block.strip() for block in fenced(PROJECT / "README.md", "text") if ".md:" in block)
     line = int(message.split(":")[1])
     page = root / message.split(":")[0]
@@ -190,6 +190,13 @@ def test_the_readme_walk_through_cites_a_value_then_reads_the_documented_message
     assert lines[line - 1] == paragraph  # step 2: the line the README names holds the paragraph it shows
     lines[line - 1] += sentence  # step 3: cite a value
     page.write_text("\n".join(lines), encoding="utf-8")
+    unmatched = build(root)  # the English edition does not cite it yet: the build names both files' lines
+    assert unmatched.returncode == 1 and "content/en/pages/r55.md:" in unmatched.stderr, unmatched.stderr
+    assert f"{message.split(':')[0]}:{line}" in unmatched.stderr, unmatched.stderr
+    translation = root / "content" / "en" / "pages" / "r55.md"
+    english_lines = translation.read_text(encoding="utf-8").split("\n")
+    english_lines[line - 1] += english  # the same value, at the end of the same paragraph in English
+    translation.write_text("\n".join(english_lines), encoding="utf-8")
     assert build(root).returncode == 0
     assert 'href="numbers.html#equivalence.max_abs_diff"' in (root / "_site" / "r55.html").read_text(encoding="utf-8")
     page.write_text("\n".join(lines).replace("max_abs_diff`", "max_abs_dif`"), encoding="utf-8")  # step 4

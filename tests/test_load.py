@@ -637,7 +637,7 @@ def test_entries_that_describe_nothing_are_reported_with_their_line():
     assert problems == ["content/values.yml:7: no value matches 'exp.renamed'",
                         "content/values.yml:2: no experiment or record named 'timing'"]
     _, shape = parse_value_text(SourceFile("content/values.yml", "values:\n  exp.diff: [1]\ntypo: x\n"))
-    assert [str(p) for p in shape] == ["content/values.yml:3: unknown key 'typo' (allowed: groups, values)",
+    assert [str(p) for p in shape] == ["content/values.yml:3: unknown key 'typo' (allowed: groups, values, records)",
                                        "content/values.yml:2: 'exp.diff' needs a line of text"]
 
 

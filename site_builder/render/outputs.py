@@ -224,21 +224,23 @@ def _evidence_summary(site: SiteView, page: ResolvedPage) -> dict[str, Any]:
                                               "title": site.content.value_text.group_title(value.producer),
                                               "badge": site.badge(value.provenance), "command": value.command,
                                               "conditions": value.conditions, "date": value.date})
-    # A configuration several experiments share is said once, naming them (it is long). An experiment's is
-    # lessonmodel's English; a record's is the course's own text, in the page's language.
-    conditions: dict[tuple[str, str], list[str]] = {}
+    # A configuration several experiments share is said once, naming them (it is long, and in English: lessonmodel
+    # writes it; a record's conditions are in whatever language its author wrote them, so they carry no lang).
+    conditions: dict[str, list[str]] = {}
+    english: set[str] = set()
     for producer in sorted(producers.values(), key=lambda p: p["name"]):
         if producer["conditions"]:
-            lang = "" if producer["provenance"] == "record" else "en"
-            conditions.setdefault((producer["conditions"], lang), []).append(producer["name"])
+            conditions.setdefault(producer["conditions"], []).append(producer["name"])
+            if producer["provenance"] != "record":
+                english.add(producer["conditions"])
     counts = {kind: 0 for kind in BADGE_TEXT}
     for figure in figures:
         if figure in site.evidence.figures:
             counts[site.evidence.figures[figure].provenance] += 1
     return {"figure_counts": [{"badge": site.badge(k), "count": n} for k, n in counts.items() if n],
             "producers": sorted(producers.values(), key=lambda p: p["name"]), "value_count": len(values),
-            "conditions": [{"text": text, "lang": lang, "producers": names}
-                           for (text, lang), names in conditions.items()]}
+            "conditions": [{"text": text, "producers": names, "lang": "en" if text in english else ""}
+                           for text, names in conditions.items()]}
 
 
 def _bundle(page: ResolvedPage, markdown: str, site: SiteView, notebook: bytes | None) -> dict[str, bytes]:

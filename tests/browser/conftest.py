@@ -215,3 +215,13 @@ def npm_installed(package: str, file: Path) -> Path:
             subprocess.run([npm, "install", "--prefix", str(ROOT / ".cache" / "npm"), "--no-audit", "--no-fund",
                             "--silent", package], check=True, timeout=300)
     return file
+
+
+def search_hrefs(page, term: str) -> list[str]:
+    """The result links the Chinese search box lists for ``term``, in order, once its status names the query."""
+    from playwright.sync_api import expect
+
+    page.get_by_role("searchbox", name="搜索课程").fill(term)
+    expect(page.locator("[data-search-status]")).to_contain_text(f"“{term}”：", timeout=15000)
+    links = page.locator("[data-search-list] a")
+    return [links.nth(i).get_attribute("href") for i in range(links.count())]

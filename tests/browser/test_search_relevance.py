@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 import pytest
+from conftest import search_hrefs  # tests/browser/conftest.py
 from playwright.sync_api import expect
 
 from site_builder.parse.page import StateSource
@@ -55,20 +56,13 @@ def _squeezed(text: str) -> str:
     return re.sub(r"\s+", "", text).lower()
 
 
-def _search(page, term: str) -> list[str]:
-    page.get_by_role("searchbox", name="搜索课程").fill(term)
-    expect(page.locator("[data-search-status]")).to_contain_text(f"“{term}”：", timeout=15000)
-    links = page.locator("[data-search-list] a")
-    return [links.nth(i).get_attribute("href") for i in range(links.count())]
-
-
 def test_queries_from_the_course_registries_find_their_page_and_state_first(site, open_tab, real_course):
     queries = relevance_set(real_course, site.public_dir)
     assert len(queries) >= 30, len(queries)
     tab = open_tab(site.url(False, "index.html"))
     misses = []
     for query in queries:
-        hrefs = _search(tab.page, query.text)
+        hrefs = search_hrefs(tab.page, query.text)
         first = hrefs[0] if hrefs else ""
         page, _, anchor = first.rsplit("/", 1)[-1].partition("#")
         if page not in query.pages or (query.state and anchor != query.state):
@@ -80,5 +74,5 @@ def test_queries_from_the_course_registries_find_their_page_and_state_first(site
 def test_nonsense_finds_nothing(site, open_tab):
     tab = open_tab(site.url(False, "index.html"))
     for term in NOWHERE:
-        assert _search(tab.page, term) == [], term
+        assert search_hrefs(tab.page, term) == [], term
         expect(tab.page.locator("[data-search-status]")).to_contain_text("没有找到")

@@ -13,7 +13,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from playwright.sync_api import expect
+from conftest import search_hrefs  # tests/browser/conftest.py
 
 PREFIX = "/course/"
 
@@ -28,13 +28,6 @@ class _UnderPrefix(http.server.SimpleHTTPRequestHandler):
         if not path.startswith(PREFIX):
             return str(Path(self.directory) / "__missing__")
         return super().translate_path("/" + path[len(PREFIX):])
-
-
-def _search(page, term: str) -> list[str]:
-    page.get_by_role("searchbox", name="搜索课程").fill(term)
-    expect(page.locator("[data-search-status]")).to_contain_text(f"“{term}”：", timeout=15000)
-    links = page.locator("[data-search-list] a")
-    return [links.nth(i).get_attribute("href") for i in range(links.count())]
 
 
 def test_results_of_every_shard_link_into_the_sub_path_and_open_their_page(monkeypatch, tmp_path, open_tab):
@@ -56,7 +49,7 @@ def test_results_of_every_shard_link_into_the_sub_path_and_open_their_page(monke
     try:
         tab = open_tab(root + "index.html")
         for word, page_name in (("缓存", "alpha.html"), ("继续", "beta.html")):
-            hrefs = _search(tab.page, word)
+            hrefs = search_hrefs(tab.page, word)
             mine = [h for h in hrefs if h.split("#")[0] == PREFIX + page_name]
             assert mine, (word, hrefs)
             assert all(h.startswith(PREFIX) and "//" not in h for h in hrefs), hrefs
