@@ -19,7 +19,7 @@ from lessonmodel.kernels import BY_NAME
 from lessonmodel.lesson_data import FIRST_PROMPT, R55_CACHED, R55_NEW, first_distribution, softmax
 from lessonmodel.model import forward_trace, project_qkv, rms_norm
 from lessonmodel.params import init_params
-from lessonmodel.result import Result, Value, experiment
+from lessonmodel.result import EXACT, Result, Value, experiment
 
 HEAD = 0
 """Index of the head the example follows (layer 1). Reader texts count heads from 1, as they count layers:
@@ -83,7 +83,7 @@ def first_token_choice(cfg: ModelConfig) -> Result:
               Value("uniform_prob", 1 / len(probs), "", "probability of each token under a uniform distribution")]
     tempered = {tau: softmax(logits / tau) for tau in TEMPERATURES}
     # the temperatures themselves are values too, so a page says "τ = 2" from this setting, not by hand
-    values += [Value(f"temperature_{_slug(tau)}", tau, "", f"temperature {tau}, a setting of this experiment")
+    values += [Value(f"temperature_{_slug(tau)}", tau, "", f"temperature {tau}, a setting of this experiment", EXACT)
                for tau in TEMPERATURES]
     values += [Value(f"top1_prob_{_slug(tau)}", p[0], "", f"largest probability at temperature {tau}")
                for tau, p in tempered.items()]
@@ -93,7 +93,7 @@ def first_token_choice(cfg: ModelConfig) -> Result:
                      f"tokens top-p = {TOP_P} keeps after dividing the logits by temperature {tau}")
                for tau, p in tempered.items()]
     values += [Value("top_p_kept", kept, "", f"tokens top-p = {TOP_P} keeps"),
-               Value("top_p", TOP_P, "", "the top-p threshold"),
+               Value("top_p", TOP_P, "", "the top-p threshold, a setting of this experiment", EXACT),
                Value("top_p_top1_prob", probs[0] / probs[:kept].sum(), "",
                      "largest probability after top-p renormalises the kept tokens")]
     return Result("Choosing the first token: greedy, temperature, top-p", cfg,
