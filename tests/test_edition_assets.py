@@ -12,11 +12,14 @@ import hashlib
 import io
 import posixpath
 import re
+import shutil
 from pathlib import Path
 
 from editionkit import R1_EN, course_evidence, write_course
 from fontTools.ttLib import TTFont
 
+from site_builder.engine import pipeline
+from site_builder.engine.builder import Engine, Output
 from site_builder.engine.pipeline import prepare_site, render_site
 from site_builder.render.mathfont import FONT_PATH, math_characters
 from site_builder.vocabulary.urls import site_root
@@ -82,3 +85,21 @@ def test_no_file_of_an_edition_is_a_copy_of_a_file_at_the_root(real_course, real
         copies = [(name, root[digest]) for name, payload in files.items() if name.startswith(prefixes)
                   if (digest := hashlib.sha256(_bytes(payload)).hexdigest()) in root]
         assert not copies, copies
+
+
+def test_a_changed_style_sheet_reloads_the_pages_of_every_edition(tmp_path, monkeypatch):
+    """The dev server: every edition's pages load the root's static/, so each is reloaded when it changes."""
+    root = write_course(tmp_path / "course")
+    evidence = course_evidence(root / "fig")
+    engine = Engine(root, (Output(False, root / "out"),), serving=True)
+    prepared = engine.build(evidence).prepared
+    static = tmp_path / "static"
+    shutil.copytree(pipeline.STATIC, static)
+    with (static / "site.css").open("a", encoding="utf-8") as sheet:
+        sheet.write(".changed { color: red; }\n")
+    monkeypatch.setattr(pipeline, "STATIC", static)
+    report = engine.build(evidence)
+    assert report.changed_files == ("static/site.css",)
+    for edition in (prepared, *prepared.editions):
+        pages = {f"{edition.content.config.prefix}{page_id}.html" for page_id in edition.pages}
+        assert pages <= set(report.changed_urls), (pages, report.changed_urls)
