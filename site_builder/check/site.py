@@ -10,9 +10,9 @@ from collections.abc import Callable, Collection, Hashable, Iterable
 from site_builder.check.bound_numbers import unbound_numbers
 from site_builder.check.refs import REFERENCE_ROLES, EveryAnchor, locate, resolve_ref, split_title
 from site_builder.load.bibtex import CITE_ROLES, cited_ids
-from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
+from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Record, Value
 from site_builder.load.glossary import Term, find_term, forbidden_uses
-from site_builder.load.value_text import check_value_text
+from site_builder.load.value_text import ValueText, check_value_text
 from site_builder.markdown.mathrender import math_problem
 from site_builder.parse.page import ParsedPage, RoleUse, StateSource
 from site_builder.parse.positions import describe, word_holds, words_about
@@ -131,10 +131,17 @@ def reader_text_problems(content: Content, evidence: Evidence) -> list[Problem]:
     texts += [(f"{base}/sources.yml", s.line, text, "") for s in content.sources for text in (s.title, s.checked,
                                                                                               s.where)]
     texts += [(f"{base}/glossary.yml", t.line, t.definition, "") for t in content.glossary]
-    texts += [(r.path, 0, str(r.data.get(key, "")), "") for r in content.records for key in ("title", "conditions")]
+    texts += [_record_text(r, key, content.value_text) for r in content.records for key in ("title", "conditions")]
     texts += [(f.drawn_at[0] or "figures", f.drawn_at[1], text, f.id) for f in evidence.figures.values()
               for text in (f.alt, f.description, *(m.label for m in f.marks), *f.texts)]
     return _forbidden(content.glossary, texts)
+
+
+def _record_text(record: Record, key: str, value_text: ValueText) -> tuple[str, int, str, str]:
+    """A record's ``key`` text and where to edit it: the line of a translation's values.yml that gives it
+    (``records:``), or else the record's own file."""
+    line = value_text.record_line(record.id, key)
+    return (value_text.path if line else record.path, line, str(record.data.get(key, "")), "")
 
 
 def _forbidden(terms: tuple[Term, ...], texts: list[tuple[str, int, str, str]]) -> list[Problem]:
