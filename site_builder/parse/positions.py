@@ -232,6 +232,6 @@ def place_word(mark: FigureMark, language: str) -> str:
 
 
 def describe(mark: FigureMark, language: str) -> str:
-    """Where a mark is, in words of the course's ``language`` and figures (for error messages)."""
+    """Where a mark is, as a word of ``language`` and its centre in per cent (for error messages)."""
     cx, cy = _centre(mark.box)
     return _("{word} (centre at about {x}, {y})", word=place_word(mark, language), x=f"{cx:.0%}", y=f"{cy:.0%}")
