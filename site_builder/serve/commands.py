@@ -165,6 +165,16 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
     out_dir = own / ("teacher" if teacher else "public")
     index = None if teacher else (lambda prepared: _carried(prepared, out_dir, cache))
     engine = Engine(root, (Output(teacher, out_dir, finish=index),), serving=True)
-    evidence = EvidenceSource(load=lambda: in_fresh_process(measure, own / "figures-out", root), inputs=inputs)
+    running: list = []  # the fresh processes measuring for this server
+
+    def stop() -> None:
+        for process in running:
+            if process.poll() is None:
+                process.terminate()
+        running.clear()
+
+    evidence = EvidenceSource(load=lambda: in_fresh_process(measure, own / "figures-out", root, started=running.append),
+                              sooner=lambda: in_fresh_process(measure, own / "figures-out", root, True, running.append),
+                              inputs=inputs, stop=stop)
     watch = (root / "content", TEMPLATES, STATIC, *(p for p in inputs if not p.is_relative_to(root / "content")))
     DevServer(engine, evidence, watch=watch, httpd=httpd).serve_forever()
