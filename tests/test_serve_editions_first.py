@@ -43,6 +43,8 @@ class Drawing:
     def __init__(self, figure_dir: Path, cached: bool = False) -> None:
         self.full = course_evidence(figure_dir)
         self.cached, self.drawn, self.loads, self.stops = cached, threading.Event(), 0, 0
+        self.indexed: list[tuple[Path, list[str]]] = []
+        """(folder, the editions of the site) each time the output's search index is placed."""
 
     def sooner(self):
         return self.full if self.cached else replace(self.full, editions={})
@@ -61,7 +63,9 @@ def serving(tmp_path: Path):
     def start(cached: bool = False) -> tuple[DevServer, Drawing, list[str]]:
         write_course(tmp_path)
         drawing, said = Drawing(tmp_path / "figs", cached), []
-        server = DevServer(Engine(tmp_path, (Output(False, tmp_path / "out"),), serving=True),
+        output = Output(False, tmp_path / "out", finish=lambda prepared: lambda folder: drawing.indexed.append(
+            (folder, [edition.content.config.language for edition in prepared.editions])))
+        server = DevServer(Engine(tmp_path, (output,), serving=True),
                            EvidenceSource(drawing.load, inputs=(tmp_path / "model",), sooner=drawing.sooner,
                                           stop=drawing.stop), watch=[tmp_path / "content"], port=0, log=said.append)
         servers.append(server)
@@ -94,6 +98,7 @@ def test_the_source_language_is_served_while_the_translation_is_drawn_then_the_t
         stream.close()
     assert "/en/r1.html" in urls and not [url for url in urls if not url.startswith("/en/")]
     assert server.drawing == () and drawing.loads == 1
+    assert drawing.indexed[-1] == (out, ["en"])  # the added edition gets its search (the site was updated in place)
     status, page = get(server.port, "/en/r1.html")
     assert status == 200 and b"Two boxes" in page  # the English figure's alt text
     assert digests(out) == first  # the course's language as it was served first, byte for byte

@@ -118,13 +118,15 @@ def _index(prepared, search: Path, kept: bool = True):
 
 
 def _carried(prepared, previous: Path, cache: Path):
-    """The dev server's search: each edition's index carried from its previous site (``carry_index``)."""
+    """The dev server's search: each edition's index carried from its previous site (``carry_index``); in a site
+    updated in place (an edition added once its figures are drawn), an edition's index already there is kept."""
     from site_builder.render.search_index import carry_index
 
     def place(site_dir: Path) -> None:
         for site, folder in _searched(prepared):
-            carry_index(site_dir / folder, previous=previous / folder, prepared=site,
-                        cache=cache / ("search" if not folder else f"search-{folder}"))
+            if site_dir != previous or not (site_dir / folder / "pagefind" / "pagefind.js").is_file():
+                carry_index(site_dir / folder, previous=previous / folder, prepared=site,
+                            cache=cache / ("search" if not folder else f"search-{folder}"))
 
     return place
 

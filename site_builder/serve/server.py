@@ -208,14 +208,19 @@ class DevServer:
         if any(path.is_relative_to(root) for path in changed for root in self.evidence_source.inputs):
             self._evidence = None  # stale until a load succeeds, so the next save retries it
             self._stop_drawing()
+        added = False
         try:
             if self._drawn is not None and self._drawn.done():  # every translation's figures are drawn now
                 drawn, self._drawn, self._evidence, self.drawing = self._drawn, None, None, ()
                 self._evidence, self._sooner = drawn.result(), False  # its failure: retried at the next save
+                added = True
             if self._evidence is None:
                 sooner = self.evidence_source.sooner
                 self._evidence, self._sooner = (sooner or self.evidence_source.load)(), sooner is not None
             report = self.engine.build(self._evidence, self._loaded())
+            finish = self.engine.outputs[0].finish
+            if added and finish and report.prepared is not None:  # the added editions' search, in place
+                finish(report.prepared)(self.out_dir)
         except ContentError as error:
             self._failed(self._reports(error.problems), error.trace)
         except WriteFailed as failed:  # a full disk …: one line, as the command line says it
