@@ -260,8 +260,15 @@
     img.style.width = height / ratio + "px";
   }
 
-  /** Shrink the current state until it fits above the controls (figure first gets what height is left). */
+  /** Fit the current state, then show the states (site.css keeps a presentation opened by its link hidden
+   *  until then, so its first shrink is not a shift on screen). */
   function fit() {
+    fitState();
+    root.dataset.fitted = "";
+  }
+
+  /** Shrink the current state until it fits above the controls (figure first gets what height is left). */
+  function fitState() {
     clearFit();
     if (!presenting()) return;
     var state = currentState();

@@ -217,6 +217,28 @@ def test_no_layout_shift_on_any_page(settled):
     assert shifted == {}, shifted
 
 
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
+def test_a_presentation_opened_by_its_link_shifts_nothing(site, browser, viewport):
+    """Every linked state opened presenting (?present=1#state) on the teacher site, on a slow CPU with the
+    scripts after the first paint: the states stay hidden until present.js has fitted the current one to
+    the screen, so shrinking it is no shift (before: up to 0.44 at 1280 px)."""
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.add_init_script(_CLS_OBSERVER)
+    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": SLOW_CPU})
+    held = []
+    page.route("**/static/site.js", lambda route: held.append(route))
+    shifted = {}
+    for i, name in enumerate(site.linked_states):
+        path, _, state = name.partition("#")
+        _open_painted_before_scripts(page, site.url(True, f"{path}?present=1&walk={i}#{state}"), held)
+        assert page.evaluate("document.documentElement.dataset.fitted") == "", name  # fitted, shown
+        if page.evaluate("window.__cls") > 0.02:
+            shifted[name] = (page.evaluate("window.__cls"), page.evaluate("window.__moved"))
+    context.close()
+    assert site.linked_states and shifted == {}, shifted
+
+
 # ------------------------------------------------------------------------ 404 --
 class _PagesHandler(http.server.SimpleHTTPRequestHandler):
     """Like GitHub Pages: the site lives under a sub-path, and any missing path gets /404.html."""
