@@ -24,6 +24,23 @@ from chromium import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402  (tests/chromi
 MATH_FONT_SUBSETS = ROOT / ".cache" / "tests" / "math-font"
 
 
+@pytest.hookimpl(trylast=True)  # after `-m` has left out what this run does not take
+def pytest_collection_modifyitems(items):
+    """Modules with the most slow tests first, then those with the most tests, each module's tests together and
+    in their order (the Makefile's ``--dist loadscope --no-loadscope-reorder`` hands out whole modules in this
+    order). A worker that took a module of long tests last would keep the whole run waiting for it; small modules
+    at the end even the workers out. (pytest-xdist's own order, by number of tests alone, started the module of
+    the extension guide's test, one test of minutes, among the last.)"""
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+
+    def cost(tests: list[pytest.Item]) -> tuple[int, int]:
+        return -sum(1 for test in tests if test.get_closest_marker("slow")), -len(tests)
+
+    items[:] = [item for tests in sorted(modules.values(), key=cost) for item in tests]
+
+
 @pytest.fixture(scope="session", autouse=True)
 def kept_like_build_py():
     """Math-font subsets kept between renders, as build.py keeps them in .cache.

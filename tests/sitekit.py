@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -106,10 +107,30 @@ def project_copy(target: Path) -> Path:
             shutil.copytree(source, target / name, ignore=ignore)
         else:
             shutil.copy2(source, target / name)
-    for cache in ("lessonmodel", "figures"):  # keyed by content hashes: safe to share, and saves redrawing
-        if (PROJECT / ".cache" / cache).is_dir():
-            shutil.copytree(PROJECT / ".cache" / cache, target / ".cache" / cache)
+    copy_caches(target)
     return target
+
+
+def copy_caches(target: Path) -> None:
+    """This checkout's model and figure caches into ``target/.cache``: keyed by content hashes, so safe to share,
+    and a build there neither runs the model nor draws a figure again."""
+    cache = filled_caches()
+    for name in ("lessonmodel", "figures"):
+        shutil.copytree(cache / name, target / ".cache" / name)
+
+
+@functools.cache
+def filled_caches() -> Path:
+    """This checkout's .cache, holding the model's results and every figure for the current sources: once per
+    process, under a lock (a run's workers share the folder). In a fresh clone it is empty, and each project
+    copy would otherwise run the model and draw every figure in every language anew."""
+    from shared import held
+
+    import build
+
+    with held(build.CACHE / "tests" / "filled.lock"):
+        build.measure_all()
+    return build.CACHE
 
 
 # Hostile input: builds under a time limit, problems well formed, no URL outside the allowlist in any output.

@@ -2,9 +2,9 @@
 
 Every line of a ```sh block in README.md and docs/*.md is a command. Each is run in a copy of the
 project (``python`` is this interpreter, i.e. ``.venv/bin/python``); a server is started on a free port,
-asked for its front page and stopped; the few that cannot be run here are listed in ``NOT_RUN`` with
-the reason and only checked to exist. The README's five-minute walk-through and the teacher tutorial's
-mistake are replayed and must print the messages the pages show.
+asked for its front page and stopped; the few that cannot be run here, or that another test already runs,
+are listed in ``NOT_RUN`` with the reason and only checked to exist. The README's five-minute walk-through
+and the teacher tutorial's mistake are replayed and must print the messages the pages show.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sitekit import PROJECT
+from sitekit import PROJECT, copy_caches
 
 PAGES = (PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md")))
 GUIDE = PROJECT / "docs" / "programmer-tutorial.md"
@@ -34,6 +34,10 @@ NOT_RUN = {
     "make test": "the whole suite and `build.py check` (minutes): what CI runs",
     "make test-fast": "the fast tier, which runs this file",
     "python -m lessonmodel bench": "the timing study takes minutes and rewrites content/records/decode_timing.json",
+    "python build.py check": "run twice already, each a clean build with every check: by `make test` after the "
+                             "tests, and as the extension guide's last step in tests/test_cli.py",
+    "python build.py figures --accept": "a step of the extension guide, run in tests/test_cli.py (where it accepts "
+                                        "the guide's new figure)",
 }
 NOT_COPIED = (".git", ".venv", "_site", "_site-teacher", ".cache", "__pycache__", ".*_cache")
 SYSTEM_TOOLS = {"fc-list": "fontconfig's, absent on macOS"}
@@ -80,9 +84,7 @@ def project_tree(target: Path) -> Path:
     """A copy of the project without what builds and installs make, but with the content-hashed model and
     figure caches, so a build does not rerun the model or redraw every figure."""
     shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns(*NOT_COPIED))
-    for cache in ("lessonmodel", "figures"):
-        if (PROJECT / ".cache" / cache).is_dir():
-            shutil.copytree(PROJECT / ".cache" / cache, target / ".cache" / cache)
+    copy_caches(target)
     return target
 
 

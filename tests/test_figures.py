@@ -64,13 +64,17 @@ def _perturbed(results: dict[str, Any], factor: float) -> dict[str, Any]:
     return walk(results)
 
 
-@pytest.mark.slow  # draws every figure and compares its pixels
+@pytest.mark.slow  # draws every figure in every language and compares its pixels
 def test_committed_baselines_and_manifest_match_every_real_figure(inputs) -> None:
-    checks, problems = _check(inputs, ids=figures.FIGURE_IDS)
+    """Each language's drawings against its own baselines (a translation's are in a subfolder)."""
+    checks, problems = _check(inputs, ids=figures.FIGURE_IDS, languages=figures.LANGUAGES)
     assert problems == []
-    assert {c.id for c in checks} == set(figures.FIGURE_IDS)
+    assert {(c.language, c.id) for c in checks} == {(language, fid) for language in figures.LANGUAGES
+                                                    for fid in figures.FIGURE_IDS}
     assert all(c.pixels is not None and c.pixels.changed <= baseline.MAX_CHANGED_PIXELS for c in checks)
-    assert sorted(p.stem for p in baseline.BASELINE_DIR.glob("*.png")) == sorted(figures.FIGURE_IDS)
+    for language in figures.LANGUAGES:
+        folder = baseline.baseline_folder(baseline.BASELINE_DIR, language)
+        assert sorted(p.stem for p in folder.glob("*.png")) == sorted(figures.FIGURE_IDS), language
 
 
 def test_last_bit_differences_of_another_cpu_pass(inputs) -> None:
