@@ -267,6 +267,8 @@ def _index_child(prepared, cache: Path, reply) -> None:
         reply.send([str(bundle) for bundle in index_documents(site_documents(prepared, cache), cache)])
     except OSError as error:  # the parent says it, in one line, instead of a traceback from here
         reply.send(OSError(error.errno, error.strerror, error.filename))
+    except KeyboardInterrupt:  # Ctrl-C in a terminal reaches every process of the build: the build says it, once
+        pass
     reply.close()
 
 
