@@ -27,8 +27,9 @@ each is timed as a whole process from a removed output folder:
   bounded the same way (home, previous, next), then the same Pagefind command.
 
 With ``--previous DIR`` (a checkout of an earlier commit, e.g. ``git worktree add /tmp/prev REV``),
-that code builds the same corpus in its own copy, alternating with the others, and gets the same
-rows below, so a change is measured side by side with what it replaces.
+that code builds the same corpus in its own copy (with its own records, those its manifest was accepted
+with), alternating with the others, and gets the same rows below, so a change is measured side by side
+with what it replaces. A ``check`` that fails is timed all the same; its problems are printed with its folder.
 
 Then this project's other rows, in the same run: ``python build.py check`` (clean rebuild with the
 model rerun and figures redrawn, then every check), a no-change ``python build.py``, a one-page edit
@@ -61,7 +62,10 @@ CACHE = ROOT / ".cache" / "bench"
 VENV = ROOT / ".cache" / "bench-venv"
 MKDOCS_VERSION = "1.6.1"
 PY = sys.executable
-CODE = ("build.py", "site_builder", "figures", "lessonmodel")
+CODE = ("build.py", "site_builder", "figures", "lessonmodel", "content/records")
+"""What a project copy takes from its checkout: the code, and the records its figures/manifest.json and
+baselines were accepted with (another checkout's records would make its `check` fail on every figure drawn
+from a record that changed since)."""
 BUILD_CACHES = ("build", "search", "assets", "jinja", "math-font")
 """This project's caches of earlier builds (pages, search shards, shared assets, compiled templates,
 math font subsets): removed before every full build."""
@@ -124,9 +128,9 @@ def timed(command: list[str], cwd: Path, may_fail: bool = False) -> float:
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     CPU[0] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    if result.returncode and may_fail:  # timed all the same; what it found is shown once
-        print(f"  ({' '.join(command[1:])} exited {result.returncode}: "
-              f"{result.stderr.decode().strip().splitlines()[-1][:300]})", flush=True)
+    if result.returncode and may_fail:  # timed all the same; what it found is shown once, with where it ran
+        found = "".join(f"\n    {line[:300]}" for line in result.stderr.decode().strip().splitlines()[-10:])
+        print(f"  ({' '.join(command[1:])} in {cwd} exited {result.returncode}:{found})", flush=True)
     elif result.returncode:
         raise SystemExit(f"{' '.join(command)} (in {cwd}) failed:\n{result.stderr.decode()[-3000:]}"
                          f"{result.stdout.decode()[-2000:]}")
@@ -148,10 +152,7 @@ def prepare(n: int, where: Path = CACHE, previous: Path | None = None) -> dict[s
             shutil.copytree(path, saved / name)
     corpus.write_corpus(n, folder)
     project = folder / "project"
-    _copy_code(ROOT, project)
-    # The real records: the figures drawn from them then match figures/manifest.json, so `check` passes.
-    shutil.rmtree(project / "content" / "records")
-    shutil.copytree(ROOT / "content" / "records", project / "content" / "records")
+    _copy_code(ROOT, project)  # with the real records: figures drawn from them match the manifest
     (project / ".cache").mkdir(exist_ok=True)
     for name in kept:
         if (saved / name).is_dir():

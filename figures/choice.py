@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figures import style as s
-from figures.i18n import number, tr, tr_later
+from figures.i18n import number, shown, tr, tr_later
 from figures.inputs import series, value
 from figures.marks import mark
 from figures.spec import Figure
@@ -25,8 +25,10 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     kept = series(data, "first_token_choice", "top_p_kept")
     ax = fig.add_axes((0.14, 0.2, 0.82, 0.6))  # room for the y label beside the tick labels
     width = 0.27
-    rows = (("0.5", tr("τ = 0.5（更尖）"), s.VERMILION), ("1", tr("τ = 1（模型原样）"), s.BLUE),
-            ("2.0", tr("τ = 2（更平）"), s.GREEN))  # sky blue beside blue: one colour in the dark variant
+    sharp, flat = sorted(tempered, key=float)  # the experiment's τ < 1 and τ > 1 ('0.5', '2.0')
+    taus = {key: shown(float(key)) for key in (sharp, flat)}  # written as the page cites them: 0.5, 2
+    rows = ((sharp, tr("τ = {tau}（更尖）", tau=taus[sharp]), s.VERMILION), ("1", tr("τ = 1（模型原样）"), s.BLUE),
+            (flat, tr("τ = {tau}（更平）", tau=taus[flat]), s.GREEN))  # sky blue beside blue: one colour in dark
     bars = {}
     for i, (tau, label, color) in enumerate(rows):
         ys = probs if tau == "1" else tempered[tau]
@@ -37,7 +39,7 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.set_xticks(range(TOP), tokens)
     ax.set_ylabel(tr("概率"), labelpad=8)
     ax.yaxis.set_major_formatter(lambda y, _: number(y, ".0%"))
-    ax.set_ylim(0, max(max(tempered["0.5"][:TOP]), probs[0]) * 1.6)
+    ax.set_ylim(0, max(max(tempered[sharp][:TOP]), probs[0]) * 1.6)
     legend = ax.legend(loc="upper right", fontsize=s.FS_SMALL)
     fig.text(0.03, 0.955, tr("首个输出位置：概率最高的 {n} 个 token", n=TOP), fontsize=s.FS_TEXT, weight="bold",
              va="top")
@@ -48,8 +50,9 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     fig.text(0.03, 0.02, tr("权重为随机初始化：分布只是计算结果，不代表语言能力"), fontsize=s.FS_SMALL,
              color=s.VERMILION_TEXT, va="bottom")
     return {"original": mark(tr("τ = 1 的柱（模型原样）"), bars["1"]),
-            "greedy": mark(tr("贪心的箭头"), greedy, bars["1"][0]), "sharper": mark(tr("τ = 0.5 的柱"), bars["0.5"]),
-            "flatter": mark(tr("τ = 2 的柱"), bars["2.0"]), "legend": mark(tr("温度图例"), legend),
+            "greedy": mark(tr("贪心的箭头"), greedy, bars["1"][0]),
+            "sharper": mark(tr("τ = {tau} 的柱", tau=taus[sharp]), bars[sharp]),
+            "flatter": mark(tr("τ = {tau} 的柱", tau=taus[flat]), bars[flat]), "legend": mark(tr("温度图例"), legend),
             "top-p": mark(tr("top-p 说明"), note)}
 
 

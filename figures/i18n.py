@@ -10,7 +10,8 @@ translate is drawn in Chinese.
   with ``drawing_in``), with ``{name}`` slots filled; slots keep a translation free to reorder the words.
 - The figure spec's alt text and description are made at import, before any language is known: they are
   written ``tr_later(text)`` (only marked for the catalog) and translated by the runner with ``translated``.
-- A number drawn as text goes through ``number(value, spec)``: the language's decimal and group symbols.
+- A number drawn as text goes through ``number(value, spec)``: the language's decimal and group symbols;
+  a value a page also cites goes through ``shown(value, unit)``, the page's own text for it.
 
 ``tr`` and ``tr_later`` are this domain's extraction keywords; they are not Babel's defaults (``_``, ``N_``),
 so the site's catalog never collects figure text, nor this one the site's messages.
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.vocabulary.i18n import catalog_name, translations
+from site_builder.vocabulary.numbers import format_number
 from site_builder.vocabulary.provenance import FIGURE_LANGUAGE
 
 LOCALES = Path(__file__).with_name("locales")
@@ -76,6 +78,12 @@ def number(value: float, spec: str = "") -> str:
 
     locale = catalog_name(_drawing.get())
     return format(value, spec).translate({ord("."): get_decimal_symbol(locale), ord(","): get_group_symbol(locale)})
+
+
+def shown(value: float, unit: str = "") -> str:
+    """A value cited on a page, drawn as the page writes it (``format_number``: three significant figures,
+    ``2.22×10⁻¹⁵``, binary byte units): the figure and the table or sentence beside it round alike."""
+    return format_number(value, unit)
 
 
 def catalog_digest(language: str) -> str:

@@ -105,7 +105,7 @@ def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[li
         tok = edited[i]
         if i == edit:
             edited_word.append(s.note(ax, x + cw / 2, 0.95, original[i], color=s.MUTED, fs=s.FS_SMALL))
-            ax.plot([x + 0.45, x + cw - 0.45], [0.95, 0.95], color=s.MUTED, lw=s.LW_THIN)
+            ax.plot([x + 0.45, x + cw - 0.45], [0.95, 0.95], color=s.MUTED, lw=s.LW_THIN, label=s.STRIKETHROUGH)
         word = s.box(ax, x + 0.05, 0.1, cw - 0.1, 0.6, tok, fs=s.FS_SMALL,
                      fc="#fbe3d3" if i == edit else s.FAINT_FILL, ec=s.STALE_COLOR if i == edit else s.INK)
         if i == edit:

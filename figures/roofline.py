@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figures import style as s
-from figures.i18n import number, tr, tr_later
+from figures.i18n import shown, tr, tr_later
 from figures.inputs import series, value
 from figures.marks import mark
 from figures.spec import Figure
@@ -26,29 +26,30 @@ def draw_roofline(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         ridge = a["fp16_tflops"] * 1e12 / (a["bandwidth_gbs"] * 1e9)
         roofs += ax.plot(xs, [min(a["fp16_tflops"], x * a["bandwidth_gbs"] / 1e3) for x in xs], color=color, lw=2,
                          label=tr("{name}：{bandwidth} GB/s，{tflops} TFLOPS", name=a["key"].upper(),
-                                  bandwidth=number(a["bandwidth_gbs"]), tflops=number(a["fp16_tflops"])))
+                                  bandwidth=shown(a["bandwidth_gbs"]), tflops=shown(a["fp16_tflops"])))
         ridges += ax.plot([ridge], [a["fp16_tflops"]], "o", color=color, ms=6)
-        ridges.append(ax.text(ridge * 1.3, a["fp16_tflops"] * 0.5, tr("拐点 ≈ {ridge}", ridge=number(ridge, ".0f")),
-                              color=color, fontsize=s.FS_SMALL, va="top"))
+        # above its own flat roof: below it, the next lower roof would run through the text
+        ridges.append(ax.text(ridge * 1.3, a["fp16_tflops"] * 1.25, tr("拐点 ≈ {ridge}", ridge=shown(ridge)),
+                              color=color, fontsize=s.FS_SMALL, va="bottom"))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(xs[0], 1e5)
     ax.set_ylim(0.2, 3000)
     decode_line = ax.axvline(decode, color=s.INK, ls="--", lw=s.LW)
-    decode_text = ax.text(decode * 1.12, 0.3, tr("decode\n≈ {intensity}", intensity=number(decode, ".0f")),
+    decode_text = ax.text(decode * 1.12, 0.3, tr("decode\n≈ {intensity}", intensity=shown(decode)),
                           fontsize=s.FS_SMALL, va="bottom")
-    shown = [p for p in prefill if p["tokens"] > 1]
-    prefill_marks = ax.plot([p["flops_per_byte"] for p in shown], [0.45] * len(shown), "v", color=s.ORANGE, ms=7)
-    prefill_marks += [ax.text(p["flops_per_byte"], 0.6, number(p["tokens"]), ha="center", fontsize=s.FS_TAG,
-                              color=s.ORANGE_TEXT) for p in shown]
-    prefill_note = ax.text(shown[0]["flops_per_byte"] * 0.8, 1.1, tr("prefill（提示 token 数）"), fontsize=s.FS_SMALL,
+    prompts = [p for p in prefill if p["tokens"] > 1]
+    prefill_marks = ax.plot([p["flops_per_byte"] for p in prompts], [0.45] * len(prompts), "v", color=s.ORANGE, ms=7)
+    prefill_marks += [ax.text(p["flops_per_byte"], 0.6, shown(p["tokens"]), ha="center", fontsize=s.FS_TAG,
+                              color=s.ORANGE_TEXT) for p in prompts]
+    prefill_note = ax.text(prompts[0]["flops_per_byte"] * 0.8, 1.1, tr("prefill（提示 token 数）"), fontsize=s.FS_SMALL,
                            color=s.ORANGE_TEXT)
     ax.set_xlabel(tr("每读一个字节做的浮点运算（FLOP/byte，对数轴）"))
     ax.set_ylabel(tr("能达到的算力（TFLOPS）"))
     legend = ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.27), fontsize=s.FS_SMALL, frameon=False)
     model = value(data, "roofline.a100_opt_13b_prefill_tokens_to_ridge")
     fig.text(0.03, 0.955, tr("屋顶线：OPT-13B 的 decode 远在拐点左边"), fontsize=s.FS_TEXT, weight="bold", va="top")
-    fig.text(0.03, 0.895, tr("fp16、batch 1；A100 上提示约 {n} 个 token 起，prefill 越过拐点", n=number(model)),
+    fig.text(0.03, 0.895, tr("fp16、batch 1；A100 上提示约 {n} 个 token 起，prefill 越过拐点", n=shown(model)),
              fontsize=s.FS_SMALL, color=s.MUTED, va="top")
     return {"roofs": mark(tr("两条屋顶线"), roofs, legend), "ridges": mark(tr("两个拐点"), ridges),
             "decode": mark(tr("decode 的竖线"), decode_line, decode_text),

@@ -57,6 +57,9 @@ FS_TAG = 15  # the corner provenance tag (bold pill) and the smallest notes
 LW = 1.6  # outline and line weight
 LW_THIN = 1.0
 LW_ARROW = 2.0
+STRIKETHROUGH = "_strikethrough"
+"""The label of a line drawn through a text on purpose, to cross a word out: the only line that may cross a
+text (tests/test_figure_lines.py). Its leading underscore keeps it out of legends."""
 
 # Canvas sizes in inches at 72 pt per inch; 6.667 in = 480 pt = 640 CSS px.
 WIDTH_IN = 640 / 96

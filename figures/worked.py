@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figures import style as s
-from figures.i18n import number, tr, tr_later
+from figures.i18n import shown, tr, tr_later
 from figures.inputs import series, value
 from figures.marks import data_box, mark
 from figures.spec import Figure
@@ -32,9 +32,9 @@ def draw_attention(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         ax.axvline(0, color=s.INK, lw=s.LW_THIN)
         lim = max(abs(v) for v in vals) * 2.1
         for y, val in zip(ys, vals, strict=True):
-            ax.text(val + (0.04 if val >= 0 else -0.04) * lim, y, number(val, "+.2f"),
+            ax.text(val + (0.04 if val >= 0 else -0.04) * lim, y, shown(val),  # as the table beside it
                     ha="left" if val >= 0 else "right", va="center", fontsize=s.FS_SMALL)
-        ax.set_xlim(-lim * 1.3 if min(vals) < 0 else 0, lim)
+        ax.set_xlim(-lim * 1.7 if min(vals) < 0 else 0, lim)  # a negative label clear of the tick labels
         ax.set_ylim(-0.6, len(tokens) - 0.4)
         ax.set_yticks(ys, tokens if i == 0 else [""] * len(tokens))
         ax.tick_params(axis="y", length=0)
@@ -43,7 +43,7 @@ def draw_attention(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     out = value(data, "attention_example.out0")
     fig.text(0.03, 0.955, tr("第 1 层第 1 个头：新 token her 的 q 读 {n} 个位置", n=len(tokens)), fontsize=s.FS_TEXT,
              weight="bold", va="top")
-    total = fig.text(0.03, 0.07, tr("③ 这一列加起来 = 输出的第 1 维 {out}；权重之和为 1", out=number(out, "+.3f")),
+    total = fig.text(0.03, 0.07, tr("③ 这一列加起来 = 输出的第 1 维 {out}；权重之和为 1", out=shown(out)),
                      fontsize=s.FS_SMALL, va="bottom")
     fig.text(0.03, 0.02, tr("权重为随机初始化：数字只演示计算步骤"), fontsize=s.FS_SMALL, color=s.VERMILION_TEXT,
              va="bottom")
@@ -62,8 +62,9 @@ def draw_decode_read(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                          label=tr("全部权重（fp16）"))
     cache_bars = ax.bar(range(3), caches, bottom=[weights] * 3, color=s.ORANGE, edgecolor=s.INK, lw=s.LW_THIN,
            label=tr("这条请求的 KV 缓存"))
-    for x, c in enumerate(caches):
-        ax.text(x, weights + c, number(weights + c, ".1f") + " GiB", ha="center", va="bottom", fontsize=s.FS_SMALL)
+    for x, (t, c) in enumerate(zip(lengths, caches, strict=True)):
+        read = value(data, "kv_models.opt_13b_weights_bytes") + value(data, "kv_models.opt_13b_per_token") * t
+        ax.text(x, weights + c, shown(read, "B"), ha="center", va="bottom", fontsize=s.FS_SMALL)  # as b5's text
     ax.set_xticks(range(3), [f"T = {t}" for t in lengths])
     ax.set_ylabel(tr("decode 一步要读的字节（GiB）"))
     ax.set_ylim(0, (weights + caches[-1]) * 1.55)
@@ -71,7 +72,7 @@ def draw_decode_read(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     flops = value(data, "kv_models.opt_13b_decode_flops_per_byte")
     fig.text(0.03, 0.955, tr("OPT-13B，batch 1：每生成一个 token"), fontsize=s.FS_TEXT, weight="bold", va="top")
     ratio = fig.text(0.03, 0.895, tr("每读一个字节约做 {flops} 次浮点运算（含注意力，T = {t}）",
-                                     flops=number(flops, ".1f"), t=native),
+                                     flops=shown(flops), t=native),
                      fontsize=s.FS_SMALL, color=s.MUTED, va="top")
     return {"weights": mark(tr("灰色的权重部分"), list(weight_bars)),
             "cache": mark(tr("橙色的缓存部分"), list(cache_bars)), "flops": mark(tr("每字节运算次数"), ratio)}
@@ -89,7 +90,7 @@ def draw_vs_weights(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                       label=tr("KV 缓存：B 条 {t} token 的请求", t=native))
     level = ax.axhline(weights, color=s.INK, ls="--", lw=s.LW, label=tr("权重（fp16，一份）"))
     ax.vlines(equal, 0, weights, color=s.MUTED, lw=s.LW_THIN)  # up to the crossing: above it sat the legend
-    cross_note = ax.text(equal + 0.4, weights * 0.35, tr("B ≈ {b}：\n缓存追上权重", b=number(equal, ".1f")),
+    cross_note = ax.text(equal + 0.4, weights * 0.35, tr("B ≈ {b}：\n缓存追上权重", b=shown(equal)),
                          fontsize=s.FS_SMALL, va="center")
     ax.set_xlim(0, batches[-1])
     ax.set_ylim(0, cache * batches[-1] * 1.1)

@@ -28,13 +28,15 @@ class Accelerator:
     """Memory bandwidth, GB/s (decimal: 10^9 bytes per second)."""
     fp16_tflops: int
     """Dense fp16/bf16 Tensor Core throughput, TFLOPS (10^12 FLOPs per second), without 2:4 sparsity."""
+    memory_gb: int
+    """Memory of the datasheet column these figures come from, GB: it names the part (A100 40GB, not 80GB)."""
     source: str
     """Id of the datasheet in content/sources.yml."""
 
 
 ACCELERATORS: tuple[Accelerator, ...] = (
-    Accelerator("a100", "NVIDIA A100 40GB SXM4", 1555, 312, "A100-datasheet"),
-    Accelerator("h100", "NVIDIA H100 SXM5", 3350, 989, "H100-datasheet"),
+    Accelerator("a100", "NVIDIA A100 40GB SXM4", 1555, 312, 40, "A100-datasheet"),
+    Accelerator("h100", "NVIDIA H100 SXM5", 3350, 989, 80, "H100-datasheet"),
 )
 PROMPTS = (1, 16, 128, 512, 2048)
 """Prompt lengths whose prefill intensity is computed (1 is a single decode-like step)."""
@@ -66,6 +68,7 @@ def _accelerator_values(a: Accelerator, m: PublishedConfig) -> list[Value]:
         Value(f"{a.key}_bandwidth_gbs", a.bandwidth_gbs, "GB/s", f"{a.name}: memory bandwidth (datasheet)"),
         Value(f"{a.key}_fp16_tflops", a.fp16_tflops, "TFLOPS",
               f"{a.name}: dense fp16/bf16 Tensor Core throughput (datasheet, without sparsity)"),
+        Value(f"{a.key}_memory_gb", a.memory_gb, "GB", f"{a.name}: memory (datasheet)"),
         Value(f"{a.key}_ridge", ridge, "", f"{a.name}: ridge point, FLOPs per byte (throughput / bandwidth)"),
         Value(f"{a.key}_{m.key}_decode_ms_floor", 1e3 * read / (a.bandwidth_gbs * 1e9), "ms",
               f"{a.name}: lower bound of one {m.name} decode step at full native context, batch 1: "
@@ -84,6 +87,9 @@ def roofline(_cfg: ModelConfig) -> Result:
     values = [v for a in ACCELERATORS for v in _accelerator_values(a, m)]
     values += [Value(f"{m.key}_prefill_flops_per_byte_p{t}", prefill_intensity(m, t), "",
                      f"{m.name}: FLOPs per byte of a batch-1 prefill of {t} prompt tokens") for t in PROMPTS]
+    # the prompt lengths are values too, so a page says "a prompt of 128 tokens" from PROMPTS, not by hand
+    values += [Value(f"prompt_tokens_p{t}", t, "", f"prompt length {t}, a setting of this experiment")
+               for t in PROMPTS]
     # the value pages cite is kv_models.opt_13b_decode_flops_per_byte; the figure draws the same number
     decode = decode_flops(m, m.native_context) / (m.n_params * FP16_BYTES + per_token_bytes(m) * m.native_context)
     return Result(

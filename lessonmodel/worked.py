@@ -19,7 +19,7 @@ from lessonmodel.kernels import BY_NAME
 from lessonmodel.lesson_data import FIRST_PROMPT, R55_CACHED, R55_NEW, first_distribution, softmax
 from lessonmodel.model import forward_trace, project_qkv, rms_norm
 from lessonmodel.params import init_params
-from lessonmodel.result import Result, Value, experiment
+from lessonmodel.result import EXACT, Result, Value, experiment
 
 HEAD = 0
 """Index of the head the example follows (layer 1). Reader texts count heads from 1, as they count layers:
@@ -61,6 +61,11 @@ def attention_example(cfg: ModelConfig) -> Result:
                   {"tokens": words, "scores": scores, "weights": weights, "v": vals, "out": out})
 
 
+def _slug(tau: float) -> str:
+    """The part of a value's name that says its temperature: 't0_5' for 0.5, 't2_0' for 2.0."""
+    return "t" + str(tau).replace(".", "_")
+
+
 def _top_p(probs: np.ndarray, p: float) -> int:
     """How many of the most likely tokens top-p keeps (probs sorted, largest first)."""
     return int(np.searchsorted(np.cumsum(probs), p) + 1)
@@ -77,15 +82,18 @@ def first_token_choice(cfg: ModelConfig) -> Result:
               Value("top2_prob", probs[1], "", "second largest probability"),
               Value("uniform_prob", 1 / len(probs), "", "probability of each token under a uniform distribution")]
     tempered = {tau: softmax(logits / tau) for tau in TEMPERATURES}
-    values += [Value(f"top1_prob_t{str(tau).replace('.', '_')}", p[0], "", f"largest probability at temperature {tau}")
+    # the temperatures themselves are values too, so a page says "τ = 2" from this setting, not by hand
+    values += [Value(f"temperature_{_slug(tau)}", tau, "", f"temperature {tau}, a setting of this experiment", EXACT)
+               for tau in TEMPERATURES]
+    values += [Value(f"top1_prob_{_slug(tau)}", p[0], "", f"largest probability at temperature {tau}")
                for tau, p in tempered.items()]
     kept = _top_p(probs, TOP_P)
     # temperature first, then top-p on the reshaped distribution (the usual order)
-    values += [Value(f"top_p_kept_t{str(tau).replace('.', '_')}", _top_p(p, TOP_P), "",
+    values += [Value(f"top_p_kept_{_slug(tau)}", _top_p(p, TOP_P), "",
                      f"tokens top-p = {TOP_P} keeps after dividing the logits by temperature {tau}")
                for tau, p in tempered.items()]
     values += [Value("top_p_kept", kept, "", f"tokens top-p = {TOP_P} keeps"),
-               Value("top_p", TOP_P, "", "the top-p threshold"),
+               Value("top_p", TOP_P, "", "the top-p threshold, a setting of this experiment", EXACT),
                Value("top_p_top1_prob", probs[0] / probs[:kept].sum(), "",
                      "largest probability after top-p renormalises the kept tokens")]
     return Result("Choosing the first token: greedy, temperature, top-p", cfg,

@@ -246,7 +246,7 @@ def prepared(tmp_path: Path, text: str):
     ("从左到右看", []), ("它上方的", ["上方"]), ("底部的", ["底部"]), ("底下的", []),
 ])
 def test_position_words_are_found_and_directions_of_motion_are_not(clause, words):
-    assert [w.text for w in position_words(clause)] == words
+    assert [w.text for w in position_words(clause, "zh-CN")] == words
 
 
 @pytest.mark.parametrize("text, name, holds", [
@@ -257,13 +257,13 @@ def test_position_words_are_found_and_directions_of_motion_are_not(clause, words
     ("右侧", "side", True), ("最右侧", "side", True), ("最右侧", "params", False), ("中间", "side", False),
 ])
 def test_words_against_boxes(text, name, holds):
-    word = position_words(text)[0]
+    word = position_words(text, "zh-CN")[0]
     mark_ = next(m for m in MARKS if m.name == name)
     assert word_holds(word, mark_, MARKS) is holds
 
 
 def test_relative_word_after_a_mark():
-    below = PositionWord("下方", False, "下")
+    below = PositionWord("下方", False, "down")
     params, request = MARKS[0], MARKS[1]
     assert word_holds(below, request, MARKS, relative_to=params)
     assert not word_holds(below, params, MARKS, relative_to=request)

@@ -223,7 +223,7 @@ def test_every_referenced_mark_exists_and_every_position_word_agrees_with_its_bo
     for page, use, figure, name in uses:
         mark = figure.mark(name)
         assert mark is not None, f"{page.meta.path}:{use.line}: {figure.id} has no mark {name}"
-        for word in position_words(use.clause):
+        for word in position_words(use.clause, "zh-CN"):
             relative = figure.mark(resolve_mark(use.after_mark, figure.id)[1]) if use.after_mark else None
             assert word_holds(word, mark, figure.marks, relative), f"{page.meta.path}:{use.line}: {word.text} {name}"
             checked_words += 1

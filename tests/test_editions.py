@@ -50,9 +50,11 @@ def test_each_translation_is_a_whole_site_under_its_prefix_in_both_sites(tmp_pat
             for name in (f"{page_id}.html", f"{page_id}.md"):
                 assert name in files and f"{tag}/{name}" in files, (teacher, name)
         for name in ("numbers.html", "sources.html", "figures.html", "glossary.html", "llms.txt",
-                     "static/site.css", "static/editions.js", "figures/marked.svg"):
+                     "figures/marked.svg"):
             assert f"{tag}/{name}" in files, (teacher, name)
         page = _text(files, f"{tag}/r1.html")
+        for name in ("static/site.css", "static/editions.js"):  # every edition's, once, at the root
+            assert name in files and f"{tag}/{name}" not in files and f'"../{name}"' in page, (teacher, name)
         assert f'<html lang="{tag}"' in page
         assert edition.pages["r1"].meta.title in page
         shown = localize(display(prepared.evidence.values["exp.diff"]), tag)

@@ -144,7 +144,7 @@ def test_site_config_mistakes(tmp_path):
     found = problems(tmp_path, {"x": lesson(STATE)}, site_yml=site)
     assert found == ["content/site.yml:4: no page 'y' in content/pages/",
                      "content/site.yml:5: unknown site.yml key 'colour' (allowed: title, language, base_url, pages, "
-                     "content_language, translations)"]
+                     "content_language, translations, short_title)"]
 
 
 def test_page_not_listed_in_site_config(tmp_path):

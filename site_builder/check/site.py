@@ -5,18 +5,17 @@ from __future__ import annotations
 import functools
 import operator
 import posixpath
-import re
 from collections.abc import Callable, Collection, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
 from site_builder.check.refs import REFERENCE_ROLES, EveryAnchor, locate, resolve_ref, split_title
 from site_builder.load.bibtex import CITE_ROLES, cited_ids
-from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Value
+from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Record, Value
 from site_builder.load.glossary import Term, find_term, forbidden_uses
-from site_builder.load.value_text import check_value_text
+from site_builder.load.value_text import ValueText, check_value_text
 from site_builder.markdown.mathrender import math_problem
 from site_builder.parse.page import ParsedPage, RoleUse, StateSource
-from site_builder.parse.positions import describe, position_words, word_holds
+from site_builder.parse.positions import describe, word_holds, words_about
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.numbers import agrees, format_number
 from site_builder.vocabulary.problems import Problem, suggest
@@ -61,7 +60,8 @@ def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[st
     path, first = page.meta.path, {}  # first: anchor → the index of its first definition
     problems = [Problem(path, line, _("duplicate anchor '#{anchor}' on this page", anchor=anchor))
                 for i, (anchor, line, _title) in enumerate(page.anchors) if first.setdefault(anchor, i) != i]
-    problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence)]
+    language = content.config.content_language or content.config.language  # the prose's, for position words
+    problems += [p for use in page.roles for p in _check_role(use, page, anchors, sources, evidence, language)]
     problems += [Problem(path, line, _("link to '{target}': no page or label of this site has that name",
                                        target=target) + suggest(target, _labels(anchors)))
                  for target, line in page.links if locate("ref", target, page.meta.id, anchors) is None]
@@ -88,7 +88,7 @@ def _duplicate_ids(pages: tuple[ParsedPage, ...]) -> list[Problem]:
 
 
 def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], sources: set[str],
-                evidence: Evidence) -> list[Problem]:
+                evidence: Evidence, language: str) -> list[Problem]:
     path = page.meta.path
     if use.name not in ROLES:
         return [Problem(path, use.line, _("unknown role '{{{name}}}'", name=use.name)
@@ -107,7 +107,7 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], so
     if use.name in REFERENCE_ROLES:
         return _check_ref(use, page, anchors)
     if use.name == "mark":
-        return _check_mark(use, page, evidence)
+        return _check_mark(use, page, evidence, language)
     return []
 
 
@@ -131,10 +131,17 @@ def reader_text_problems(content: Content, evidence: Evidence) -> list[Problem]:
     texts += [(f"{base}/sources.yml", s.line, text, "") for s in content.sources for text in (s.title, s.checked,
                                                                                               s.where)]
     texts += [(f"{base}/glossary.yml", t.line, t.definition, "") for t in content.glossary]
-    texts += [(r.path, 0, str(r.data.get(key, "")), "") for r in content.records for key in ("title", "conditions")]
+    texts += [_record_text(r, key, content.value_text) for r in content.records for key in ("title", "conditions")]
     texts += [(f.drawn_at[0] or "figures", f.drawn_at[1], text, f.id) for f in evidence.figures.values()
               for text in (f.alt, f.description, *(m.label for m in f.marks), *f.texts)]
     return _forbidden(content.glossary, texts)
+
+
+def _record_text(record: Record, key: str, value_text: ValueText) -> tuple[str, int, str, str]:
+    """A record's ``key`` text and where to edit it: the line of a translation's values.yml that gives it
+    (``records:``), or else the record's own file."""
+    line = value_text.record_line(record.id, key)
+    return (value_text.path if line else record.path, line, str(record.data.get(key, "")), "")
 
 
 def _forbidden(terms: tuple[Term, ...], texts: list[tuple[str, int, str, str]]) -> list[Problem]:
@@ -155,7 +162,7 @@ def resolve_mark(target: str, figure_id: str) -> tuple[str, str]:
     return (figure, name) if sep else (figure_id, target)
 
 
-def _check_mark(use: RoleUse, page: ParsedPage, evidence: Evidence) -> list[Problem]:
+def _check_mark(use: RoleUse, page: ParsedPage, evidence: Evidence, language: str) -> list[Problem]:
     path = page.meta.path
     figure_id, name = resolve_mark(use.target, state_figure(page, use.state))
     if not figure_id:
@@ -173,32 +180,25 @@ def _check_mark(use: RoleUse, page: ParsedPage, evidence: Evidence) -> list[Prob
             _(" (it declares no marks: its draw returns none)")
         return [Problem(path, use.line, _("figure {figure} has no mark '{name}'", figure=figure_id, name=name)
                                         + suggest(name, names) + known)]
-    return _check_position(use, page, figure, mark)
+    return _check_position(use, page, figure, mark, language)
 
 
-def _check_position(use: RoleUse, page: ParsedPage, figure: FigureInfo, mark: FigureMark) -> list[Problem]:
-    """Position words in the clause before a mark must be true of where it is drawn."""
+def _check_position(use: RoleUse, page: ParsedPage, figure: FigureInfo, mark: FigureMark,
+                    language: str) -> list[Problem]:
+    """Position words around a mark, in the prose's ``language``, must be true of where it is drawn."""
     after = figure.mark(resolve_mark(use.after_mark, figure.id)[1]) if use.after_mark else None
     problems = []
-    # Before the mark (左侧的{mark}`a`), or after it when it is the subject ({mark}`a`在左侧).
-    stated = _STATED.match(use.following)
-    words = [(w, after if after is not None and use.clause.strip().startswith(w.text) else None)
-             for w in position_words(use.clause)]
-    words += [(w, None) for w in position_words(stated.group(1) if stated else "")]
-    for word, relative in words:
+    for word, relative in words_about(use.clause, use.following, after, language):
         if word_holds(word, mark, figure.marks, relative):
             continue
-        why = (_("in figure {figure} it sits {where}", figure=figure.id, where=describe(mark)) if relative is None
+        why = (_("in figure {figure} it sits {where}", figure=figure.id, where=describe(mark, language))
+               if relative is None
                else _("it is not {word} of '{other}' in figure {figure}", word=word.text, other=relative.name,
                       figure=figure.id))
         problems.append(Problem(page.meta.path, use.line, _("'{word}' does not describe mark '{name}' ({label}): "
                                                             "{why}", word=word.text, name=mark.name, label=mark.label,
                                                             why=why)))
     return problems
-
-
-_STATED = re.compile(r"^\s*(?:在|位于|处于|就在)(.*)")
-"""``{mark}`a`在右下角``: a position stated of the mark after it."""
 
 
 def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:

@@ -188,8 +188,6 @@ class Engine:
                finish: Callable[[Path], None] | None, inputs: str) -> set[str]:
         """Write one site: nothing when no file changed, only the changed files into the dev server's own
         folder, otherwise a whole new site swapped in, linking the unchanged files. Returns the changed paths."""
-        from site_builder.engine.editions import in_every_edition
-
         state, folder = self._written[output.folder], output.folder
         trusted = self._trusted(folder)
         # A kept page's files are those of the last build, so their formula characters are as recorded.
@@ -199,9 +197,9 @@ class Engine:
         kept_files = {rel for _key, made in pages.values() for rel in made}
         owned = _owned(files, keys)  # of the pages rendered now
         files = {**files, **{rel: payload for _key, made in pages.values() for rel, payload in made.items()}}
-        # The math font holds the characters of every page's formulas, kept pages' included.
+        # The math font holds the characters of every page's formulas, kept pages' and every edition's included.
         formulas = formula_characters(files, {rel: old_formulas.get(rel, "") for rel in kept_files})
-        files.update(in_every_edition(math_font_for(formulas), self.prepared))
+        files.update(math_font_for(formulas))
         sums = {rel: old_sums[rel] if rel in kept_files and rel in old_sums else _sum(payload)
                 for rel, payload in files.items()}
         # A file made now is left (or linked) as it is only while the folder's copy still has the recorded
@@ -368,9 +366,10 @@ def _owned(files: SiteFiles, keys: dict[str, str]) -> dict[str, list[str]]:
 def _urls_to_reload(changed: set[str], prepared: PreparedSite) -> tuple[str, ...]:
     """Changed HTML pages, pages showing a redrawn figure, and every page when CSS or JS changed."""
     html = {rel for rel in changed if rel.endswith(".html")}
-    if any(rel.startswith("static/") for rel in changed):
-        html |= {f"{page_id}.html" for page_id in prepared.pages} | {"numbers.html", "sources.html", "glossary.html",
-                                                                     "figures.html"}
+    if any(rel.startswith("static/") for rel in changed):  # every edition's pages load the root's static/
+        html |= {f"{edition.content.config.prefix}{name}" for edition in (prepared, *prepared.editions)
+                 for name in [f"{page_id}.html" for page_id in edition.pages]
+                 + ["numbers.html", "sources.html", "glossary.html", "figures.html"]}
     files = {name: f.id for f in prepared.evidence.figures.values() for name in (f.file, f.dark_file) if name}
     redrawn = {files[rel.removeprefix("figures/")] for rel in changed
                if rel.startswith("figures/") and rel.removeprefix("figures/") in files}

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from site_builder.check.parity import parity_problems, untranslated_warnings
 from site_builder.check.prepared import PreparedSite
-from site_builder.engine.pipeline import Parsed, SiteFiles, check_parsed
+from site_builder.engine.pipeline import Parsed, check_parsed
 from site_builder.load.content import Content, SourceFile
 from site_builder.vocabulary.problems import ContentError, Problem
 
@@ -48,10 +48,4 @@ def with_editions(prepared: PreparedSite, parsed: Parsed) -> PreparedSite:
     if problems:
         raise ContentError(problems)
     return replace(prepared, warnings=prepared.warnings + tuple(warnings), editions=tuple(editions))
-
-
-def in_every_edition(files: SiteFiles, prepared: PreparedSite | None) -> SiteFiles:
-    """``files`` (the math font, made once for every page of the site) at the root and in each edition's folder."""
-    editions = prepared.editions if prepared else ()
-    return files | {f"{e.content.config.prefix}{rel}": payload for e in editions for rel, payload in files.items()}
 

@@ -168,17 +168,15 @@ PARALLEL_MIN_PAGES = 64
 
 def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> SiteFiles:
     """Every file of one site (public or teacher), in memory, math font included; pages over ``workers`` processes."""
-    from site_builder.engine.editions import in_every_edition
-
     files = render_sites(prepared, (teacher,), workers)[teacher]
-    return files | in_every_edition(math_font_for(formula_characters(files)), prepared)
+    return files | math_font_for(formula_characters(files))
 
 
 def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True), workers: int = 1,
                  skip: Mapping[bool, Collection[str]] | None = None,
                  jinja: Environment | None = None) -> dict[bool, SiteFiles]:
     """The files of several sites (``False`` public, ``True`` teacher) in one pass, all but the math font
-    (``math_font_for``, once every page's files are known).
+    (``math_font_for``, once every page's files are known, every edition's: one font at the site's root).
 
     Each page is rendered for every site by the same process, one site after the other, so what
     the sites share is made once: highlighted code and the lesson notebook (both sites publish
@@ -246,8 +244,21 @@ def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], p
 
 
 def copied_files(site: SiteView) -> SiteFiles:
-    """Files copied as they are: static assets (scripts and the stylesheet without their comments), figures,
-    the published experiment sources and pictures."""
+    """Files copied as they are: figures and pictures, and at the site's root (the source language's edition)
+    what every edition shares, once: static assets and the published experiment sources (``_shared_files``).
+    A translation links those one folder up (``SiteConfig.up``)."""
+    files = {} if site.content.config.source_language else _shared_files(site)
+    if site.evidence.figure_dir:
+        for figure in site.evidence.figures.values():
+            for name in filter(None, (figure.file, figure.dark_file)):
+                files[f"figures/{name}"] = Path(site.evidence.figure_dir) / name
+    for picture in site.pictures:
+        files.update(picture.files)
+    return files
+
+
+def _shared_files(site: SiteView) -> SiteFiles:
+    """The static assets (scripts and the stylesheet without their comments) and the experiment sources."""
     files: SiteFiles = {}
     for path in sorted(STATIC.rglob("*")):
         if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY) \
@@ -255,14 +266,8 @@ def copied_files(site: SiteView) -> SiteFiles:
             rel = f"static/{path.relative_to(STATIC).as_posix()}"
             compact = _COMPACTORS.get(path.suffix)
             files[rel] = compact(path.read_text(encoding="utf-8")).encode() if compact else path
-    if site.evidence.figure_dir:
-        for figure in site.evidence.figures.values():
-            for name in filter(None, (figure.file, figure.dark_file)):
-                files[f"figures/{name}"] = Path(site.evidence.figure_dir) / name
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
-    for picture in site.pictures:
-        files.update(picture.files)
     return files
 
 

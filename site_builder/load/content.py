@@ -40,6 +40,9 @@ class SiteConfig:
     translations: tuple[str, ...] = ()
     """site.yml ``translations``: the language tags of the course's translations, each in ``content/<tag>/`` and
     published under ``<tag>/`` (the same in the source's config and in each translation's)."""
+    short_title: str = ""
+    """site.yml ``short_title``: the title on a phone's header, where the whole title would take several lines.
+    Empty: ``title`` everywhere."""
     source_language: str = ""
     """In a translation's config: the source language's tag (the translation's own is ``language``, which is
     also its URL prefix). Empty in the source's config."""
@@ -53,6 +56,18 @@ class SiteConfig:
     def prefix(self) -> str:
         """This edition's folder in the site: ``''`` for the source language, ``en/`` for a translation."""
         return f"{self.language}/" if self.source_language else ""
+
+    @property
+    def up(self) -> str:
+        """From this edition's folder to the site's root: ``''`` for the source language, ``../`` for a
+        translation. What every edition shares (``static/``, ``code/``, the math font) is there, once."""
+        return "../" * self.prefix.count("/")
+
+    @property
+    def root_url(self) -> str:
+        """The address of the site's root, where the source language's edition is (``base_url`` without
+        the prefix)."""
+        return self.base_url[:len(self.base_url) - len(self.prefix)]
 
 
 @dataclass(frozen=True)

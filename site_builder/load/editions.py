@@ -32,7 +32,7 @@ LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
 """A BCP 47 tag as a course writes it (``en``, ``zh-CN``): also a safe folder name and URL prefix."""
 EDITION_FILES = ("site.yml", "glossary.yml", "values.yml", "sources.yml")
 """The files of a translation's folder besides its pages (each optional)."""
-SITE_TEXT_KEYS = ("title",)
+SITE_TEXT_KEYS = ("title", "short_title")
 """What a translation's site.yml may say: the texts readers see."""
 SOURCE_TEXT_KEYS = ("title", "checked", "where")
 """What a translation's sources.yml may say of a source: the texts readers see (authors, year and URL are
@@ -78,7 +78,7 @@ def translated_content(source: Content, tag: str, pages: dict[str, SourceFile], 
                                     + suggest(page_id, config.pages)))
     by_id = {_stem(file.path): file for file in source.pages}
     site = files["site.yml"]
-    title = _site_title(site, problems) if site else None
+    texts = _site_texts(site, problems) if site else {}
     glossary: tuple = ()
     if files["glossary.yml"]:
         glossary, errors = load_glossary(files["glossary.yml"].text, files["glossary.yml"].path)
@@ -87,7 +87,9 @@ def translated_content(source: Content, tag: str, pages: dict[str, SourceFile], 
     records, unmatched = with_record_texts(source.records, value_text)
     problems += errors + unmatched
     fallback = tuple(by_id[p] for p in config.pages if p not in pages and p in by_id)
-    edition = replace(config, title=title or config.title, language=tag, content_language="",
+    # A translated title without a short one is shown whole: the source's short title is in another language.
+    edition = replace(config, title=texts.get("title") or config.title, language=tag, content_language="",
+                      short_title=texts.get("short_title", "" if "title" in texts else config.short_title),
                       base_url=f"{config.base_url}{tag}/", path=site.path if site else config.path,
                       source_language=config.language)
     return Content(edition, tuple(pages[p] for p in config.pages if p in pages),
@@ -99,22 +101,24 @@ def _stem(path: str) -> str:
     return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
-def _site_title(site: SourceFile, problems: list[Problem]) -> str | None:
+def _site_texts(site: SourceFile, problems: list[Problem]) -> dict[str, str]:
+    """The texts a translation's ``site.yml`` gives (``SITE_TEXT_KEYS``), by key."""
     located, errors = load_located(site.text, site.path)
     problems += errors
     if located is None or not isinstance(located.value, dict):
         problems += [] if located is None else [Problem(site.path, 1, _("site.yml must be a mapping"))]
-        return None
+        return {}
     problems += [Problem(site.path, item.line, _("a translation's site.yml gives only '{keys}': '{key}' comes from "
                                                  "the source's site.yml", keys="', '".join(SITE_TEXT_KEYS), key=key))
                  for key, item in located.children.items() if key not in SITE_TEXT_KEYS]
-    title = located.children.get("title")
-    if title is None:
-        return None
-    if said := _not_text(title.value, "title"):
-        problems.append(Problem(site.path, title.line, said))
-        return None
-    return str(title.value)
+    texts = {}
+    for key in SITE_TEXT_KEYS:
+        item = located.children.get(key)
+        if item is not None and (said := _not_text(item.value, key)):
+            problems.append(Problem(site.path, item.line, said))
+        elif item is not None:
+            texts[key] = str(item.value)
+    return texts
 
 
 def _not_text(value: object, key: str) -> str:

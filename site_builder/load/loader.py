@@ -22,7 +22,7 @@ from site_builder.vocabulary.oserrors import reason
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
-OPTIONAL_SITE_KEYS = ("content_language", "translations")
+OPTIONAL_SITE_KEYS = ("content_language", "translations", "short_title")
 SOURCE_KEYS = ("id", "title", "authors", "year", "url", "checked", "where")
 RECORD_KEYS = ("id", "title", "date", "machine", "conditions", "command", "source", "values", "compare", "data")
 _SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*\Z")
@@ -253,14 +253,16 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
             problems.append(Problem(file.path, 1, _("page '{page}' is not listed in site.yml 'pages'", page=stem)))
     duplicates = sorted(p for p, count in Counter(pages.value).items() if count > 1)
     problems += [Problem(source.path, pages.line, _("page '{page}' is listed twice", page=p)) for p in duplicates]
-    scalars = [k for k in SITE_KEYS[:3] if isinstance(located.value[k], (list, dict, set, bool, type(None)))]
+    scalars = [k for k in (*SITE_KEYS[:3], "short_title")
+               if k in located.value and isinstance(located.value[k], (list, dict, set, bool, type(None)))]
     problems += [Problem(source.path, located.children[k].line, not_text(located.value[k], k)
                          or _("site.yml '{key}' must be text", key=k)) for k in scalars]
     if scalars:
         return None
-    title = located.children["title"]
-    if hidden := invisible_characters(str(title.value), _("site.yml 'title'")):
-        problems.append(Problem(source.path, title.line, hidden))
+    for key in ("title", "short_title"):
+        title = located.children.get(key)
+        if title is not None and (hidden := invisible_characters(str(title.value), _("site.yml '{key}'", key=key))):
+            problems.append(Problem(source.path, title.line, hidden))
     base_url = str(located.value["base_url"])
     if not _WEB_URL.match(base_url):  # llms.txt links every page under it: no javascript: or data: there either
         problems.append(Problem(source.path, located.children["base_url"].line,
@@ -278,7 +280,7 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
                       base_url=base_url if base_url.endswith("/") else base_url + "/",
                       pages=tuple(str(p) for p in pages.value), path=source.path,
                       content_language=str(content_language.value) if content_language else "",
-                      translations=translations)
+                      translations=translations, short_title=str(located.value.get("short_title", "")))
 
 
 def _load_sources(source: SourceFile | None, problems: list[Problem]) -> tuple[Source, ...]:

@@ -62,6 +62,11 @@ class ValueText:
     def group_title(self, group: str) -> str:
         return next((title for name, title, _line in self.groups if name == group), "")
 
+    def record_line(self, record: str, key: str) -> int:
+        """The line of record ``record``'s ``key`` text in this file (0: the file does not give it)."""
+        return next((line for record_id, _line, entries in self.records if record_id == record
+                     for said_key, _text, line in entries if said_key == key), 0)
+
     def describe(self, name: str) -> str:
         """The description of value ``name``, or "" when the file has none."""
         for key, text, _line in self.patterns:

@@ -10,6 +10,7 @@ tab used for indenting, a ``[`` or ``{`` never closed.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,8 +211,18 @@ def course_language(root: Path, content_dir: str = "content") -> str:
     if not site_yml.is_file():  # opening a FIFO would block until someone writes to it
         return DEFAULT_LANGUAGE
     try:
-        data = yaml.load(site_yml.read_text(encoding="utf-8-sig"), Loader=LOADER)
-    except (OSError, ValueError, yaml.YAMLError):
+        return _language_in(site_yml.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError):
+        return DEFAULT_LANGUAGE
+
+
+@functools.lru_cache(maxsize=4)
+def _language_in(text: str) -> str:
+    """site.yml's ``language`` in ``text``. Kept by the text itself: every message asks for the language, and
+    parsing a 1000-page site.yml for each of them cost about a third of a second per build."""
+    try:
+        data = yaml.load(text, Loader=LOADER)
+    except yaml.YAMLError:
         return DEFAULT_LANGUAGE
     language = data.get("language") if isinstance(data, dict) else None
     return language if isinstance(language, str) and language.strip() else DEFAULT_LANGUAGE

@@ -32,13 +32,12 @@ def edition_links(config: SiteConfig, teacher: bool) -> list[dict[str, Any]]:
     """The site's editions as every page links them: ``href`` (relative, for the switcher) and
     ``alternate`` (for ``hreflang``: absolute on the public site, relative on the teacher's, which is not
     published at ``base_url``), each to be followed by the page's file name. Empty for one language."""
-    up = "../" * config.prefix.count("/")
-    root_url = config.base_url[:len(config.base_url) - len(config.prefix)]
     links = []
     for number, tag in enumerate(config.languages):
         folder = f"{tag}/" if number else ""
         links.append({"lang": tag, "name": language_name(tag), "current": tag == config.language,
-                      "href": up + folder, "alternate": (up if teacher else root_url) + folder})
+                      "href": config.up + folder,
+                      "alternate": (config.up if teacher else config.root_url) + folder})
     return links
 
 
@@ -47,7 +46,7 @@ def fallback_notice(config: SiteConfig, page: ParsedPage, fallback_paths: frozen
     link to it in the source edition; ``None`` for any other page."""
     if page.meta.path not in fallback_paths:
         return None
-    return {"lang": config.source_language, "href": "../" * config.prefix.count("/") + f"{page.meta.id}.html"}
+    return {"lang": config.source_language, "href": f"{config.up}{page.meta.id}.html"}
 
 
 def sitemap(config: SiteConfig, pages: list[str]) -> str:

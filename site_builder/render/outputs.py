@@ -114,7 +114,7 @@ def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteF
             files[f"downloads/{page.meta.id}.ipynb"] = notebook
         files[f"downloads/{page.meta.id}.zip"] = zip_bundle(_bundle(resolved, markdown, site, notebook)
                                                                 | published_pictures(resolved))
-    return guarded(files, up="../" * site.content.config.prefix.count("/"))
+    return guarded(files, up=site.content.config.up)
 
 
 def reproduces(page: ParsedPage, evidence: Evidence) -> bool:
@@ -136,8 +136,9 @@ def _eager_first_figure(html: str) -> str:
 def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
     """The pages made from the whole site: sources, numbers, figures, 404, ``llms.txt`` and, for teachers,
     the gallery."""
-    common = kit.common
+    common, config = kit.common, site.content.config
     root = site_root(common["base_url"])
+    top = site_root(config.root_url)  # a translation's 404.html: its assets are at the site's root
 
     def page(name: str, title: str, facts: dict[str, Any] | None = None, **context: Any) -> str:
         """Template ``name``.html.j2 with its page's facts (``facts`` added) and ``context``."""
@@ -154,19 +155,19 @@ def render_generated(site: SiteView, kit: RenderKit) -> SiteFiles:
         "glossary.html": page("glossary", _("Glossary"), {"has_math": any(t.formulas for t in site.content.glossary)},
                               terms=_glossary_context(site, kit.md)),
         # GitHub Pages serves 404.html for a missing path at any depth: its links start at the site's path.
-        "404.html": page("404", _("Page not found"), {"root": root}),
+        "404.html": page("404", _("Page not found"), {"root": root, "assets": top}),
         "llms.txt": llms_txt(common["title"], common["base_url"], list(site.pages.values()), site.say)
         + other_editions(site.content.config, site.say),
     }
-    config = site.content.config
     if config.translations and not config.source_language and not site.teacher:  # one sitemap, every edition
         pages["sitemap.xml"] = sitemap(config, list(site.pages))
-    return guarded({name: text.encode() for name, text in pages.items()}, root, up="../" * config.prefix.count("/"))
+    return guarded({name: text.encode() for name, text in pages.items()}, top, up=config.up)
 
 
 def guarded(files: SiteFiles, root: str = "", up: str = "") -> SiteFiles:
-    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py; ``root``: 404.html's;
-    ``up``: ``../`` for a translation's page, whose switcher links to the same page one folder up)."""
+    """``files``, after checking every HTML page's URLs against the allowlist (see urls.py; ``root``: the site's
+    path, which 404.html's links start from; ``up``: ``../`` for a translation's page, whose switcher and assets
+    are one folder up)."""
     for name, payload in files.items():
         if name.endswith(".html") and isinstance(payload, bytes):
             check_html(name, payload, root=root if name == "404.html" else up)
@@ -184,8 +185,9 @@ def _site_context(site: SiteView) -> dict[str, Any]:
     pages = list(site.pages.values())
     if len(pages) > NAV_LIMIT:
         pages = [p for p in pages if p.meta.kind == "index"]
-    return {"title": config.title, "lang": config.language, "content_lang": config.content_language or config.language,
-            "base_url": config.base_url, "teacher": site.teacher,
+    return {"title": config.title, "short_title": config.short_title,
+            "lang": config.language, "content_lang": config.content_language or config.language,
+            "base_url": config.base_url, "teacher": site.teacher, "assets": config.up,
             "head_script": Markup(HEAD_SCRIPT), "head_script_hash": HEAD_SCRIPT_HASH,
             "editions": edition_links(config, site.teacher),
             "nav": [{"id": p.meta.id, "title": p.meta.title, "label": p.meta.label or p.meta.title,

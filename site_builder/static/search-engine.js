@@ -198,7 +198,8 @@ function findAs(pagefind, term, loosely) {
   });
 }
 
-/** Pagefind for the site at ``siteRoot`` (a URL), its shards merged; resolves to ``find``. */
+/** Pagefind for the edition at ``siteRoot`` (a URL: the site's root, or a translation's folder), its shards
+ *  merged; resolves to ``find``. */
 export function open(siteRoot) {
   return import(new URL("pagefind/pagefind.js", siteRoot).href).then(function (pagefind) {
     // Result URLs are site-relative; the site may live under a sub-path.

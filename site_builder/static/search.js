@@ -19,13 +19,16 @@
   var list = box.querySelector("[data-search-list]");
   var summary = box.querySelector("[data-search-summary]");
   var siteRoot = new URL("..", document.currentScript.src);  // this file is <root>/static/search.js
+  // The edition's own index (en/pagefind/ for en/…): in the page's folder, or where 404.html's links start
+  // (data-root; it is served at any depth). Every edition loads this script from the site's root.
+  var editionRoot = new URL(box.getAttribute("data-root") || ".", location.href);
   var engine = null;
   var MAX_RESULTS = 8;
 
   function load() {
     if (!engine) {
       engine = import(new URL("static/search-engine.js", siteRoot).href).then(function (module) {
-        return module.open(siteRoot).then(function (find) { return { find: find, text: module }; });
+        return module.open(editionRoot).then(function (find) { return { find: find, text: module }; });
       });
       engine.catch(function () { engine = null; });
     }

@@ -265,11 +265,15 @@ def test_404_from_a_nested_path_loads_its_css_and_links_work(tmp_path, open_tab)
 
 # ---------------------------------------------------------------- page chrome --
 def test_compact_phone_header(site, open_tab):
+    """In every edition (the language switcher's links): a translated title is longer than the source's."""
     page = open_tab(site.url(False, f"{site.lesson}.html"), viewport=PHONE).page
-    height = page.eval_on_selector(".site-header", "h => h.getBoundingClientRect().height")
-    assert height <= 110, height
-    current = page.eval_on_selector(".site-nav [aria-current=page]", "a => a.getBoundingClientRect().right")
-    assert current <= PHONE["width"]  # the current page's link is scrolled into view
+    editions = page.eval_on_selector_all("a[data-edition]", "as => as.map(a => a.href)")
+    for url in [page.url, *editions]:
+        page.goto(url)
+        height = page.eval_on_selector(".site-header", "h => h.getBoundingClientRect().height")
+        assert height <= 110, (url, height)
+        current = page.eval_on_selector(".site-nav [aria-current=page]", "a => a.getBoundingClientRect().right")
+        assert current <= PHONE["width"], url  # the current page's link is scrolled into view
 
 
 def test_one_step_indicator_and_one_evidence_section(site, open_tab):
