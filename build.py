@@ -61,8 +61,9 @@ class Measured:
     """``load_content``'s (content, problems), read once for the records and again used for the pages."""
 
 
-def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = None) -> Measured:
-    """Run the model and draw the figures (both cached)."""
+def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = None, first: bool = False) -> Measured:
+    """Run the model and draw the figures (both cached). ``first``: a translation whose figures are not all in the
+    cache yet is left out of ``editions`` (the dev server serves the course's language while they are drawn)."""
     from contextlib import nullcontext
 
     import figures
@@ -83,25 +84,26 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
             results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
         warned: list[str] = []  # the languages share one cache: a damaged entry is named once, not per language
         with step(_("drawing figures")):  # once per language: a translation's figures speak its language
-            drawn, *translated = (figures.render_all(
-                results, records, figure_dir / tag, CACHE / ("figures-clean" if clean else "figures"),
-                warn=lambda message: warned.append(localize(message, LANGUAGE())), language=tag or LANGUAGE())
-                for tag in ("", *content.config.translations))
+            drawn = figures.render_languages(
+                results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"),
+                (LANGUAGE(), *content.config.translations), drawn_only=first,
+                warn=lambda message: warned.append(localize(message, LANGUAGE())))
         for message in dict.fromkeys(warned):
             say(message, file=sys.stderr)
     except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
         raise ContentError([Problem(error.path, error.line, error.message)]) from None
     except Exception as error:  # a bug in a figure or an experiment: its file:line first, the trace below
         raise code_error(error, ROOT, ("figures", "lessonmodel")) from None
-    evidence = evidence_from(results, records, drawn, figure_dir, ROOT, LANGUAGE())
-    editions = {tag: evidence_from(results, {r.id: r.data for r in edition.records}, made, figure_dir / tag, ROOT, tag)
-                for tag, edition, made in zip(content.config.translations, content.editions, translated, strict=True)}
-    return Measured(replace(evidence, editions=editions), drawn, results, records, (content, problems))
+    evidence = evidence_from(results, records, drawn[LANGUAGE()], figure_dir, ROOT, LANGUAGE())
+    editions = {tag: evidence_from(results, {r.id: r.data for r in edition.records}, drawn[tag], figure_dir / tag,
+                                   ROOT, tag)
+                for tag, edition in zip(content.config.translations, content.editions, strict=True) if tag in drawn}
+    return Measured(replace(evidence, editions=editions), drawn[LANGUAGE()], results, records, (content, problems))
 
 
-def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None):
+def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None, first: bool = False):
     """The site's evidence and the figure results."""
-    return (measured := measure_all(clean, progress, figure_dir)).evidence, measured.drawn
+    return (measured := measure_all(clean, progress, figure_dir, first)).evidence, measured.drawn
 
 
 def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
@@ -178,11 +180,12 @@ def accept_figures() -> int:
     return 0
 
 
-def print_evidence(figure_dir: str) -> None:
+def print_evidence(figure_dir: str, first: bool = False) -> None:
     """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
     from site_builder.load.evidence import answer
 
-    answer(lambda progress: measure_and_draw(progress=progress, figure_dir=Path(figure_dir))[0], LANGUAGE())
+    answer(lambda progress: measure_and_draw(progress=progress, figure_dir=Path(figure_dir), first=first)[0],
+           LANGUAGE())
 
 
 def serve(host: str, port: int, teacher: bool) -> int:

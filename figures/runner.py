@@ -221,27 +221,26 @@ def _entry(figure: Figure, svg_sha: str, data_sha: str, meta: Mapping[str, Any],
             "drawn_at": list(draw_location(figure.draw))}
 
 
-def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
-           cache_dir: Path, *, registry: Iterable[Figure] | None = None,
-           warn: Callable[[str], None] = _warn, language: str = FIGURE_LANGUAGE) -> Rendered:
-    """Render ``registry`` (by default every figure) into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``;
-    ``warn`` gets the one line naming discarded cache entries (a translatable message; stderr by default).
+@dataclass(frozen=True)
+class _Planned:
+    """One figure in one language, before drawing: its data, cache key and cache entry (``None``: to be drawn)."""
 
-    Everything a reader sees (drawn text, corner label, alt text, description, mark labels) is in
-    ``language``: the site draws each edition by calling this once per language, each into its own
-    ``out_dir`` (the files are named by figure id alone); ``cache_dir`` may be shared."""
-    if registry is None:
-        from figures.registry import FIGURES as registry
-    out_dir, cache_dir = Path(out_dir), Path(cache_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(OSError):  # a cache folder that cannot be made: each entry is drawn and reported
-        cache_dir.mkdir(parents=True, exist_ok=True)
+    figure: Figure
+    data: Mapping[str, Any]
+    data_sha: str
+    key: str
+    hit: tuple[bytes, bytes, dict[str, Any]] | None
+    bad: bool
+    """Whether a file of its cache entry had to be discarded."""
+
+
+def _plan(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], cache_dir: Path,
+          registry: Iterable[Figure], language: str) -> tuple[list[_Planned], dict[str, str]]:
+    """Every figure of ``registry`` with its cache entry looked up, and the figures skipped (id → why)."""
     shared = sha256("".join(_source_hash(m) for m in _SHARED_MODULES).encode())
     mpl = importlib.metadata.version("matplotlib")  # read without importing matplotlib
-    done: dict[str, dict[str, Any]] = {}
+    planned: list[_Planned] = []
     skipped: dict[str, str] = {}
-    drawn: list[str] = []
-    discarded: list[str] = []
     for figure in registry:
         data, why = figure_data(figure, results, records)
         if data is None:
@@ -251,25 +250,91 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
         key = sha256(canonical_json({"id": figure.id, "code": _source_hash(figure.module), "shared": shared,
                                      "data": data_sha, "matplotlib": mpl, "language": language,
                                      "catalog": catalog_digest(language)}))
-        hit, bad = _cached(cache_dir, key)
-        if hit is None:
-            svg, dark_svg, marks, texts = draw_variants(figure, data, language)
+        planned.append(_Planned(figure, data, data_sha, key, *_cached(cache_dir, key)))
+    return planned, skipped
+
+
+def _finish(planned: list[_Planned], skipped: dict[str, str], fresh: Iterator[tuple], out_dir: Path,
+            cache_dir: Path, warn: Callable[[str], None], language: str) -> Rendered:
+    """Store what was drawn (``fresh``: ``draw_variants``'s results for the figures without a cache entry, in
+    order, each stored as it comes), write every figure into ``out_dir`` and say which cache entries were
+    discarded."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    done: dict[str, dict[str, Any]] = {}
+    drawn: list[str] = []
+    discarded: list[str] = []
+    for job in planned:
+        bad = job.bad
+        if job.hit is None:
+            svg, dark_svg, marks, texts = next(fresh)
             width, height = svg_size_px(svg)
-            meta = {"id": figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
+            meta = {"id": job.figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
                     "width": width, "height": height, "marks": marks, "texts": texts}
-            bad = not _store(cache_dir, key, svg, dark_svg, meta) or bad
-            drawn.append(figure.id)
+            bad = not _store(cache_dir, job.key, svg, dark_svg, meta) or bad
+            drawn.append(job.figure.id)
         else:
-            svg, dark_svg, meta = hit
+            svg, dark_svg, meta = job.hit
         if bad:
-            discarded.append(figure.id)
-        _write_if_changed(out_dir / f"{figure.id}.svg", svg)
-        _write_if_changed(out_dir / f"{figure.id}.dark.svg", dark_svg)
-        done[figure.id] = _entry(figure, meta["svg_sha256"], data_sha, meta, language)
+            discarded.append(job.figure.id)
+        _write_if_changed(out_dir / f"{job.figure.id}.svg", svg)
+        _write_if_changed(out_dir / f"{job.figure.id}.dark.svg", dark_svg)
+        done[job.figure.id] = _entry(job.figure, meta["svg_sha256"], job.data_sha, meta, language)
     if discarded:
         warn(_("figure cache: the entries of {ids} in {folder} were unreadable or did not match their digest; "
                "drawn again", ids=", ".join(discarded), folder=str(cache_dir)))
     return Rendered(done, skipped, tuple(drawn), tuple(discarded))
+
+
+def _folders(out_dir: Path, cache_dir: Path) -> tuple[Path, Path]:
+    out_dir, cache_dir = Path(out_dir), Path(cache_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # a cache folder that cannot be made: each entry is drawn and reported
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir, cache_dir
+
+
+def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
+           cache_dir: Path, *, registry: Iterable[Figure] | None = None,
+           warn: Callable[[str], None] = _warn, language: str = FIGURE_LANGUAGE) -> Rendered:
+    """Render ``registry`` (by default every figure) into ``out_dir`` (``<id>.svg``), reusing ``cache_dir``;
+    ``warn`` gets the one line naming discarded cache entries (a translatable message; stderr by default).
+
+    Everything a reader sees (drawn text, corner label, alt text, description, mark labels) is in
+    ``language``: each language is drawn into its own ``out_dir`` (the files are named by figure id alone);
+    ``cache_dir`` may be shared. Drawn here, one figure after another (``render_languages`` draws on every
+    core)."""
+    if registry is None:
+        from figures.registry import FIGURES as registry
+    out_dir, cache_dir = _folders(out_dir, cache_dir)
+    planned, skipped = _plan(results, records, cache_dir, registry, language)
+    fresh = (draw_variants(job.figure, job.data, language) for job in planned if job.hit is None)
+    return _finish(planned, skipped, fresh, out_dir, cache_dir, warn, language)
+
+
+def render_languages(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
+                     cache_dir: Path, languages: tuple[str, ...], *, warn: Callable[[str], None] = _warn,
+                     drawn_only: bool = False) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every figure in each of ``languages``: language → figure id → its entry (``render_all``'s), the first
+    language's files in ``out_dir``, each other's in ``out_dir/<language>``. Their figures to draw are drawn
+    together, on every core (figures/pool.py).
+
+    ``drawn_only``: a language after the first is left out of the result, and not drawn, unless every one of its
+    figures is in the cache (the dev server shows the first language's pages first and draws the rest after)."""
+    from figures.pool import Drawers
+    from figures.registry import FIGURES
+
+    out_dir, cache_dir = _folders(out_dir, cache_dir)
+    plans = {language: _plan(results, records, cache_dir, FIGURES, language) for language in languages}
+    if drawn_only:
+        plans = {language: plan for n, (language, plan) in enumerate(plans.items())
+                 if n == 0 or all(job.hit is not None for job in plan[0])}
+    jobs = [(job.figure, job.data, language) for language, (planned, _skipped) in plans.items()
+            for job in planned if job.hit is None]
+    with Drawers() as drawers:
+        fresh = drawers.draw(jobs)
+        return {language: _finish(planned, skipped, fresh, out_dir / ("" if n == 0 else language), cache_dir, warn,
+                                  language).figures
+                for n, (language, (planned, skipped)) in enumerate(plans.items())}
 
 
 def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,

@@ -344,7 +344,7 @@ def test_build_reports_a_figure_mark_error_as_a_problem_before_writing(monkeypat
     def broken(*_args, **_kwargs):
         raise MarkError("figures/rc_v1.py", 21, "figure rc-v1-b0: mark 'params' names a Rectangle that was never drawn")
 
-    monkeypatch.setattr(figures, "render_all", broken)
+    monkeypatch.setattr(figures, "render_languages", broken)
     written = []
     monkeypatch.setattr(Engine, "_write", lambda *a, **k: written.append(a))
     with pytest.raises(ContentError) as caught:

@@ -58,7 +58,7 @@ def test_build_py_prints_the_line_then_the_folded_trace_then_the_count(tmp_path,
     monkeypatch.setattr(build, "ROOT", tmp_path)
     monkeypatch.setattr(build, "CACHE", tmp_path / ".cache")
     monkeypatch.setattr(lessonmodel, "run_all", lambda cache=None: {})
-    monkeypatch.setattr(figures, "render_all", lambda results, *args, **kwargs: module.draw(None, results))
+    monkeypatch.setattr(figures, "render_languages", lambda results, *args, **kwargs: module.draw(None, results))
     assert build.main(["build"]) == 1
     said = capsys.readouterr().err.splitlines()
     assert said[0] == "figures/broken.py:2: KeyError: 'missing'"

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import json
 import re
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -166,9 +168,14 @@ def progress(label: str, after: float = 0.5, say: Callable[[str], str] = str) ->
 def answer(measure: Callable[[Callable], Evidence], language: str) -> None:
     """The fresh process's side: print the evidence ``measure(progress)`` returns as one JSON document, or
     the teacher's problems (said in ``language``: only a plain string crosses) or a crash; exit 1 on failure.
-    ``progress`` says a slow step on stderr, in ``language``."""
+    ``progress`` says a slow step on stderr, in ``language``. Stopped (Ctrl-C reaches the terminal's whole
+    process group; the server terminates it when its drawing is no longer wanted), it ends quietly with status
+    130, its drawing workers terminated: the server has said all there is to say."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # as Ctrl-C: the drawing pool is ended too
     try:
         evidence = measure(functools.partial(progress, say=lambda text: localize(text, language)))
+    except KeyboardInterrupt:
+        sys.exit(130)
     except ContentError as error:
         print(json.dumps({"problems": [[p.path, p.line, localize(p.message, language)] for p in error.problems],
                           "trace": error.trace}, ensure_ascii=False))
@@ -179,19 +186,21 @@ def answer(measure: Callable[[Callable], Evidence], language: str) -> None:
     print(json.dumps(asdict(evidence), ensure_ascii=False))
 
 
-def in_fresh_process(function: str, figure_dir: Path, cwd: Path) -> Evidence:
+def in_fresh_process(function: str, figure_dir: Path, cwd: Path, first: bool = False,
+                     started: Callable[[subprocess.Popen], None] = lambda process: None) -> Evidence:
     """The evidence a new Python process measures and draws, calling ``function`` (``module.name``, run
-    in ``cwd``; it calls ``answer``) with the folder to draw the figures in.
+    in ``cwd``; it calls ``answer``) with the folder to draw the figures in and ``first`` (a translation whose
+    figures are not drawn yet is left out of the evidence's ``editions``); ``started`` gets the process (to
+    terminate it when its evidence is no longer wanted).
 
     Its progress lines go to the terminal as they come; the teacher's problems are raised as
     ``ContentError``, a crash as ``RuntimeError`` with its traceback.
     """
-    import subprocess
-
     module = function.rpartition(".")[0]
-    command = [sys.executable, "-c", f"import {module}; {function}({str(figure_dir)!r})"]
+    command = [sys.executable, "-c", f"import {module}; {function}({str(figure_dir)!r}, first={first!r})"]
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                encoding="utf-8")
+    started(process)
     said: list[str] = []
 
     def echo() -> None:

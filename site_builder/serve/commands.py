@@ -118,13 +118,15 @@ def _index(prepared, search: Path, kept: bool = True):
 
 
 def _carried(prepared, previous: Path, cache: Path):
-    """The dev server's search: each edition's index carried from its previous site (``carry_index``)."""
+    """The dev server's search: each edition's index carried from its previous site (``carry_index``); in a site
+    updated in place (an edition added once its figures are drawn), an edition's index already there is kept."""
     from site_builder.render.search_index import carry_index
 
     def place(site_dir: Path) -> None:
         for site, folder in _searched(prepared):
-            carry_index(site_dir / folder, previous=previous / folder, prepared=site,
-                        cache=cache / ("search" if not folder else f"search-{folder}"))
+            if site_dir != previous or not (site_dir / folder / "pagefind" / "pagefind.js").is_file():
+                carry_index(site_dir / folder, previous=previous / folder, prepared=site,
+                            cache=cache / ("search" if not folder else f"search-{folder}"))
 
     return place
 
@@ -165,6 +167,16 @@ def serve_site(root: Path, cache: Path, host: str, port: int, teacher: bool, mea
     out_dir = own / ("teacher" if teacher else "public")
     index = None if teacher else (lambda prepared: _carried(prepared, out_dir, cache))
     engine = Engine(root, (Output(teacher, out_dir, finish=index),), serving=True)
-    evidence = EvidenceSource(load=lambda: in_fresh_process(measure, own / "figures-out", root), inputs=inputs)
+    running: list = []  # the fresh processes measuring for this server
+
+    def stop() -> None:
+        for process in running:
+            if process.poll() is None:
+                process.terminate()
+        running.clear()
+
+    evidence = EvidenceSource(load=lambda: in_fresh_process(measure, own / "figures-out", root, started=running.append),
+                              sooner=lambda: in_fresh_process(measure, own / "figures-out", root, True, running.append),
+                              inputs=inputs, stop=stop)
     watch = (root / "content", TEMPLATES, STATIC, *(p for p in inputs if not p.is_relative_to(root / "content")))
     DevServer(engine, evidence, watch=watch, httpd=httpd).serve_forever()

@@ -165,9 +165,19 @@ def _hang_up(connection: socket.socket) -> None:
 
 def missing_site(language: str) -> bytes:
     """The page served before any build succeeded (the overlay shows the problems over it)."""
-    title = html.escape(localize(_("Build failed"), language))
-    text = html.escape(localize(_("No build has succeeded yet; fix the problems listed below and this page "
-                                  "reloads by itself."), language))
+    return _notice(language, _("Build failed"), _("No build has succeeded yet; fix the problems listed below and "
+                                                  "this page reloads by itself."))
+
+
+def drawing_page(language: str, edition: str) -> bytes:
+    """The page served in place of one of ``edition``'s while its figures are being drawn (it reloads by itself
+    when they are)."""
+    return _notice(language, _("Drawing the figures of {edition}", edition=edition),
+                   _("This edition is served once its figures are drawn; this page then reloads by itself."))
+
+
+def _notice(language: str, title: str, text: str) -> bytes:
+    title, text = html.escape(localize(title, language)), html.escape(localize(text, language))
     return (f'<!doctype html><html lang="{html.escape(language)}"><head><meta charset="utf-8"><title>{title}</title>'
             f"</head><body><main><h1>{title}</h1><p>{text}</p></main></body></html>").encode()
 
@@ -229,6 +239,10 @@ def handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
             self._send(200, body, kind, head)
 
         def _not_found(self, build_id: int, head: bool) -> None:
+            edition = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path).lstrip("/").split("/")[0]
+            if edition in server.drawing:  # not built yet, rather than built with figures not its own
+                body = drawing_page(server.language, edition)
+                return self._send(503, inject_client(body, build_id), "text/html; charset=utf-8", head)
             page = server.out_dir / "404.html"
             body = served_at_root(page.read_bytes()) if page.is_file() else missing_site(server.language)
             self._send(404, inject_client(body, build_id), "text/html; charset=utf-8", head)

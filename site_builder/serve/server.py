@@ -29,13 +29,14 @@ import threading
 import traceback
 import unicodedata
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from site_builder.engine.builder import BuildReport, Engine
-from site_builder.load.content import Evidence
-from site_builder.load.loader import read_content_file
+from site_builder.load.content import Content, Evidence
+from site_builder.load.loader import load_content, read_content_file
 from site_builder.load.yamlnodes import course_language
 from site_builder.serve.devhttp import handler, listen
 from site_builder.vocabulary.i18n import _, localize
@@ -54,6 +55,12 @@ class EvidenceSource:
     """Measure and draw (may take seconds); raises ``ContentError`` for the teacher's mistakes."""
     inputs: tuple[Path, ...] = ()
     """Folders or files whose change makes the evidence stale (the model, the figures, the records)."""
+    sooner: Callable[[], Evidence] | None = None
+    """The same evidence, sooner when a translation's figures are not drawn yet: such a translation is left out of
+    its ``editions``. The server then builds the site without that edition, serves it, and calls ``load`` in the
+    background; the edition is added when its figures are drawn."""
+    stop: Callable[[], None] = lambda: None
+    """Ends a ``load`` running in the background (its process): the server stops, or what it measures is stale."""
 
 
 def problem_report(problem: Problem, root: Path, content_dir: str = "content", language: str = "en") -> dict[str, Any]:
@@ -124,6 +131,12 @@ class DevServer:
         self.warned: dict[str, Any] = {"problems": []}
         """The last build's warnings as the overlay shows them (a page's tab gets them when it connects)."""
         self._evidence: Evidence | None = None
+        self._sooner = False
+        """Whether ``_evidence`` came from ``sooner`` (then a translation missing from it is still being drawn)."""
+        self.drawing: tuple[str, ...] = ()
+        """The translations left out of the site while their figures are drawn (the handler says so for them)."""
+        self._drawn: Future[Evidence] | None = None
+        """The background ``load`` while a translation is being drawn."""
         self._lock = threading.Lock()
         self._collector: threading.Timer | None = None
         self._clients: list[queue.Queue[tuple[str, dict] | None]] = []
@@ -166,6 +179,7 @@ class DevServer:
 
     def stop(self) -> None:
         self._stop.set()
+        self._stop_drawing()
         if self._collector is not None:
             self._collector.cancel()
         with self._lock:
@@ -193,10 +207,20 @@ class DevServer:
         """Bring the site up to date with the files on disk; report the outcome to terminal and browsers."""
         if any(path.is_relative_to(root) for path in changed for root in self.evidence_source.inputs):
             self._evidence = None  # stale until a load succeeds, so the next save retries it
+            self._stop_drawing()
+        added = False
         try:
+            if self._drawn is not None and self._drawn.done():  # every translation's figures are drawn now
+                drawn, self._drawn, self._evidence, self.drawing = self._drawn, None, None, ()
+                self._evidence, self._sooner = drawn.result(), False  # its failure: retried at the next save
+                added = True
             if self._evidence is None:
-                self._evidence = self.evidence_source.load()
-            report = self.engine.build(self._evidence)
+                sooner = self.evidence_source.sooner
+                self._evidence, self._sooner = (sooner or self.evidence_source.load)(), sooner is not None
+            report = self.engine.build(self._evidence, self._loaded())
+            finish = self.engine.outputs[0].finish
+            if added and finish and report.prepared is not None:  # the added editions' search, in place
+                finish(report.prepared)(self.out_dir)
         except ContentError as error:
             self._failed(self._reports(error.problems), error.trace)
         except WriteFailed as failed:  # a full disk …: one line, as the command line says it
@@ -206,7 +230,42 @@ class DevServer:
             self._failed([], traceback.format_exc())
         else:
             self._succeeded(report)
+        if self.drawing and self._drawn is None and not self.stopping:
+            self._draw_later()
         self._collect_later()
+
+    def _loaded(self) -> tuple[Content | None, list[Problem]]:
+        """The content to build, without the translations whose figures are still being drawn (``drawing``):
+        the source language's pages are served first, never a translation with figures not its own."""
+        content, problems = load_content(self.engine.root, self.engine.content_dir)
+        self.drawing = tuple(tag for tag in content.config.translations if tag not in self._evidence.editions) \
+            if content is not None and self._sooner else ()
+        if self.drawing:
+            content = replace(content, editions=tuple(e for e in content.editions
+                                                      if e.config.language not in self.drawing))
+        return content, problems
+
+    def _draw_later(self) -> None:
+        """Measure and draw everything in the background (the watch loop builds with it once it is done); said
+        once in the terminal."""
+        self.log(self.say(_("drawing the figures of {languages}: those editions are served once they are drawn",
+                            languages=", ".join(self.drawing))))
+        drawn: Future[Evidence] = Future()
+
+        def run() -> None:
+            try:
+                drawn.set_result(self.evidence_source.load())
+            except BaseException as error:  # noqa: BLE001 (handed to the build that adopts it)
+                drawn.set_exception(error)
+
+        self._drawn = drawn
+        threading.Thread(target=run, name="devserver-draw", daemon=True).start()
+
+    def _stop_drawing(self) -> None:
+        """Forget the background drawing and end its process (the server stops, or its result would be stale)."""
+        self._drawn = None
+        self.drawing = ()
+        self.evidence_source.stop()
 
     def _collect_later(self) -> None:
         """A full garbage collection walks every cached page's tokens (≈ 0.1 s at 1000 pages). Left to
@@ -289,5 +348,5 @@ class DevServer:
         for changes in watchfiles.watch(*self.watch_paths, debounce=100, step=10, stop_event=self._stop,
                                         rust_timeout=100, yield_on_timeout=True, raise_interrupt=False):
             self._watching.set()
-            if changes:
+            if changes or (self._drawn is not None and self._drawn.done()):
                 self.rebuild({Path(path) for _, path in changes})

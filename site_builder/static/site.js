@@ -32,17 +32,7 @@
     return !!(el && el.closest && el.closest("input, textarea, select, [contenteditable]:not([contenteditable='false'])"));
   }
 
-  /** The id the URL's hash points to. A short link to a state (#b2, as the lessons name their states)
-   *  means that state of this page's stepper (#r55-b2), when nothing else has that id. */
-  function idFromHash() {
-    var id;
-    try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { id = location.hash.slice(1); }
-    if (id && !document.getElementById(id) && window.CSS && CSS.escape) {
-      var state = document.querySelector('.state[data-state="' + CSS.escape(id) + '"]');
-      if (state) return state.id;
-    }
-    return id;
-  }
+  var idFromHash = window.lessonHashId;  // the <head> script's (templates/head.js): it marks a linked state
 
   // ---------------------------------------------------------------- theme --
   var THEMES = ["auto", "light", "dark"];

@@ -56,6 +56,8 @@ class SiteUnderTest:
     """A word from the middle of a sentence and the page (``x.html``) it must find."""
     pages: tuple[str, ...] = field(default=())
     """Every HTML page of the public site (relative names)."""
+    linked_states: tuple[str, ...] = field(default=())
+    """Every state of every page, as a link to it from elsewhere (``page.html#state``)."""
 
     def url(self, teacher: bool, path: str = "") -> str:
         return f"{self.teacher_url if teacher else self.public_url}/{path}"
@@ -115,18 +117,19 @@ def serve(directory: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
 
 def _describe(kind: str, public: Path, teacher: Path, probes: list[tuple[str, str]]) -> dict:
     pages = tuple(sorted(p.name for p in public.glob("*.html")))
-    lessons = []
+    lessons, linked = [], []
     for name in pages:
         html = (public / name).read_text(encoding="utf-8")
         states = re.findall(r'<section class="state" id="([^"]+)"', html)
         if states:
             lessons.append((len(states), name[:-5], tuple(states)))
+            linked += [f"{name}#{state}" for state in states]
     assert lessons, f"{kind} site: no page with a stepper"
     lessons.sort(key=lambda t: (t[0] < 3, pages.index(t[1] + ".html")))  # prefer a lesson with 3+ states
     _, lesson, states = lessons[0]
     probe = next(((word, page) for word, page in probes
                   if (public / page).is_file() and word in (public / page).read_text(encoding="utf-8")), None)
-    return {"lesson": lesson, "states": states, "pages": pages, "search_probe": probe}
+    return {"lesson": lesson, "states": states, "pages": pages, "linked_states": tuple(linked), "search_probe": probe}
 
 
 # Words from the middle of sentences, and the page that holds them.

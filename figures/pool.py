@@ -1,0 +1,121 @@
+"""Drawing many figures at once, one process per core, that a Ctrl-C stops at once.
+
+A clean build draws every figure in every language (46 today, each light and dark); they are independent, so
+``Drawers`` hands them to worker processes. What keeps that safe:
+
+- The workers are forked by multiprocessing's fork server: a fresh, single-threaded process that imports
+  matplotlib once (``PRELOAD``) and forks each worker from itself. No worker is forked from the calling process,
+  which may run threads (the dev server's, a progress timer), and none pays matplotlib's import again.
+- The workers ignore SIGINT. A terminal's Ctrl-C reaches every process of the foreground group; only the caller
+  acts on it: its ``KeyboardInterrupt`` leaves ``Drawers``, which terminates the workers without waiting for the
+  figures they are drawing, and the command ends with its one line.
+- A worker that fails to draw a figure, or dies, is never replaced: that figure, and whatever is left when no
+  worker is, is drawn by the caller, so that an error is raised here with its own traceback (the build names the
+  figure's file and line from it). (multiprocessing.Pool would start a new worker for each one that dies at
+  start, for ever: a script that calls this unguarded by ``if __name__ == "__main__"`` is imported again by each
+  worker, as multiprocessing does, and its workers die at start.)
+
+A figure drawn by a worker is byte-identical to one drawn here: the same code under the same rcParams
+(``figures.runner.drawn_figure``), with a fixed SVG hash salt.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from figures.runner import draw_variants
+from figures.spec import Figure
+
+Job = tuple[Figure, Mapping[str, Any], str]
+"""One figure to draw: the figure, its data, the language it is drawn in (``draw_variants``'s arguments)."""
+PARALLEL_FROM = 4
+"""Fewer figures than this are drawn here: starting the workers costs about what drawing two does."""
+PRELOAD = ["matplotlib.figure", "matplotlib.backends.backend_agg", "matplotlib.backends.backend_svg",
+           "matplotlib.text", "matplotlib.patches", "figures.registry"]
+"""Imported once by the fork server, before it forks the workers (the registry imports every drawing module)."""
+
+
+def _work(connection: Any) -> None:
+    """A worker: draw each job it is sent, answer ``draw_variants``'s result or ``None`` if drawing failed."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            job = connection.recv()
+        except EOFError:  # the caller is done, or gone
+            return
+        try:
+            drawn = draw_variants(*job)
+        except Exception:  # noqa: BLE001 (any failure: the caller's own drawing raises it with its traceback)
+            drawn = None
+        connection.send(drawn)
+
+
+class Drawers:
+    """``with Drawers() as drawers: drawers.draw(jobs)``: the workers start at the first ``draw`` with enough
+    figures and are terminated when the block ends, however it ends. Mutable: it owns the workers."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or len(os.sched_getaffinity(0))
+        self._started: list[tuple[Any, Any]] = []
+        """(process, the caller's end of its pipe) of each worker started."""
+
+    def __enter__(self) -> Drawers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for process, connection in self._started:  # done or interrupted: nothing left to wait for
+            connection.close()
+            process.terminate()
+        for process, _connection in self._started:
+            process.join()
+        self._started = []
+
+    def draw(self, jobs: list[Job]) -> Iterator[tuple]:
+        """``draw_variants``'s result for every job, in order, each as soon as it and those before it are drawn."""
+        if self.workers < 2 or len(jobs) < PARALLEL_FROM:
+            yield from (draw_variants(*job) for job in jobs)
+            return
+        from multiprocessing.connection import wait
+
+        idle = self._start(min(self.workers, len(jobs)))
+        waiting = list(range(len(jobs)))  # not handed out yet, in order
+        busy: dict[Any, int] = {}  # a worker's connection → the job it draws
+        done: dict[int, tuple | None] = {}
+        for n in range(len(jobs)):
+            while n not in done:
+                while idle and waiting:  # one job each, the next as each answers
+                    connection, index = idle.pop(), waiting.pop(0)
+                    try:
+                        connection.send(jobs[index])
+                    except OSError:  # the worker died while idle
+                        waiting.insert(0, index)
+                        continue
+                    busy[connection] = index
+                if not busy:  # no worker left: the next figure is drawn here
+                    done[waiting.pop(0)] = None
+                    continue
+                for connection in wait(list(busy)):
+                    index = busy.pop(connection)
+                    try:
+                        done[index] = connection.recv()
+                        idle.append(connection)
+                    except EOFError:  # the worker died: its figure is drawn here
+                        done[index] = None
+            drawn = done.pop(n)
+            yield drawn if drawn is not None else draw_variants(*jobs[n])
+
+    def _start(self, count: int) -> list[Any]:
+        import multiprocessing
+
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        for _n in range(count):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_work, args=(theirs,), daemon=True)
+            process.start()
+            theirs.close()
+            self._started.append((process, mine))
+        return [connection for _process, connection in self._started[-count:]]
