@@ -242,23 +242,26 @@ class Engine:
     def _parse(self, sources: tuple[SourceFile, ...]) -> Parsed:
         """Each source's parse, kept under the source's digest: in memory (the dev server parses only what
         changed) and, with a persisted store, between processes (``parsed_store``)."""
-        from site_builder.engine.pipeline import collector_paused, parse_source
-        from site_builder.markdown import make_markdown
+        from site_builder.engine.pipeline import collector_paused, parse_split
 
         kept: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
         stored = parsed_store.load(self._parsed_file()) if self._stored is None else self._stored
         self._stored = {}
-        md = None
         with nullcontext() if self.serving else collector_paused():
+            held = {}  # source digest → the parse kept in memory or read back from the store
             for source in sources:
                 key = self._keys[source.path] = digest(code_digest(), source.path, source.text)
-                parsed = self._parsed.get(key) or _decoded(stored.get(key))
-                text = stored.get(key, "") if parsed else ""  # only an entry that was read back is kept as it is
-                if parsed is None:
-                    md = md or make_markdown()
-                    parsed = parse_source(source, md)
+                if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key)):
+                    held[key] = found
+            missing = [source for source in sources if self._keys[source.path] not in held]
+            # The dev server's process has threads (its HTTP server): it parses alone, never forks.
+            fresh = dict(zip(missing, parse_split(missing, 1 if self.serving else self.workers), strict=True))
+            for source in sources:
+                key = self._keys[source.path]
+                # Only an entry read back, or made by a parsing worker, is kept as it is.
+                parsed, text = (held[key], stored.get(key, "")) if key in held else fresh[source]
                 kept[key] = parsed
-                if self.store and (text := text or _encoded(parsed)):
+                if self.store and (text := text or parsed_store.entry(parsed)):
                     self._stored[key] = text
         if self.store and self._stored != stored:
             parsed_store.save(self._parsed_file(), self._stored)
@@ -334,20 +337,6 @@ class Engine:
         if file is not None:
             pages = {p: [keys[p], sorted(made)] for p, (_key, made) in self._pages[output.teacher].items()}
             write_atomic(file, json.dumps({**state, "pages": pages}).encode())
-
-
-def _decoded(text: str | None) -> tuple[ParsedPage, list[Problem]] | None:
-    """A persisted parse, or ``None`` (none kept, or not one this code reads: it is parsed again)."""
-    try:
-        return (parsed_store.decode(text), []) if text else None
-    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
-        return None
-
-
-def _encoded(parsed: tuple[ParsedPage | None, list[Problem]]) -> str:
-    """The parse as persisted; ``''`` for one not kept (see ``parsed_store``)."""
-    page, problems = parsed
-    return parsed_store.encode_kept(page) if page is not None and not problems and not page.warnings else ""
 
 
 def _stamp(path: str) -> list[int]:

@@ -110,6 +110,21 @@ def _token(fields: list) -> Token:
     return Token(*fields)
 
 
+def entry(parsed: tuple[ParsedPage | None, list]) -> str:
+    """A parse (page and problems) as the store keeps it; ``''`` for one it does not keep (a page that failed,
+    has problems or warnings, or holds what JSON would not give back)."""
+    page, problems = parsed
+    return encode_kept(page) if page is not None and not problems and not page.warnings else ""
+
+
+def read_entry(text: str | None) -> tuple[ParsedPage, list] | None:
+    """The parse an ``entry`` holds, or ``None`` (none kept, or not one this code reads: it is parsed again)."""
+    try:
+        return (decode(text), []) if text else None
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return None
+
+
 def load(file: Path | None) -> dict[str, str]:
     """Source digest → the entry's JSON, for the entries that still have their recorded digest."""
     try:

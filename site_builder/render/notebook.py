@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import nbformat
-
 from site_builder.load.content import Evidence, Value
 from site_builder.render.markdown_out import markdown_lines
 from site_builder.resolve.markdown_text import markdown_text
@@ -59,6 +57,8 @@ def lesson_notebook(page: ResolvedPage, evidence: Evidence, say: Callable[[str],
                     site_url: str = "") -> bytes:
     """The notebook of one lesson (its public flavour) as ``.ipynb`` bytes (deterministic: no outputs,
     no timestamps). Its pictures are the published ones, by their address under ``site_url``."""
+    import nbformat  # here, not at the top: its schema libraries take most of the renderer's import time
+
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                          "language_info": {"name": "python"}}

@@ -30,9 +30,10 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _BROWSER_IGNORED = re.compile(r"[\t\n\r]")
 _C0_OR_SPACE = "".join(map(chr, range(0x21)))
 _TAG = re.compile(r"<([A-Za-z][^\s/>]*)((?:[^>\"']+|\"[^\"]*\"|'[^']*')*)>")
-_NOT_URLS = re.compile(rb' (?:alttext|style)="[^"<>]*"')
-"""MathML's TeX source and SVG's inline styles: no browser follows them, and they are most of the
-values of a math page or a figure (``fill: #fff`` would look like a scheme)."""
+_NOT_URLS = re.compile(rb' (?:alttext|style|aria-keyshortcuts)="[^"<>]*"')
+"""MathML's TeX source, SVG's inline styles and the search box's key (``/``, which would look like a path
+leaving the site and send every public page to the slow check): no browser follows them, and they are most
+of the values of a math page or a figure (``fill: #fff`` would look like a scheme)."""
 _VALUES = re.compile(rb"=\s*(\"[^\"<>]*\"|'[^'<>]*'|[^\s\"'=<>`]+|[\"'])")
 _SVG_URL_VALUES = re.compile(rb"(?<![\w:.-])(?:" + b"|".join(re.escape(n.encode()) for n in sorted(URL_ATTRIBUTES,
                              key=len, reverse=True)) + rb")\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+)")
