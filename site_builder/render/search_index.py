@@ -1,7 +1,7 @@
 """The search index: Pagefind run on the search documents (search.py) of the public site.
 
-Pagefind runs as its own processes (``pagefind --service``, fed the documents in site order) while the sites
-are rendered (``IndexJob`` forks before rendering starts). Pagefind cannot add to or remove from an
+Pagefind runs as its own processes (its command line, on the documents written as files) while the sites are
+rendered (``IndexJob`` forks before rendering starts). Pagefind cannot add to or remove from an
 index it has written, so the index comes in shards of ``SHARD_PAGES`` pages, each a function of
 its documents and Pagefind's version and kept in the build cache under their digest: an edit
 re-indexes one shard (about 5 ms per page in Pagefind's own process), and a build whose
@@ -10,7 +10,6 @@ searchable text did not change reuses every shard. The browser merges the shards
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import functools
 import hashlib
@@ -23,7 +22,6 @@ import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import IO
 
 from site_builder.render.search import LANGUAGE, site_documents, synonyms
 from site_builder.vocabulary.i18n import _
@@ -32,7 +30,7 @@ from site_builder.vocabulary.problems import SearchIndexError
 _UNUSED_UI = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pagefind-modular-ui.css",
               "pagefind-component-ui.js", "pagefind-component-ui.css", "pagefind-highlight.js")
 """Pagefind's ready-made interfaces: the site has its own search box (static/search.js)."""
-_FORMAT = "shards-4"
+_FORMAT = "shards-3"
 """Changes whenever this module lays out a bundle differently, so no older bundle is reused."""
 
 SHARD_PAGES = 100
@@ -94,82 +92,33 @@ def _store_bundle(documents: dict[str, str], bundle: Path) -> None:
 
 
 def _run_pagefind(documents: dict[str, str], out: Path) -> None:
-    """Index ``documents`` with ``pagefind --service`` into the bundle folder ``out``, numbering the pages in
-    the order of ``documents``.
+    """Index ``documents`` with the ``pagefind`` command line into the bundle folder ``out``.
 
-    Pagefind numbers a bundle's pages in the order they reach it, and the numbers are in its bytes. Its
-    command line reads a folder in the order the file system lists it (ext4 by a hash seeded per file
-    system, tmpfs by creation), so the same documents made different bundles on different machines. The
-    service takes the pages in the order they are sent, and its main loop handles one message at a time:
-    every message goes in one write, then the replies are read, the bundle in the last (``GetFiles``: after
-    ``WriteFiles`` its reply can come before the files are on disk, and the service stops at the end of
-    its input without finishing them). URLs start with ``/`` as the command line's ``--keep-index-url`` makes them.
+    Each document is written as the file its URL names, in a folder of its own, and Pagefind reads
+    that folder as a site. (Its ``--service``, behind Pagefind's Python API, takes the documents
+    through a pipe as base64 JSON, one page per round trip to keep the page order, and sends the
+    bundle back the same way: about 2 CPU-s more at 1000 pages.) ``--keep-index-url``: Pagefind
+    would otherwise cut ``index.html`` out of every URL that contains it. Pagefind numbers a shard's
+    pages in the order the file system lists the folder, not in site order: a shard's bytes may differ
+    between file systems (one machine keeps them, cached under the documents' digest), and pages
+    with exactly equal scores may be listed in another order; scores and URLs are the same.
     """
-    requests = [{"type": "NewIndex", "config": {"force_language": LANGUAGE, "keep_index_url": True}},
-                *({"type": "AddFile", "index_id": 0, "url": f"/{url}", "file_contents": document, "file_path": None}
-                  for url, document in documents.items()),
-                {"type": "GetFiles", "index_id": 0}]
+    site = out.with_name(out.name + "-site")
+    site.mkdir()
+    for url, document in documents.items():
+        (site / url).write_text(document, encoding="utf-8")
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen([str(_executable()), "--service"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=log)
-        try:
-            process.stdin.write(b"".join(_message(k, payload) for k, payload in enumerate(requests)))
-            process.stdin.flush()
-            bundle = _reply(process, log, last=len(requests) - 1)["files"]
-        except BrokenPipeError:
-            raise _stopped(log) from None
-        finally:
-            _close(process)
-    for file in bundle:
-        if file["path"] not in _UNUSED_UI:
-            target = out / _inside_bundle(file["path"])
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(base64.b64decode(file["content"]))
+        done = subprocess.run([str(_executable()), "--site", str(site), "--output-path", str(out),
+                               "--force-language", LANGUAGE, "--keep-index-url", "--quiet"],
+                              stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        if done.returncode:
+            log.seek(0)
+            raise SearchIndexError(_("pagefind stopped: {log}", log=log.read().decode(errors="replace")[-2000:]))
+    for name in _UNUSED_UI:
+        with contextlib.suppress(FileNotFoundError):
+            (out / name).unlink()
     if not (out / "pagefind.js").is_file() or not (out / "pagefind-entry.json").is_file():
         raise SearchIndexError(_("pagefind returned no index for {n} pages", n=len(documents)))
-
-
-def _message(message_id: int, payload: dict) -> bytes:
-    """One message of the service's protocol: base64 of its JSON, ended by a comma."""
-    return base64.b64encode(json.dumps({"message_id": message_id, "payload": payload}).encode()) + b","
-
-
-def _reply(process: subprocess.Popen, log: IO[bytes], last: int) -> dict:
-    """The reply to message ``last``, once every earlier reply was read; the first error stops the index."""
-    buffer = bytearray()
-    while True:
-        while (end := buffer.find(b",")) < 0:
-            chunk = process.stdout.read1(1 << 16)
-            if not chunk:
-                raise _stopped(log)
-            buffer += chunk
-        reply = json.loads(base64.b64decode(bytes(buffer[:end])))
-        del buffer[:end + 1]
-        if reply["payload"].get("type") == "Error":
-            raise SearchIndexError(_("pagefind stopped: {log}", log=reply["payload"].get("message")))
-        if reply.get("message_id") == last:
-            return reply["payload"]
-
-
-def _stopped(log: IO[bytes]) -> SearchIndexError:
-    log.seek(0)
-    return SearchIndexError(_("pagefind stopped: {log}", log=log.read().decode(errors="replace")[-2000:]))
-
-
-def _close(process: subprocess.Popen) -> None:
-    with contextlib.suppress(OSError):
-        process.stdin.close()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def _inside_bundle(path: str) -> str:
-    if not path or path.startswith("/") or ".." in path.split("/"):
-        raise SearchIndexError(_("pagefind returned a file outside its bundle: {path}", path=repr(path)))
-    return path
 
 
 _INSTALL = "pip install 'pagefind[extended]==1.5.2'"
