@@ -94,11 +94,11 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
         raise ContentError([Problem(error.path, error.line, error.message)]) from None
     except Exception as error:  # a bug in a figure or an experiment: its file:line first, the trace below
         raise code_error(error, ROOT, ("figures", "lessonmodel")) from None
-    evidence = evidence_from(results, records, drawn[LANGUAGE()], figure_dir, ROOT, LANGUAGE())
+    evidence = evidence_from(results, records, drawn[""], figure_dir, ROOT, LANGUAGE())
     editions = {tag: evidence_from(results, {r.id: r.data for r in edition.records}, drawn[tag], figure_dir / tag,
                                    ROOT, tag)
                 for tag, edition in zip(content.config.translations, content.editions, strict=True) if tag in drawn}
-    return Measured(replace(evidence, editions=editions), drawn[LANGUAGE()], results, records, (content, problems))
+    return Measured(replace(evidence, editions=editions), drawn[""], results, records, (content, problems))
 
 
 def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None, first: bool = False):

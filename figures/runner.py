@@ -314,9 +314,10 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
 def render_languages(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
                      cache_dir: Path, languages: tuple[str, ...], *, warn: Callable[[str], None] = _warn,
                      drawn_only: bool = False) -> dict[str, dict[str, dict[str, Any]]]:
-    """Every figure in each of ``languages``: language → figure id → its entry (``render_all``'s), the first
-    language's files in ``out_dir``, each other's in ``out_dir/<language>``. Their figures to draw are drawn
-    together, on every core (figures/pool.py).
+    """Every figure in each of ``languages``: output folder → figure id → its entry (``render_all``'s), the
+    first language's in ``out_dir`` (folder ``""``), each other's in ``out_dir/<language>`` (folder its tag). Keyed
+    by folder, not language: a translation into the first language itself still gets its folder. Their figures to
+    draw are drawn together, on every core (figures/pool.py).
 
     ``drawn_only``: a language after the first is left out of the result, and not drawn, unless every one of its
     figures is in the cache (the dev server shows the first language's pages first and draws the rest after)."""
@@ -324,17 +325,17 @@ def render_languages(results: Mapping[str, Any], records: Mapping[str, Mapping[s
     from figures.registry import FIGURES
 
     out_dir, cache_dir = _folders(out_dir, cache_dir)
-    plans = {language: _plan(results, records, cache_dir, FIGURES, language) for language in languages}
+    folders = {"": languages[0], **{language: language for language in languages[1:]}}
+    plans = {folder: _plan(results, records, cache_dir, FIGURES, language) for folder, language in folders.items()}
     if drawn_only:
-        plans = {language: plan for n, (language, plan) in enumerate(plans.items())
-                 if n == 0 or all(job.hit is not None for job in plan[0])}
-    jobs = [(job.figure, job.data, language) for language, (planned, _skipped) in plans.items()
+        plans = {folder: plan for folder, plan in plans.items()
+                 if not folder or all(job.hit is not None for job in plan[0])}
+    jobs = [(job.figure, job.data, folders[folder]) for folder, (planned, _skipped) in plans.items()
             for job in planned if job.hit is None]
     with Drawers() as drawers:
         fresh = drawers.draw(jobs)
-        return {language: _finish(planned, skipped, fresh, out_dir / ("" if n == 0 else language), cache_dir, warn,
-                                  language).figures
-                for n, (language, (planned, skipped)) in enumerate(plans.items())}
+        return {folder: _finish(planned, skipped, fresh, out_dir / folder, cache_dir, warn, folders[folder]).figures
+                for folder, (planned, skipped) in plans.items()}
 
 
 def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,

@@ -175,12 +175,12 @@ import build, figures, lessonmodel
 from site_builder.load.loader import load_content
 
 results = lessonmodel.run_all(None)
-zeros = {f"{exp}.{key}": v["value"] for exp, e in results["experiments"].items()
+exact = {f"{exp}.{key}": v["value"] for exp, e in results["experiments"].items()
          for key, v in e["values"].items() if v["class"] == "exact" and isinstance(v["value"], float)}
 content, _ = load_content(build.ROOT)
 records = {r.id: r.data for r in content.records}
 _, problems = figures.check_figures([figures.BY_ID[i] for i in figures.FIGURE_IDS], results, records)
-print(json.dumps({"zeros": zeros, "problems": problems}))
+print(json.dumps({"exact": exact, "problems": problems}))
 """
 
 
@@ -192,8 +192,15 @@ def _run(env: dict[str, str]) -> dict:
     return {**json.loads(out.stdout.strip().splitlines()[-1]), "stderr": out.stderr}
 
 
-def _assert_check_passes(found: dict) -> None:
-    assert found["zeros"] and all(v == 0.0 for v in found["zeros"].values()), found["zeros"]
+@pytest.fixture(scope="module")
+def default_paths() -> dict:
+    """The same run on this machine's own NumPy and OpenBLAS paths: what the emulated ones must match."""
+    return _run({})
+
+
+def _assert_check_passes(found: dict, default: dict) -> None:
+    # The exact class is compared bit for bit (differences that must be 0.0, settings such as a temperature).
+    assert found["exact"] and found["exact"] == default["exact"], (found["exact"], default["exact"])
     assert found["problems"] == []
 
 
@@ -205,23 +212,23 @@ ALONE = ("no AVX-512 (x86-64-v3)",)
 @pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
 @pytest.mark.skipif(not X86, reason="these NumPy feature names are x86's; CI's arm64 runners check their own path")
 @pytest.mark.parametrize("features", [NUMPY_PATHS[name] for name in ALONE], ids=ALONE)
-def test_check_passes_under_older_numpy_simd_paths(features: str) -> None:
-    _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": features}))
+def test_check_passes_under_older_numpy_simd_paths(features: str, default_paths: dict) -> None:
+    _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": features}), default_paths)
 
 
 @pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
-def test_check_passes_under_another_openblas_core() -> None:
+def test_check_passes_under_another_openblas_core(default_paths: dict) -> None:
     found = _run({"OPENBLAS_CORETYPE": OPENBLAS_CORE})
     if f"Core: {OPENBLAS_CORE}" not in found["stderr"]:  # OpenBLAS fell back to another kernel on this CPU
         pytest.skip(f"OpenBLAS does not run its {OPENBLAS_CORE} kernels on this CPU")
-    _assert_check_passes(found)
+    _assert_check_passes(found, default_paths)
 
 
 @pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
 @pytest.mark.skipif(not X86, reason="x86 feature names")
-def test_check_passes_with_the_oldest_paths_combined() -> None:
+def test_check_passes_with_the_oldest_paths_combined(default_paths: dict) -> None:
     _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": NUMPY_PATHS["no AVX2, no AVX-512 (x86-64-v2)"],
-                               "OPENBLAS_CORETYPE": "Sandybridge"}))
+                               "OPENBLAS_CORETYPE": "Sandybridge"}), default_paths)
 
 
 @pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
