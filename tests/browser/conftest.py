@@ -115,6 +115,22 @@ def serve(directory: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
     return f"http://127.0.0.1:{server.server_address[1]}", server
 
 
+def serve_fixture_under(prefix: str, handler: type[http.server.SimpleHTTPRequestHandler], out: Path,
+                        ) -> tuple[str, Path, http.server.ThreadingHTTPServer]:
+    """The fixture's public site built with its ``base_url`` at this server's ``prefix`` (a site under a
+    sub-path, as on GitHub Pages) and served by ``handler``: (the site's URL, its folder, the server)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    root = f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    content = out / "src"
+    shutil.copytree(FIXTURE, content)
+    config = content / "content" / "site.yml"
+    config.write_text(re.sub(r"base_url: .*", f"base_url: {root}", config.read_text("utf-8")), encoding="utf-8")
+    public, _ = build_fixture_sites(out / "out", content)
+    server.RequestHandlerClass = functools.partial(handler, directory=str(public))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return root, public, server
+
+
 def _describe(kind: str, public: Path, teacher: Path, probes: list[tuple[str, str]]) -> dict:
     pages = tuple(sorted(p.name for p in public.glob("*.html")))
     lessons, linked = [], []

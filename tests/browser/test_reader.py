@@ -4,10 +4,8 @@ a 404 that works at any depth, and the page chrome (header, step indicator, evid
 
 from __future__ import annotations
 
-import functools
 import http.server
 import re
-import threading
 from pathlib import Path
 
 import pytest
@@ -177,6 +175,18 @@ _ESCAPED_BADGES = """() => [...document.querySelectorAll('.badge')].filter(b => 
     .filter(b => b.out > 1)"""
 
 
+def _slow_tab(browser, viewport: dict) -> tuple:
+    """(context, page, held): a tab at ``viewport`` on a CPU slowed ``SLOW_CPU``×, counting layout shifts, whose
+    requests for site.js wait in ``held`` (``_open_painted_before_scripts`` lets each go)."""
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.add_init_script(_CLS_OBSERVER)
+    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": SLOW_CPU})
+    held = []
+    page.route("**/static/site.js", lambda route: held.append(route))
+    return context, page, held
+
+
 def _open_painted_before_scripts(page, url: str, held: list) -> None:
     """Open ``url`` as a slow phone does: the parsed page is painted before site.js runs (the test holds
     the script back until two frames after parsing ended), so whatever the script changes is a shift."""
@@ -194,12 +204,7 @@ def settled(request, site, browser) -> dict[str, dict]:
     """Every page, and every state of every lesson opened by a link to it, loaded at one viewport on a
     slow CPU with its scripts arriving after the first paint, then measured: its layout shift (and what
     moved) and its escaped badges. One walk serves the two tests below."""
-    context = browser.new_context(viewport=request.param)
-    page = context.new_page()
-    page.add_init_script(_CLS_OBSERVER)
-    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": SLOW_CPU})
-    held = []
-    page.route("**/static/site.js", lambda route: held.append(route))
+    context, page, held = _slow_tab(browser, request.param)
     measured = {}
     for i, name in enumerate(site.pages + site.linked_states):
         path, _, state = name.partition("#")  # a query of its own: a new document, even for the same page
@@ -222,12 +227,7 @@ def test_a_presentation_opened_by_its_link_shifts_nothing(site, browser, viewpor
     """Every linked state opened presenting (?present=1#state) on the teacher site, on a slow CPU with the
     scripts after the first paint: the states stay hidden until present.js has fitted the current one to
     the screen, so shrinking it is no shift (before: up to 0.44 at 1280 px)."""
-    context = browser.new_context(viewport=viewport)
-    page = context.new_page()
-    page.add_init_script(_CLS_OBSERVER)
-    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": SLOW_CPU})
-    held = []
-    page.route("**/static/site.js", lambda route: held.append(route))
+    context, page, held = _slow_tab(browser, viewport)
     shifted = {}
     for i, name in enumerate(site.linked_states):
         path, _, state = name.partition("#")
@@ -269,20 +269,10 @@ class _PagesHandler(http.server.SimpleHTTPRequestHandler):
 def test_404_from_a_nested_path_loads_its_css_and_links_work(tmp_path, open_tab):
     """Served like GitHub Pages (the site under /course/, 404.html for any missing path), from a
     site whose base_url is that server: the 404 page at a/b/c/ is styled and its links work."""
-    import shutil
+    from conftest import serve_fixture_under
 
-    from conftest import FIXTURE, build_fixture_sites
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
-    root = f"http://127.0.0.1:{server.server_address[1]}/course/"
-    content = tmp_path / "src"
-    shutil.copytree(FIXTURE, content)
-    config = content / "content" / "site.yml"
-    config.write_text(re.sub(r"base_url: .*", f"base_url: {root}", config.read_text("utf-8")), encoding="utf-8")
-    public, _ = build_fixture_sites(tmp_path / "out", content)
-    server.RequestHandlerClass = functools.partial(type("H", (_PagesHandler,), {"prefix": "/course/"}),
-                                                   directory=str(public))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    root, _public, server = serve_fixture_under("/course/", type("H", (_PagesHandler,), {"prefix": "/course/"}),
+                                                tmp_path)
     try:
         tab = open_tab(None)
         response = tab.page.goto(root + "a/b/c/no-such-page.html")

@@ -6,11 +6,7 @@ its ``--service`` (``alpha.html``)."""
 
 from __future__ import annotations
 
-import functools
 import http.server
-import re
-import shutil
-import threading
 from pathlib import Path
 
 from conftest import search_hrefs  # tests/browser/conftest.py
@@ -31,21 +27,13 @@ class _UnderPrefix(http.server.SimpleHTTPRequestHandler):
 
 
 def test_results_of_every_shard_link_into_the_sub_path_and_open_their_page(monkeypatch, tmp_path, open_tab):
-    from conftest import FIXTURE, build_fixture_sites
+    from conftest import serve_fixture_under
 
     from site_builder.render import search_index
 
     monkeypatch.setattr(search_index, "SHARD_PAGES", 2)  # alpha in the first shard, beta in the second
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
-    root = f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
-    content = tmp_path / "src"
-    shutil.copytree(FIXTURE, content)
-    config = content / "content" / "site.yml"
-    config.write_text(re.sub(r"base_url: .*", f"base_url: {root}", config.read_text("utf-8")), encoding="utf-8")
-    public, _ = build_fixture_sites(tmp_path / "out", content)
+    root, public, server = serve_fixture_under(PREFIX, _UnderPrefix, tmp_path)
     assert (public / "pagefind" / "shard-1" / "pagefind-entry.json").is_file()
-    server.RequestHandlerClass = functools.partial(_UnderPrefix, directory=str(public))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         tab = open_tab(root + "index.html")
         for word, page_name in (("缓存", "alpha.html"), ("继续", "beta.html")):
