@@ -52,7 +52,7 @@ class Measured:
     evidence: Any
     """The site builder's ``Evidence``."""
     drawn: dict
-    """figures.render_all's result: figure id → file and metadata."""
+    """The course language's figures (``figures.render_languages``' first folder): figure id → file and metadata."""
     results: dict
     """lessonmodel's results document."""
     records: dict

@@ -314,7 +314,7 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
 def render_languages(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
                      cache_dir: Path, languages: tuple[str, ...], *, warn: Callable[[str], None] = _warn,
                      drawn_only: bool = False) -> dict[str, dict[str, dict[str, Any]]]:
-    """Every figure in each of ``languages``: output folder → figure id → its entry (``render_all``'s), the
+    """Every figure in each of ``languages``: output folder → figure id → its entry (``render``'s ``figures``), the
     first language's in ``out_dir`` (folder ``""``), each other's in ``out_dir/<language>`` (folder its tag). Keyed
     by folder, not language: a translation into the first language itself still gets its folder. Their figures to
     draw are drawn together, on every core (figures/pool.py).
@@ -336,18 +336,3 @@ def render_languages(results: Mapping[str, Any], records: Mapping[str, Mapping[s
         fresh = drawers.draw(jobs)
         return {folder: _finish(planned, skipped, fresh, out_dir / folder, cache_dir, warn, folders[folder]).figures
                 for folder, (planned, skipped) in plans.items()}
-
-
-def render_all(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
-               cache_dir: Path, problems: list[str] | None = None,
-               warn: Callable[[str], None] = _warn, language: str = FIGURE_LANGUAGE) -> dict[str, dict[str, Any]]:
-    """Every figure drawn into ``out_dir``: figure id → its entry (what the build reads).
-
-    A figure whose inputs are missing (e.g. a record not written yet) is left
-    out of the result; the reason is appended to ``problems`` if given. ``warn`` and ``language``: as in
-    ``render``.
-    """
-    rendered = render(results, records, out_dir, cache_dir, warn=warn, language=language)
-    if problems is not None:
-        problems.extend(rendered.skipped.values())
-    return rendered.figures

@@ -382,10 +382,9 @@ def test_missing_record_is_skipped_and_reported(results: dict[str, Any], rendere
     assert result.figures == {}
     assert result.skipped == {"timed": "figure timed skipped: record 'decode_timing' "
                                        "does not exist (expected content/records/decode_timing.json)"}
-    problems: list[str] = []
-    done = figures.render_all(results, {}, tmp_path / "o", drawn_cache, problems)
-    assert sorted(done) == NEEDS_NO_RECORD
-    assert len(problems) == len(figures.FIGURES) - len(NEEDS_NO_RECORD)
+    done = render(results, {}, tmp_path / "o", drawn_cache)
+    assert sorted(done.figures) == NEEDS_NO_RECORD
+    assert len(done.skipped) == len(figures.FIGURES) - len(NEEDS_NO_RECORD)
 
 
 _RENDER = """
