@@ -71,6 +71,16 @@ PARSE_CHUNK = 25
 """Pages the worker parses at a time: its pages come back as they are done, and Ctrl-C waits for one chunk at most."""
 
 
+PARALLEL_MIN_PAGES = 64
+"""Below this, forking workers costs more than parsing or rendering the pages."""
+
+
+def _forks(workers: int, pages: int) -> bool:
+    """Whether ``pages`` are parsed or rendered with forked workers: more than one allowed, enough pages to pay
+    for forking, and a system that forks."""
+    return workers > 1 and pages >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods()
+
+
 def parse_split(sources: list[SourceFile], workers: int = 1) -> list[tuple[tuple[ParsedPage | None, list[Problem]],
                                                                           str]]:
     """Each source's parse (``parse_source``) and, for a page a worker parsed, the parsed-page store's entry it came
@@ -83,7 +93,7 @@ def parse_split(sources: list[SourceFile], workers: int = 1) -> list[tuple[tuple
     problems or warnings, which are rare) is parsed again here.
     """
     md = make_markdown()
-    if workers < 2 or len(sources) < PARALLEL_MIN_PAGES or "fork" not in multiprocessing.get_all_start_methods():
+    if not _forks(workers, len(sources)):
         return [(parse_source(source, md), "") for source in sources]
     mine = round(len(sources) * (1 - WORKER_SHARE))
     chunks = [sources[start:start + PARSE_CHUNK] for start in range(mine, len(sources), PARSE_CHUNK)]
@@ -162,10 +172,6 @@ def _stem(path: str) -> str:
     return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
-PARALLEL_MIN_PAGES = 64
-"""Below this, forking workers costs more than rendering the pages."""
-
-
 def render_site(prepared: PreparedSite, teacher: bool, workers: int = 1) -> SiteFiles:
     """Every file of one site (public or teacher), in memory, math font included; pages over ``workers`` processes."""
     files = render_sites(prepared, (teacher,), workers)[teacher]
@@ -189,7 +195,7 @@ def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True)
     wanted = {teacher: [p for p in views[teacher].pages if p not in skip.get(teacher, ())] for teacher in sites}
     pages = list(dict.fromkeys(page_id for teacher in sites for page_id in wanted[teacher]))
     jinja = jinja or make_environment()  # one for every site and worker: each template is compiled once
-    if workers > 1 and len(pages) >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods():
+    if _forks(workers, len(pages)):
         files = _render_forked(views, wanted, pages, workers, jinja)
     else:
         files = _render_pages(views, wanted, pages, jinja)
