@@ -24,19 +24,29 @@ from chromium import CHROMIUM, CHROMIUM_ARGS, IN_CI  # noqa: E402  (tests/chromi
 MATH_FONT_SUBSETS = ROOT / ".cache" / "tests" / "math-font"
 
 
+FIRST = ("tests/test_cli.py",)
+"""Modules started before all others: test_cli's extension-guide test follows the guide in a project copy (three
+builds) and then runs the whole fast tier there, one test of minutes. Started last, it kept the run going for minutes
+after the other worker had finished; started first, the other worker takes everything else meanwhile."""
+
+
 @pytest.hookimpl(trylast=True)  # after `-m` has left out what this run does not take
 def pytest_collection_modifyitems(items):
-    """Modules with the most slow tests first, then those with the most tests, each module's tests together and
-    in their order (the Makefile's ``--dist loadscope --no-loadscope-reorder`` hands out whole modules in this
-    order). A worker that took a module of long tests last would keep the whole run waiting for it; small modules
-    at the end even the workers out. (pytest-xdist's own order, by number of tests alone, started the module of
-    the extension guide's test, one test of minutes, among the last.)"""
+    """Modules by their expected time, the longest first (``FIRST``, then by ``cost``), each module's tests
+    together and in their order: the Makefile's ``--dist loadscope --no-loadscope-reorder`` hands out whole modules
+    in this order, and a worker that took a long module last would keep the whole run waiting for it; small
+    modules at the end even the workers out. (pytest-xdist's own order, by number of tests alone, started the
+    extension guide's module among the last.)"""
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
         modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
 
-    def cost(tests: list[pytest.Item]) -> tuple[int, int]:
-        return -sum(1 for test in tests if test.get_closest_marker("slow")), -len(tests)
+    def cost(tests: list[pytest.Item]) -> tuple[bool, float]:
+        """A slow test takes ten seconds or more (it builds in another process, or the real course), a browser
+        test a few (a page or two loaded in Chromium), any other test well under one."""
+        seconds = sum(10 if test.get_closest_marker("slow") else 3 if "/browser/" in test.nodeid else 0.2
+                      for test in tests)
+        return tests[0].nodeid.split("::", 1)[0] not in FIRST, -seconds
 
     items[:] = [item for tests in sorted(modules.values(), key=cost) for item in tests]
 

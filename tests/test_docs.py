@@ -38,6 +38,12 @@ NOT_RUN = {
                              "tests, and as the extension guide's last step in tests/test_cli.py",
     "python build.py figures --accept": "a step of the extension guide, run in tests/test_cli.py (where it accepts "
                                         "the guide's new figure)",
+    "python build.py check --report figure-report": "a third clean build with every check, for what two tests already "
+                                                    "show: `check` passes here (`make test`, after the tests), and "
+                                                    "`check --report DIR` writes its page, end to end in "
+                                                    "tests/test_figures.py (a copy with changed figures: exit 1, each "
+                                                    "named) and, for this course's figures all passing, in "
+                                                    "test_committed_baselines_and_manifest_match_every_real_figure",
 }
 NOT_COPIED = (".git", ".venv", "_site", "_site-teacher", ".cache", "__pycache__", ".*_cache")
 SYSTEM_TOOLS = {"fc-list": "fontconfig's, absent on macOS"}

@@ -65,8 +65,10 @@ def _perturbed(results: dict[str, Any], factor: float) -> dict[str, Any]:
 
 
 @pytest.mark.slow  # draws every figure in every language and compares its pixels
-def test_committed_baselines_and_manifest_match_every_real_figure(inputs) -> None:
-    """Each language's drawings against its own baselines (a translation's are in a subfolder)."""
+def test_committed_baselines_and_manifest_match_every_real_figure(inputs, tmp_path) -> None:
+    """Each language's drawings against its own baselines (a translation's are in a subfolder), and the report
+    ``build.py check --report DIR`` writes for them: a page that says nothing changed (tests/test_docs.py counts on
+    this for the documented ``check --report figure-report``; the end-to-end test below runs the option itself)."""
     checks, problems = _check(inputs, ids=figures.FIGURE_IDS, languages=figures.LANGUAGES)
     assert problems == []
     assert {(c.language, c.id) for c in checks} == {(language, fid) for language in figures.LANGUAGES
@@ -75,6 +77,9 @@ def test_committed_baselines_and_manifest_match_every_real_figure(inputs) -> Non
     for language in figures.LANGUAGES:
         folder = baseline.baseline_folder(baseline.BASELINE_DIR, language)
         assert sorted(p.stem for p in folder.glob("*.png")) == sorted(figures.FIGURE_IDS), language
+    page = write_report(checks, problems, tmp_path / "figure-report").read_text("utf-8")
+    assert "<p>0 figure(s) changed." in page and '<section class="figure"' not in page and "Other problems" not in page
+    assert [p.name for p in (tmp_path / "figure-report").iterdir()] == ["index.html"]
 
 
 def test_last_bit_differences_of_another_cpu_pass(inputs) -> None:
