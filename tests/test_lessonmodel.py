@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import platform
@@ -169,18 +170,23 @@ NUMPY_PATHS = {
 OPENBLAS_CORE = "Nehalem"
 
 
-SCRIPT = """
+def exact_values(results: dict) -> dict[str, float]:
+    """Every float value of the exact class, by ``experiment.key`` (SCRIPT runs this function's source too)."""
+    return {f"{exp}.{key}": v["value"] for exp, e in results["experiments"].items()
+            for key, v in e["values"].items() if v["class"] == "exact" and isinstance(v["value"], float)}
+
+
+SCRIPT = inspect.getsource(exact_values) + """
+import inspect
 import json
 import build, figures, lessonmodel
 from site_builder.load.loader import load_content
 
 results = lessonmodel.run_all(None)
-exact = {f"{exp}.{key}": v["value"] for exp, e in results["experiments"].items()
-         for key, v in e["values"].items() if v["class"] == "exact" and isinstance(v["value"], float)}
 content, _ = load_content(build.ROOT)
 records = {r.id: r.data for r in content.records}
 _, problems = figures.check_figures([figures.BY_ID[i] for i in figures.FIGURE_IDS], results, records)
-print(json.dumps({"exact": exact, "problems": problems}))
+print(json.dumps({"exact": exact_values(results), "problems": problems}))
 """
 
 
@@ -193,9 +199,11 @@ def _run(env: dict[str, str]) -> dict:
 
 
 @pytest.fixture(scope="module")
-def default_paths() -> dict:
-    """The same run on this machine's own NumPy and OpenBLAS paths: what the emulated ones must match."""
-    return _run({})
+def default_paths(model_results) -> dict:
+    """The same values on this machine's own NumPy and OpenBLAS paths: what the emulated ones must match. Taken
+    from conftest's ``run_all(None)`` (this process runs on the default paths, as a fresh one without the variables
+    does) rather than from one more process that would also draw every figure, which nothing here compares."""
+    return {"exact": exact_values(model_results)}
 
 
 def _assert_check_passes(found: dict, default: dict) -> None:
