@@ -97,13 +97,19 @@ def test_a_long_corner_label_takes_two_lines_and_a_short_one_stays():
 
 @pytest.fixture(scope="module")
 def drawn(model_results, tmp_path_factory) -> dict[str, Any]:
-    """Every registered figure rendered in every language: language → its ``Rendered``."""
+    """Every registered figure rendered in every language: language → its ``Rendered``.
+
+    From the build's figure cache (``sitekit.filled_caches``: drawn once per run, as ``python build.py`` draws them,
+    and keyed by each figure's code and data), so the text tested is the text the site ships, and the figures are
+    not drawn again here: drawing itself, cached or not, is tested in tests/test_figures.py."""
+    from sitekit import filled_caches
+
     from site_builder.load.loader import load_content
 
     content, problems = load_content(ROOT)
     assert content is not None, problems
     records = {r.id: r.data for r in content.records}
-    cache = tmp_path_factory.mktemp("cache")
+    cache = filled_caches() / "figures"
     return {language: render(model_results, records, tmp_path_factory.mktemp(language), cache, language=language)
             for language in LANGUAGES}
 
