@@ -29,6 +29,7 @@ RASTER_DATA = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _BROWSER_IGNORED = re.compile(r"[\t\n\r]")
 _C0_OR_SPACE = "".join(map(chr, range(0x21)))
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TAG = re.compile(r"<([A-Za-z][^\s/>]*)((?:[^>\"']+|\"[^\"]*\"|'[^']*')*)>")
 _NOT_URLS = re.compile(rb' (?:alttext|style|aria-keyshortcuts)="[^"<>]*"')
 """MathML's TeX source, SVG's inline styles and the search box's key (``/``, which would look like a path
@@ -52,7 +53,7 @@ def allowed_url(url: str, *, images: bool = False) -> bool:
     if images and RASTER_DATA.match(url):
         return True
     seen = _BROWSER_IGNORED.sub("", url).strip(_C0_OR_SPACE)
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in seen):
+    if _CONTROL.search(seen):
         return False
     scheme = _SCHEME.match(seen)
     return scheme.group(1).lower() in ALLOWED_SCHEMES if scheme else site_path(seen)
@@ -122,8 +123,9 @@ def _value_allowed(value: bytes, images: bool = False) -> bool:
     text = html.unescape(value.decode("utf-8", errors="replace"))
     if images and RASTER_DATA.match(text):
         return True
+    # Word by word too, unless the value is one word (most are: ids, paths), which was just judged.
     return allowed_url(text, images=images) and all(allowed_url(word, images=images)
-                                                     for word in re.split(r"[\s,]+", text) if word)
+                                                     for word in re.split(r"[\s,]+", text) if word and word != text)
 
 
 def _keep_opening_tag(match: re.Match[str]) -> str:
