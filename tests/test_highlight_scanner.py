@@ -71,3 +71,16 @@ def test_unjoinable_rules_are_tried_one_by_one() -> None:
     assert scanner.states["root"].__name__ == "one_by_one"
     text = "a 'b\" c' \"d\" e ' f"
     assert list(scanner(text)) == list(lexer.get_tokens_unprocessed(text))
+
+
+@pytest.mark.parametrize("pattern", [r"(a)(b|c)", r"[(](x)", r"[]()](y)", r"[^]()]+(z)", r"\((w)\)", r"(?P<n>a+)b",
+                                     r"(?:(a)|(?=(b)))c", r"[\](](v)", r"(?<=(q))r"])
+def test_uncaptured_matches_the_same(pattern: str) -> None:
+    """Groups become non-capturing; characters in sets and escaped brackets stay characters."""
+    import re
+
+    plain = re.compile(highlighter._uncaptured(pattern))
+    assert plain.groups == 0
+    for text in ["ab", "ac", "(x", "]y", ")y", "(z", "a]z", "(w)", "aab", "bc", "c", "]v", "(v", "qr", "zz"]:
+        own, mine = re.compile(pattern).search(text), plain.search(text)
+        assert (own and own.span()) == (mine and mine.span()), (pattern, text)

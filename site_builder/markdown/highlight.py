@@ -155,9 +155,10 @@ def _first_rule(rules: list[Rule]) -> Callable[[str, int], tuple[re.Match, objec
 
 
 def _combined(patterns: list[re.Pattern]) -> tuple[Callable, dict[int, int]]:
-    """One expression whose alternatives are ``patterns`` in order, each in a group; and each such group's
-    number → its pattern's index. The group of the alternative that matched closes last, so it is the
-    match's ``lastindex``."""
+    """One expression whose alternatives are ``patterns`` in order, each followed by an empty group; and each
+    such group's number → its pattern's index. The empty group of the alternative that matched closes last,
+    so it is the match's ``lastindex``. The alternatives capture nothing else (``_uncaptured``): an
+    alternative that starts with a character or a set is then skipped at once where the text does not."""
     alternatives, owners, group = [], {}, 0
     for index, pattern in enumerate(patterns):
         if pattern.flags & (re.ASCII | re.LOCALE) or _GROUP_REFERENCE.search(pattern.pattern):
@@ -167,12 +168,47 @@ def _combined(patterns: list[re.Pattern]) -> tuple[Callable, dict[int, int]]:
             source = source[leading.end():]
         on = "".join(letter for flag, letter in _SCOPED_FLAGS if pattern.flags & flag)
         off = "".join(letter for flag, letter in _SCOPED_FLAGS if not pattern.flags & flag)
-        end = "\n" if pattern.flags & re.VERBOSE else ""  # a trailing comment must not swallow the ")"
-        alternatives.append(f"((?{on}{'-' if off else ''}{off}:{source}{end}))")
-        group += 1
+        if pattern.flags & re.VERBOSE:
+            source += "\n"  # a trailing comment must not swallow the ")"; comments are not read for groups
+        else:
+            source = _uncaptured(source)
+        alternative = f"(?{on}{'-' if off else ''}{off}:{source})()"
+        group += re.compile(alternative).groups
         owners[group] = index
-        group += pattern.groups
+        alternatives.append(alternative)
     combined = re.compile("|".join(alternatives))
     if combined.groups != group:
         raise re.error("groups moved")
     return combined.match, owners
+
+
+def _uncaptured(source: str) -> str:
+    """A pattern with no back reference (``_GROUP_REFERENCE``), its groups made non-capturing: it matches the
+    same text. Reads escapes and character sets (where ``(`` is a character) as Python's ``re`` does."""
+    out, at, in_set = [], 0, False
+    while at < len(source):
+        char = source[at]
+        if char == "\\":
+            out.append(source[at:at + 2])
+            at += 2
+            continue
+        if in_set:
+            in_set = char != "]"
+        elif char == "[":
+            in_set = True
+            first = at + 1 + (source[at + 1:at + 2] == "^")
+            if source[first:first + 1] == "]":  # a "]" first in a set is one of its characters
+                out.append(source[at:first + 1])
+                at = first + 1
+                continue
+        elif char == "(" and source.startswith("(?P<", at):
+            out.append("(?:")
+            at = source.index(">", at) + 1
+            continue
+        elif char == "(" and source[at + 1:at + 2] != "?":
+            out.append("(?:")
+            at += 1
+            continue
+        out.append(char)
+        at += 1
+    return "".join(out)
