@@ -54,8 +54,8 @@ def test_scanner_gives_pygments_tokens(lang: str) -> None:
 
 def test_python_states_are_joined() -> None:
     """Python, the course's language for code, has every state searched at once (none rule by rule)."""
-    scanner = highlighter._lexer("python").get_tokens_unprocessed
-    assert all(first.__name__ == "at_once" for first in scanner.states.values())
+    lexer = highlighter._lexer("python")
+    assert all(highlighter.Scanner(lexer).first_rule(state).__name__ == "at_once" for state in lexer._tokens)
 
 
 def test_unjoinable_rules_are_tried_one_by_one() -> None:
@@ -68,7 +68,7 @@ def test_unjoinable_rules_are_tried_one_by_one() -> None:
 
     lexer = Quoted(stripnl=False, ensurenl=False)
     scanner = highlighter.Scanner(lexer)
-    assert scanner.states["root"].__name__ == "one_by_one"
+    assert scanner.first_rule("root").__name__ == "one_by_one"
     text = "a 'b\" c' \"d\" e ' f"
     assert list(scanner(text)) == list(lexer.get_tokens_unprocessed(text))
 

@@ -80,13 +80,19 @@ class Scanner:
 
     def __init__(self, lexer) -> None:
         self.lexer = lexer
-        self.states = {name: _first_rule(rules) for name, rules in lexer._tokens.items()}
+        self.states: dict[str, Callable] = {}
+        """State name → its ``_first_rule``, joined when the state is first entered (most blocks use a few)."""
+
+    def first_rule(self, state: str) -> Callable:
+        if state not in self.states:
+            self.states[state] = _first_rule(self.lexer._tokens[state])
+        return self.states[state]
 
     def __call__(self, text: str, stack: tuple[str, ...] = ("root",)) -> Iterator[tuple[int, object, str]]:
         from pygments.token import Error, Whitespace, _TokenType
 
         pos, stack = 0, list(stack)
-        first = self.states[stack[-1]]
+        first = self.first_rule(stack[-1])
         while True:
             found = first(text, pos)
             if found is None:  # no rule matches: Pygments' recovery
@@ -94,7 +100,7 @@ class Scanner:
                     return
                 if text[pos] == "\n":  # at a line's end, back to the root state
                     stack = ["root"]
-                    first = self.states["root"]
+                    first = self.first_rule("root")
                     yield pos, Whitespace, "\n"
                 else:
                     yield pos, Error, text[pos]
@@ -109,7 +115,7 @@ class Scanner:
             pos = match.end()
             if change is not None:
                 _change_state(stack, change)
-                first = self.states[stack[-1]]
+                first = self.first_rule(stack[-1])
 
 
 def _change_state(stack: list[str], change: object) -> None:
@@ -168,12 +174,11 @@ def _combined(patterns: list[re.Pattern]) -> tuple[Callable, dict[int, int]]:
             source = source[leading.end():]
         on = "".join(letter for flag, letter in _SCOPED_FLAGS if pattern.flags & flag)
         off = "".join(letter for flag, letter in _SCOPED_FLAGS if not pattern.flags & flag)
-        if pattern.flags & re.VERBOSE:
-            source += "\n"  # a trailing comment must not swallow the ")"; comments are not read for groups
-        else:
-            source = _uncaptured(source)
+        verbose = pattern.flags & re.VERBOSE
+        # In a verbose pattern a trailing comment must not swallow the ")", and comments are not read for groups.
+        source = source + "\n" if verbose else _uncaptured(source)
         alternative = f"(?{on}{'-' if off else ''}{off}:{source})()"
-        group += re.compile(alternative).groups
+        group += (pattern.groups if verbose else 0) + 1
         owners[group] = index
         alternatives.append(alternative)
     combined = re.compile("|".join(alternatives))
