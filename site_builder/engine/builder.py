@@ -251,7 +251,7 @@ class Engine:
             held = {}  # source digest → the parse kept in memory or read back from the store
             for source in sources:
                 key = self._keys[source.path] = digest(code_digest(), source.path, source.text)
-                if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key)):
+                if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key), lazy=True):
                     held[key] = found
             missing = [source for source in sources if self._keys[source.path] not in held]
             # The dev server's process has threads (its HTTP server): it parses alone, never forks.
