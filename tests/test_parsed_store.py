@@ -65,8 +65,8 @@ def test_a_page_holding_what_json_changes_is_not_kept():
     page = _pages(FIXTURE.parent)[0]
     token = next(b for b in page.blocks if isinstance(b, tuple))[0]
     odd = dataclasses.replace(page, blocks=((Token(**{**vars_of(token), "meta": {"span": (1, 2)}}),),))
-    assert parsed_store.encode_kept(odd) == ""
-    assert parsed_store.encode_kept(dataclasses.replace(page, anchors=list(page.anchors))) == ""
+    assert parsed_store.encode_kept(odd) == b""
+    assert parsed_store.encode_kept(dataclasses.replace(page, anchors=list(page.anchors))) == b""
 
 
 def vars_of(token: Token) -> dict:
@@ -90,7 +90,7 @@ def test_an_entry_changed_on_disk_is_parsed_again(tmp_path, monkeypatch):
     lines[0] = lines[0].replace('"', "'", 1)
     lines[1] = lines[1][:len(lines[1]) // 2]
     key, _sha, _text = lines[2].split("\t", 2)
-    lines[2] = "\t".join([key, parsed_store._digest(key, "[1,2"), "[1,2"])
+    lines[2] = "\t".join([key, parsed_store._digest(key.encode(), b"[1,2").decode(), "[1,2"])
     (store / "parsed.jsonl").write_text("\n".join(lines), encoding="utf-8")
     parsed = []
     real = pipeline.parse_source

@@ -117,7 +117,7 @@ class Engine:
         self._pages: dict[bool, dict[str, tuple[str, SiteFiles]]] = {o.teacher: {} for o in outputs}
         self._written: dict[Path, dict] = {o.folder: self._load_state(o.folder) for o in outputs}
         self._jinja: tuple[str, Environment] | None = None
-        self._stored: dict[str, str] | None = None
+        self._stored: dict[str, bytes] | None = None
         """Source digest → the parsed page as persisted (``parsed_store``), once read."""
         self.prepared: PreparedSite | None = None
         """The site of the build being written (for an output's ``finish``), then of the last one."""
@@ -259,7 +259,7 @@ class Engine:
             for source in sources:
                 key = self._keys[source.path]
                 # Only an entry read back, or made by a parsing worker, is kept as it is.
-                parsed, text = (held[key], stored.get(key, "")) if key in held else fresh[source]
+                parsed, text = (held[key], stored.get(key, b"")) if key in held else fresh[source]
                 kept[key] = parsed
                 if self.store and (text := text or parsed_store.entry(parsed)):
                     self._stored[key] = text

@@ -45,8 +45,8 @@ class _NotKept(Exception):
     """The page holds something this store does not write (it is parsed again next time)."""
 
 
-def encode(page: ParsedPage) -> str:
-    """The page as an entry: its outline and its token runs, each one line of JSON, joined by a tab. A tuple is
+def encode(page: ParsedPage) -> bytes:
+    """The page as an entry: its outline and its token runs, each one line of JSON (UTF-8), joined by a tab. A tuple is
     an array, a token ``{"k": [fields]}``, a dataclass ``{"c": name, "f": [fields]}``, a token run in the outline
     ``{"r": its index among the runs}``. Raises ``_NotKept`` for a value JSON would not give back as it is."""
     runs: list[tuple[Token, ...]] = []
@@ -60,7 +60,7 @@ def encode(page: ParsedPage) -> str:
                                        teacher=run(b.teacher)) if isinstance(b, StateSource) else run(b)
                    for b in page.blocks)
     outline = _json(dataclasses.replace(page, blocks=blocks))
-    return f"{outline}\t{_json(runs)}"
+    return f"{outline}\t{_json(runs)}".encode()
 
 
 def _json(value: Any) -> str:
@@ -96,12 +96,12 @@ def _encoded(value: Any) -> dict:
     raise _NotKept(value)
 
 
-def encode_kept(page: ParsedPage) -> str:
-    """``encode(page)``, or ``''`` when the page holds what the store does not write."""
+def encode_kept(page: ParsedPage) -> bytes:
+    """``encode(page)``, or ``b''`` when the page holds what the store does not write."""
     try:
         return encode(page)
     except _NotKept:
-        return ""
+        return b""
 
 
 def _plain(value: Any) -> bool:
@@ -116,10 +116,10 @@ def _plain(value: Any) -> bool:
     return False
 
 
-def decode(text: str, lazy: bool = False) -> ParsedPage:
+def decode(text: bytes, lazy: bool = False) -> ParsedPage:
     """The page ``encode`` wrote; raises ``ValueError`` (and its kin) for anything else. ``lazy``: the tokens are
     decoded when first used (``StoredTokens``), not now."""
-    outline, tokens = text.split("\t")
+    outline, tokens = text.split(b"\t")
     runs = _Runs(tokens)
     page = _decoded(json.loads(outline), runs)
     if type(page) is not ParsedPage:
@@ -152,13 +152,13 @@ class _Runs:
 
     __slots__ = ("text", "runs")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: bytes) -> None:
         self.text, self.runs = text, None
 
     def decoded(self) -> list[tuple[Token, ...]]:
         if self.runs is None:
             self.runs = [tuple(_token(token["k"]) for token in run) for run in json.loads(self.text)]
-            self.text = ""
+            self.text = b""
         return self.runs
 
 
@@ -205,14 +205,14 @@ def _token(fields: list) -> Token:
     return Token(*fields)
 
 
-def entry(parsed: tuple[ParsedPage | None, list]) -> str:
-    """A parse (page and problems) as the store keeps it; ``''`` for one it does not keep (a page that failed,
+def entry(parsed: tuple[ParsedPage | None, list]) -> bytes:
+    """A parse (page and problems) as the store keeps it; ``b''`` for one it does not keep (a page that failed,
     has problems or warnings, or holds what JSON would not give back)."""
     page, problems = parsed
-    return encode_kept(page) if page is not None and not problems and not page.warnings else ""
+    return encode_kept(page) if page is not None and not problems and not page.warnings else b""
 
 
-def read_entry(text: str | None, lazy: bool = False) -> tuple[ParsedPage, list] | None:
+def read_entry(text: bytes | None, lazy: bool = False) -> tuple[ParsedPage, list] | None:
     """The parse an ``entry`` holds, or ``None`` (none kept, or not one this code reads: it is parsed again).
     ``lazy``: see ``decode``."""
     try:
@@ -221,25 +221,30 @@ def read_entry(text: str | None, lazy: bool = False) -> tuple[ParsedPage, list] 
         return None
 
 
-def load(file: Path | None) -> dict[str, str]:
-    """Source digest → the entry's JSON, for the entries that still have their recorded digest."""
+def load(file: Path | None) -> dict[str, bytes]:
+    """Source digest → the entry, for the entries that still have their recorded digest. Bytes, not text: most of
+    an entry is tokens that may never be decoded."""
     try:
-        lines = file.read_text(encoding="utf-8").split("\n") if file else []
-    except (OSError, UnicodeDecodeError):
+        lines = file.read_bytes().split(b"\n") if file else []
+    except OSError:
         return {}
     entries = {}
     for line in lines:
-        key, sha, text = (line.split("\t", 2) + ["", ""])[:3]
+        key, sha, text = (line.split(b"\t", 2) + [b"", b""])[:3]
         if text and _digest(key, text) == sha:
-            entries[key] = text
+            entries[key.decode("ascii", "replace")] = text
     return entries
 
 
-def save(file: Path, entries: dict[str, str]) -> None:
-    """Keep ``entries`` (source digest → JSON), each with the SHA-256 of its key and JSON."""
-    write_atomic(file, "".join(f"{key}\t{_digest(key, text)}\t{text}\n" for key, text in entries.items()).encode())
+def save(file: Path, entries: dict[str, bytes]) -> None:
+    """Keep ``entries`` (source digest → entry), each with the SHA-256 of its key and entry."""
+    write_atomic(file, b"".join(b"%s\t%s\t%s\n" % (key.encode(), _digest(key.encode(), text), text)
+                                for key, text in entries.items()))
 
 
-def _digest(key: str, text: str) -> str:
+def _digest(key: bytes, text: bytes) -> bytes:
     """An entry's digest covers its key too: a line moved to another key is not that key's page."""
-    return hashlib.sha256(f"{key}\t{text}".encode()).hexdigest()
+    digest = hashlib.sha256(key)
+    digest.update(b"\t")
+    digest.update(text)
+    return digest.hexdigest().encode()
