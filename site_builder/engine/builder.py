@@ -29,11 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from site_builder.engine import parsed_store
 from site_builder.load.content import Content, Evidence, SourceFile
 from site_builder.load.digest import content_digest
 from site_builder.load.loader import load_content
-from site_builder.parse.page import ParsedPage, StateSource
 from site_builder.render.keys import (
     GENERATED,
     PageFacts,
@@ -55,10 +53,11 @@ if TYPE_CHECKING:
     from jinja2 import Environment
 
     from site_builder.engine.pipeline import Parsed, PreparedSite, SiteFiles
+    from site_builder.parse.page import ParsedPage
 
-# The renderer (the pipeline, Jinja, the Markdown parser) is imported by the methods that render, parse or
-# check: a build that finds every input unchanged needs only digests, and importing it would be most of that
-# build's time (about 0.5 of 1 CPU-s at 1000 pages).
+# The renderer (the pipeline, Jinja, the Markdown parser and the parsed pages' store) is imported by the methods
+# that render, parse or check: a build that finds every input unchanged needs only digests, and importing it would
+# be most of that build's time (about 0.5 of 1 CPU-s at 1000 pages).
 
 
 @dataclass(frozen=True)
@@ -242,6 +241,7 @@ class Engine:
     def _parse(self, sources: tuple[SourceFile, ...]) -> Parsed:
         """Each source's parse, kept under the source's digest: in memory (the dev server parses only what
         changed) and, with a persisted store, between processes (``parsed_store``)."""
+        from site_builder.engine import parsed_store
         from site_builder.engine.pipeline import collector_paused, parse_split
 
         kept: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
@@ -381,5 +381,7 @@ def _urls_to_reload(changed: set[str], prepared: PreparedSite) -> tuple[str, ...
 
 def _figures_shown(page: ParsedPage) -> set[str]:
     """Figure ids a page shows (state figures and ``{fig}``), for reloading it when one is redrawn."""
+    from site_builder.parse.page import StateSource
+
     states = {b.figure for b in page.blocks if isinstance(b, StateSource) and b.figure}
     return states | {use.target for use in page.roles if use.name == "fig"}
