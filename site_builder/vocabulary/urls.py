@@ -40,8 +40,9 @@ _VALUES = re.compile(rb"=\s*(\"[^\"<>]*\"|'[^'<>]*'|[^\s\"'=<>`]+|[\"'])")
 # one (``data-href``) only adds a value to judge (an over-approximation, like the check it serves).
 _SVG_URL_VALUES = re.compile(rb"(?:" + b"|".join(re.escape(n.encode()) for n in sorted(URL_ATTRIBUTES, key=len,
                              reverse=True)) + rb")\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+)")
-_FRAGMENT = re.compile(rb'"#[\w.-]*"')
-"""A reference inside the same document (a figure's glyphs, ``xlink:href="#DejaVuSans-30"``): allowed as it is."""
+_FRAGMENT = re.compile(rb'"(?!\.\.")#?[\w.-]*"')
+"""A reference inside the same document (a figure's glyphs, ``xlink:href="#DejaVuSans-30"``) or a plain name in the
+same folder (a page's ids and links, ``page-0004.html``; not ``..``): allowed as it is."""
 _ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?")
 # Case-insensitive by character classes: re.IGNORECASE makes a search many times slower on CJK text.
 _RAW_TEXT = re.compile(r"<([sS][cC][rR][iI][pP][tT]|[sS][tT][yY][lL][eE])\b[^>]*>.*?</\1\s*>", re.DOTALL)
@@ -120,7 +121,7 @@ _ALLOWED_VALUES: set[bytes] = set()
 
 
 def _value_allowed(value: bytes, images: bool = False) -> bool:
-    if _FRAGMENT.fullmatch(value):  # nothing in it to unescape or split: most of a figure's values
+    if _FRAGMENT.fullmatch(value):  # nothing in it to unescape or split: most of a figure's or page's values
         return True
     if value[:1] in (b'"', b"'"):
         if len(value) < 2 or value[-1:] != value[:1]:
