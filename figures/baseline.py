@@ -122,15 +122,25 @@ def png_of(fig: Any) -> bytes:
 
 
 def reference_font_missing() -> str:
-    """Why the figures cannot be compared here ('' when the reference font is installed)."""
+    """Why the figures cannot be compared here ('' when the reference font is installed); asked where the figures
+    are drawn (``pool.asked_where_drawn``), so that this process need not import matplotlib."""
+    from figures.pool import asked_where_drawn
+
+    if asked_where_drawn(font_installed, REFERENCE_FONT):
+        return ""
+    return _("the figures are compared as drawn with the font '{font}', which is not installed here ({hint}; "
+             "then delete matplotlib's font cache)", font=REFERENCE_FONT, hint=FONT_HINT)
+
+
+def font_installed(family: str) -> bool:
+    """Whether matplotlib finds the font ``family`` itself, not a fallback."""
     from matplotlib import font_manager
 
     try:
-        font_manager.findfont(font_manager.FontProperties(family=REFERENCE_FONT), fallback_to_default=False)
+        font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
     except ValueError:
-        return _("the figures are compared as drawn with the font '{font}', which is not installed here ({hint}; "
-                 "then delete matplotlib's font cache)", font=REFERENCE_FONT, hint=FONT_HINT)
-    return ""
+        return False
+    return True
 
 
 def read_baseline(path: Path) -> tuple[tuple[bytes, Any] | None, str]:

@@ -112,10 +112,7 @@ class Drawers:
             yield drawn if drawn is not None else self._draw(*jobs[n])
 
     def _start(self, count: int) -> list[Any]:
-        import multiprocessing
-
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
+        context = _context()
         for _n in range(count):
             mine, theirs = context.Pipe()
             process = context.Process(target=_work, args=(theirs, self._draw), daemon=True)
@@ -123,3 +120,22 @@ class Drawers:
             theirs.close()
             self._started.append((process, mine))
         return [connection for _process, connection in self._started[-count:]]
+
+
+def _context() -> Any:
+    """multiprocessing's fork server, preloading matplotlib and the drawing modules (``PRELOAD``)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def asked_where_drawn(question: Callable[..., Any], *args: Any) -> Any:
+    """``question(*args)`` answered in a process of the fork server the figures are drawn from, which has matplotlib
+    imported: a caller that asks matplotlib one thing (is a font installed?) and draws nothing itself does not
+    import it (about a second). ``question`` must be a module-level function, ``args`` and its answer picklable."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, _context(), signal.signal, (signal.SIGINT, signal.SIG_IGN)) as asked:
+        return asked.submit(question, *args).result()
