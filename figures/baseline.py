@@ -3,8 +3,8 @@
 `figures/baseline/<id>.png` is committed, so a pull request shows the picture
 change; a figure drawn in another language (figures/i18n.py) has its own,
 `figures/baseline/<catalog>/<id>.png` (`en/`), compared the same way.
-`build.py check` draws every figure again as PNG and compares pixels
-instead of SVG bytes: SVG bytes carry the installed font's glyph outlines and
+`build.py check` saves every figure as PNG too, from the drawing its SVG comes
+from (``png_of``), and compares pixels instead of SVG bytes: SVG bytes carry the installed font's glyph outlines and
 every last bit of the data, so they differ between machines that show the same
 picture.
 
