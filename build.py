@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +59,14 @@ class Measured:
     """Record id → the record's JSON."""
     loaded: tuple = ()
     """``load_content``'s (content, problems), read once for the records and again used for the pages."""
+    baselines: dict = field(default_factory=dict)
+    """(figure id, language) → its baseline PNG, saved from the drawing the site shows (a clean run's figures)."""
 
 
 def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = None, first: bool = False) -> Measured:
-    """Run the model and draw the figures (both cached). ``first``: a translation whose figures are not all in the
-    cache yet is left out of ``editions`` (the dev server serves the course's language while they are drawn)."""
+    """Run the model and draw the figures (both cached; ``clean``: anew, each figure also as the baseline PNG
+    ``check`` compares). ``first``: a translation whose figures are not all in the cache yet is left out of
+    ``editions`` (the dev server serves the course's language while they are drawn)."""
     from contextlib import nullcontext
 
     import figures
@@ -83,11 +86,13 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
         with step(_("running lessonmodel experiments")):
             results = lessonmodel.run_all(None if clean else CACHE / "lessonmodel")  # cached by its code and config
         warned: list[str] = []  # the languages share one cache: a damaged entry is named once, not per language
+        baselines: dict[tuple[str, str], bytes] = {}
         with step(_("drawing figures")):  # once per language: a translation's figures speak its language
             drawn = figures.render_languages(
                 results, records, figure_dir, CACHE / ("figures-clean" if clean else "figures"),
                 (LANGUAGE(), *content.config.translations), drawn_only=first,
-                warn=lambda message: warned.append(localize(message, LANGUAGE())))
+                warn=lambda message: warned.append(localize(message, LANGUAGE())),
+                baselines=(lambda fid, language, png: baselines.setdefault((fid, language), png)) if clean else None)
         for message in dict.fromkeys(warned):
             say(message, file=sys.stderr)
     except figures.MarkError as error:  # a mark naming nothing drawn: the figure author's path:line
@@ -98,7 +103,7 @@ def measure_all(clean: bool = False, progress=None, figure_dir: Path | None = No
     editions = {tag: evidence_from(results, {r.id: r.data for r in edition.records}, drawn[tag], figure_dir / tag,
                                    ROOT, tag)
                 for tag, edition in zip(content.config.translations, content.editions, strict=True) if tag in drawn}
-    return Measured(replace(evidence, editions=editions), drawn[""], results, records, (content, problems))
+    return Measured(replace(evidence, editions=editions), drawn[""], results, records, (content, problems), baselines)
 
 
 def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None = None, first: bool = False):
@@ -138,7 +143,7 @@ def check(report_dir: Path | None = None) -> int:
     prepared = report.prepared
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
     checks, problems = figures.check_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured),
-                                             languages=figures.LANGUAGES)
+                                             languages=figures.LANGUAGES, drawn=measured.baselines)
     problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
     for problem in problems:
         say(problem, file=sys.stderr)

@@ -187,18 +187,16 @@ def write_manifest(figures: Iterable[Figure], inputs: Mapping[str, Any], path: P
 
 def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
                  accepted: Mapping[str, Any], baseline_dir: Path, manifest_path: Path,
-                 marks: Mapping[str, Any] | None, language: str = SOURCE_LANGUAGE) -> FigureCheck:
-    """Draw `figure` in ``language``, compare its picture with that language's baseline and, in the source
-    language, its inputs and (given the rendered entry's ``marks``) its marks with the manifest: those are the
-    same in every language, so they are said once."""
-    data, _why = figure_data(figure, results, records)
-    new_png = baseline.draw_png(figure, data or {}, language)
+                 marks: Mapping[str, Any] | None, language: str, new_png: bytes) -> FigureCheck:
+    """Compare `figure` drawn in ``language`` (``new_png``, ``baseline.png_of``) with that language's baseline and,
+    in the source language, its inputs and (given the rendered entry's ``marks``) its marks with the manifest:
+    those are the same in every language, so they are said once."""
     path = baseline.baseline_path(baseline_dir, figure.id, language)
     expected, unreadable = baseline.read_baseline(path)
     problems = [unreadable] if unreadable else []
     pixels = None
     if expected is not None:
-        pixels = baseline.compare_pixels(expected, baseline.png_pixels(new_png))
+        pixels = baseline.compare_pixels(expected, new_png)
         if pixels.fails:
             problems.append(f"{baseline.shown_path(path)}: " + _(
                 "figure {id} looks different: {n} pixels changed (tolerance {tolerance}); look at it (build.py "
@@ -218,7 +216,7 @@ def check_figure(figure: Figure, results: Mapping[str, Any], records: Mapping[st
         problems.append(in_manifest + _(
             "figure {id}: its marks changed (teacher notes point at them): {changes}; accept it with: {hint}",
             id=figure.id, changes=_joined(moved[:SHOWN_CHANGES]), hint=baseline.ACCEPT_HINT))
-    return FigureCheck(figure.id, new_png, path.read_bytes() if expected is not None else None, pixels,
+    return FigureCheck(figure.id, new_png, pixels.baseline if pixels else None, pixels,
                        tuple(changes), tuple(problems), tuple(moved), language)
 
 
@@ -236,26 +234,39 @@ def _manifest_changes(figure: Figure, results: Mapping[str, Any], records: Mappi
 
 def _check_all(figures: list[Figure], results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
                accepted: Mapping[str, Any], baseline_dir: Path, manifest_path: Path,
-               marks: Mapping[str, Mapping[str, Any]] | None, languages: Sequence[str]) -> list[FigureCheck]:
+               marks: Mapping[str, Mapping[str, Any]] | None, languages: Sequence[str],
+               drawn: Mapping[tuple[str, str], bytes]) -> list[FigureCheck]:
+    """Each figure checked in each language, its PNG taken from ``drawn`` or drawn now, on every core."""
+    from figures.pool import Drawers
+
+    wanted = [(f, language) for language in languages for f in figures]
+    jobs = [(f, figure_data(f, results, records)[0] or {}, language) for f, language in wanted
+            if (f.id, language) not in drawn]
+    with Drawers(draw=baseline.draw_png) as drawers:
+        pngs = {**drawn, **{(f.id, language): png for (f, _data, language), png in zip(jobs, drawers.draw(jobs),
+                                                                                       strict=True)}}
     return [check_figure(f, results, records, accepted, baseline_dir, manifest_path,
-                         None if marks is None else marks.get(f.id, {}), language)
-            for language in languages for f in figures]
+                         None if marks is None else marks.get(f.id, {}), language, pngs[f.id, language])
+            for f, language in wanted]
 
 
 def check_figures(figures: Iterable[Figure], results: Mapping[str, Any],
                   records: Mapping[str, Mapping[str, Any]], manifest_path: Path = MANIFEST_PATH,
                   baseline_dir: Path = baseline.BASELINE_DIR,
                   marks: Mapping[str, Mapping[str, Any]] | None = None,
-                  languages: Sequence[str] = (SOURCE_LANGUAGE,)) -> tuple[list[FigureCheck], list[str]]:
+                  languages: Sequence[str] = (SOURCE_LANGUAGE,),
+                  drawn: Mapping[tuple[str, str], bytes] | None = None) -> tuple[list[FigureCheck], list[str]]:
     """Every figure's check in each of ``languages`` (``figures.LANGUAGES``: all), and every problem
-    (`path: message`), including manifest-level ones."""
+    (`path: message`), including manifest-level ones. ``drawn``: (figure id, language) → its baseline PNG drawn
+    already by this run (``render_languages``' ``baselines``); the others are drawn here."""
     accepted, problem = read_manifest(manifest_path)
     if accepted is None:
         return [], [problem]
     missing_font = baseline.reference_font_missing()
     if missing_font:
         return [], [f"{baseline.shown_path(baseline_dir)}: {missing_font}"]
-    checks = _check_all(list(figures), results, records, accepted, baseline_dir, manifest_path, marks, languages)
+    checks = _check_all(list(figures), results, records, accepted, baseline_dir, manifest_path, marks, languages,
+                        drawn or {})
     problems = [p for c in checks for p in c.problems]
     from figures.registry import FIGURE_IDS
 
@@ -283,7 +294,7 @@ def accept_figures(figures: Iterable[Figure], results: Mapping[str, Any],
     figures = list(figures)
     accepted = read_manifest(manifest_path)[0] or {"figures": {}, "inputs": {}}
     said: list[str] = []
-    for check in _check_all(figures, results, records, accepted, baseline_dir, manifest_path, marks, languages):
+    for check in _check_all(figures, results, records, accepted, baseline_dir, manifest_path, marks, languages, {}):
         if not check.changed:
             continue
         if check.pixels is None or check.pixels.fails:

@@ -1,7 +1,7 @@
 """Drawing many figures at once, one process per core, that a Ctrl-C stops at once.
 
-A clean build draws every figure in every language (46 today, each light and dark); they are independent, so
-``Drawers`` hands them to worker processes. What keeps that safe:
+A clean build draws every figure in every language (46 today, each light and dark, and for ``build.py check``
+its baseline PNG too); they are independent, so ``Drawers`` hands them to worker processes. What keeps that safe:
 
 - The workers are forked by multiprocessing's fork server: a fresh, single-threaded process that imports
   matplotlib once (``PRELOAD``) and forks each worker from itself. No worker is forked from the calling process,
@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from figures.runner import draw_variants
-from figures.spec import Figure
 
-Job = tuple[Figure, Mapping[str, Any], str]
-"""One figure to draw: the figure, its data, the language it is drawn in (``draw_variants``'s arguments)."""
+Job = tuple[Any, ...]
+"""One figure to draw: the drawing function's arguments (``draw_variants``': the figure, its data, the language it
+is drawn in and whether its baseline PNG is saved too)."""
 PARALLEL_FROM = 4
 """Fewer figures than this are drawn here: starting the workers costs about what drawing two does."""
 PRELOAD = ["matplotlib.figure", "matplotlib.backends.backend_agg", "matplotlib.backends.backend_svg",
@@ -38,8 +38,8 @@ PRELOAD = ["matplotlib.figure", "matplotlib.backends.backend_agg", "matplotlib.b
 """Imported once by the fork server, before it forks the workers (the registry imports every drawing module)."""
 
 
-def _work(connection: Any) -> None:
-    """A worker: draw each job it is sent, answer ``draw_variants``'s result or ``None`` if drawing failed."""
+def _work(connection: Any, draw: Callable[..., Any]) -> None:
+    """A worker: draw each job it is sent, answer ``draw``'s result or ``None`` if drawing failed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
@@ -47,7 +47,7 @@ def _work(connection: Any) -> None:
         except EOFError:  # the caller is done, or gone
             return
         try:
-            drawn = draw_variants(*job)
+            drawn = draw(*job)
         except Exception:  # noqa: BLE001 (any failure: the caller's own drawing raises it with its traceback)
             drawn = None
         connection.send(drawn)
@@ -55,10 +55,14 @@ def _work(connection: Any) -> None:
 
 class Drawers:
     """``with Drawers() as drawers: drawers.draw(jobs)``: the workers start at the first ``draw`` with enough
-    figures and are terminated when the block ends, however it ends. Mutable: it owns the workers."""
+    figures and are terminated when the block ends, however it ends. Mutable: it owns the workers.
 
-    def __init__(self, workers: int | None = None) -> None:
+    Each job is drawn by ``draw`` (a module-level function: the workers receive it by name), by default
+    ``draw_variants``; ``figures.baseline.draw_png`` draws the baseline PNG alone."""
+
+    def __init__(self, workers: int | None = None, draw: Callable[..., Any] = draw_variants) -> None:
         self.workers = workers or len(os.sched_getaffinity(0))
+        self._draw = draw
         self._started: list[tuple[Any, Any]] = []
         """(process, the caller's end of its pipe) of each worker started."""
 
@@ -74,9 +78,9 @@ class Drawers:
         self._started = []
 
     def draw(self, jobs: list[Job]) -> Iterator[tuple]:
-        """``draw_variants``'s result for every job, in order, each as soon as it and those before it are drawn."""
+        """``draw``'s result for every job, in order, each as soon as it and those before it are drawn."""
         if self.workers < 2 or len(jobs) < PARALLEL_FROM:
-            yield from (draw_variants(*job) for job in jobs)
+            yield from (self._draw(*job) for job in jobs)
             return
         from multiprocessing.connection import wait
 
@@ -105,17 +109,33 @@ class Drawers:
                     except EOFError:  # the worker died: its figure is drawn here
                         done[index] = None
             drawn = done.pop(n)
-            yield drawn if drawn is not None else draw_variants(*jobs[n])
+            yield drawn if drawn is not None else self._draw(*jobs[n])
 
     def _start(self, count: int) -> list[Any]:
-        import multiprocessing
-
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
+        context = _context()
         for _n in range(count):
             mine, theirs = context.Pipe()
-            process = context.Process(target=_work, args=(theirs,), daemon=True)
+            process = context.Process(target=_work, args=(theirs, self._draw), daemon=True)
             process.start()
             theirs.close()
             self._started.append((process, mine))
         return [connection for _process, connection in self._started[-count:]]
+
+
+def _context() -> Any:
+    """multiprocessing's fork server, preloading matplotlib and the drawing modules (``PRELOAD``)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def asked_where_drawn(question: Callable[..., Any], *args: Any) -> Any:
+    """``question(*args)`` answered in a process of the fork server the figures are drawn from, which has matplotlib
+    imported: a caller that asks matplotlib one thing (is a font installed?) and draws nothing itself does not
+    import it (about a second). ``question`` must be a module-level function, ``args`` and its answer picklable."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, _context(), signal.signal, (signal.SIGINT, signal.SIG_IGN)) as asked:
+        return asked.submit(question, *args).result()

@@ -147,23 +147,27 @@ def drawn_texts(fig: Any) -> list[str]:
     return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
 
 
-def draw_variants(figure: Figure, data: Mapping[str, Any],
-                  language: str = FIGURE_LANGUAGE) -> tuple[bytes, bytes, dict[str, Any], list[str]]:
+def draw_variants(figure: Figure, data: Mapping[str, Any], language: str = FIGURE_LANGUAGE,
+                  baseline: bool = False) -> tuple[bytes, bytes, dict[str, Any], list[str], bytes | None]:
     """Draw one figure once; return its light SVG, its dark variant (recoloured on the same
-    matplotlib figure by figures/dark.py), its marks' boxes and its texts (imports matplotlib)."""
+    matplotlib figure by figures/dark.py), its marks' boxes, its texts and, with ``baseline``, the PNG
+    ``build.py check`` compares with its baseline (``figures.baseline.png_of``, saved from this same drawing:
+    a quarter cheaper than drawing it again); imports matplotlib."""
     import matplotlib
 
     from figures import dark
+    from figures.baseline import png_of
 
     light, dark_svg = io.BytesIO(), io.BytesIO()
     with drawn_figure(figure, data, language) as (fig, marks):
         fig.savefig(light, format="svg", metadata=SVG_METADATA)
         boxes = mark_boxes(fig, marks, figure.id, figure.draw)
         texts = drawn_texts(fig)
+        png = png_of(fig) if baseline else None  # before darkening: the baseline is the light figure
         with matplotlib.rc_context(dark.DARK_RC):
             dark.darken(fig)
             fig.savefig(dark_svg, format="svg", metadata=SVG_METADATA)
-    return light.getvalue(), dark_svg.getvalue(), boxes, texts
+    return light.getvalue(), dark_svg.getvalue(), boxes, texts, png
 
 
 def _write_if_changed(path: Path, content: bytes) -> None:
@@ -255,10 +259,11 @@ def _plan(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], 
 
 
 def _finish(planned: list[_Planned], skipped: dict[str, str], fresh: Iterator[tuple], out_dir: Path,
-            cache_dir: Path, warn: Callable[[str], None], language: str) -> Rendered:
+            cache_dir: Path, warn: Callable[[str], None], language: str,
+            baselines: Callable[[str, str, bytes], None] | None = None) -> Rendered:
     """Store what was drawn (``fresh``: ``draw_variants``'s results for the figures without a cache entry, in
-    order, each stored as it comes), write every figure into ``out_dir`` and say which cache entries were
-    discarded."""
+    order, each stored as it comes), write every figure into ``out_dir``, hand each baseline PNG drawn to
+    ``baselines`` and say which cache entries were discarded."""
     out_dir.mkdir(parents=True, exist_ok=True)
     done: dict[str, dict[str, Any]] = {}
     drawn: list[str] = []
@@ -266,7 +271,9 @@ def _finish(planned: list[_Planned], skipped: dict[str, str], fresh: Iterator[tu
     for job in planned:
         bad = job.bad
         if job.hit is None:
-            svg, dark_svg, marks, texts = next(fresh)
+            svg, dark_svg, marks, texts, png = next(fresh)
+            if png is not None and baselines is not None:
+                baselines(job.figure.id, language, png)
             width, height = svg_size_px(svg)
             meta = {"id": job.figure.id, "svg_sha256": sha256(svg), "dark_sha256": sha256(dark_svg),
                     "width": width, "height": height, "marks": marks, "texts": texts}
@@ -313,11 +320,14 @@ def render(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]],
 
 def render_languages(results: Mapping[str, Any], records: Mapping[str, Mapping[str, Any]], out_dir: Path,
                      cache_dir: Path, languages: tuple[str, ...], *, warn: Callable[[str], None] = _warn,
-                     drawn_only: bool = False) -> dict[str, dict[str, dict[str, Any]]]:
+                     drawn_only: bool = False, baselines: Callable[[str, str, bytes], None] | None = None,
+                     ) -> dict[str, dict[str, dict[str, Any]]]:
     """Every figure in each of ``languages``: output folder → figure id → its entry (``render``'s ``figures``), the
     first language's in ``out_dir`` (folder ``""``), each other's in ``out_dir/<language>`` (folder its tag). Keyed
     by folder, not language: a translation into the first language itself still gets its folder. Their figures to
-    draw are drawn together, on every core (figures/pool.py).
+    draw are drawn together, on every core (figures/pool.py). ``baselines``: each figure drawn (not taken from the
+    cache) is also saved as its baseline PNG and handed to it with its id and language (what ``build.py check``
+    compares: the drawing the site shows).
 
     ``drawn_only``: a language after the first is left out of the result, and not drawn, unless every one of its
     figures is in the cache (the dev server shows the first language's pages first and draws the rest after)."""
@@ -330,9 +340,10 @@ def render_languages(results: Mapping[str, Any], records: Mapping[str, Mapping[s
     if drawn_only:
         plans = {folder: plan for folder, plan in plans.items()
                  if not folder or all(job.hit is not None for job in plan[0])}
-    jobs = [(job.figure, job.data, folders[folder]) for folder, (planned, _skipped) in plans.items()
-            for job in planned if job.hit is None]
+    jobs = [(job.figure, job.data, folders[folder], baselines is not None)
+            for folder, (planned, _skipped) in plans.items() for job in planned if job.hit is None]
     with Drawers() as drawers:
         fresh = drawers.draw(jobs)
-        return {folder: _finish(planned, skipped, fresh, out_dir / folder, cache_dir, warn, folders[folder]).figures
+        return {folder: _finish(planned, skipped, fresh, out_dir / folder, cache_dir, warn, folders[folder],
+                                baselines).figures
                 for folder, (planned, skipped) in plans.items()}

@@ -36,7 +36,7 @@ def test_a_measured_skeleton_draws_every_value_of_any_experiment_with_a_visible_
     figure = _figure(path)
     data, missing = figure_data(figure, results, {})
     assert missing == ""
-    svg, dark_svg, marks, _ = draw_variants(figure, data)  # raises MarkError for a mark covering nothing visible
+    svg, dark_svg, marks, *_ = draw_variants(figure, data)  # raises MarkError for a mark covering nothing visible
     values = results["experiments"][experiment]["values"]
     assert sorted(marks) == sorted(values) and svg and dark_svg
     assert all(mark["box"][2] - mark["box"][0] >= 1 and mark["box"][3] - mark["box"][1] >= 1

@@ -24,11 +24,11 @@ def test_a_worker_parses_its_share_into_what_this_process_would_make():
     alone = pipeline.parse_split(sources, workers=1)
     split = pipeline.parse_split(sources, workers=2)
     assert [parsed for parsed, _entry in split] == [parsed for parsed, _entry in alone]
-    assert all(entry == "" for _parsed, entry in alone)
+    assert all(entry == b"" for _parsed, entry in alone)
     share = round(len(sources) * pipeline.WORKER_SHARE)
     entries = [entry for _parsed, entry in split]
-    assert entries[:len(sources) - share] == [""] * (len(sources) - share)  # parsed here: the store encodes them
-    assert entries[-2] == "" and split[-2][0][1], "the page with a problem is parsed here, with its problem"
+    assert entries[:len(sources) - share] == [b""] * (len(sources) - share)  # parsed here: the store encodes them
+    assert entries[-2] == b"" and split[-2][0][1], "the page with a problem is parsed here, with its problem"
     assert all(parsed_store.read_entry(entry) == parsed for parsed, entry in split[len(sources) - share:] if entry)
     assert sum(1 for entry in entries if entry) == share - 1
 

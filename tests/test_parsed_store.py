@@ -15,6 +15,7 @@ from site_builder.engine import parsed_store, pipeline
 from site_builder.engine.builder import Engine, Output
 from site_builder.engine.pipeline import parse_sources
 from site_builder.load.loader import load_content
+from site_builder.parse.page import StateSource
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "basic" / "content"
@@ -35,14 +36,37 @@ def test_a_page_read_back_is_the_parsed_page_with_its_types(where):
         back = parsed_store.decode(parsed_store.encode(page))
         assert back == page
         assert repr(back) == repr(page)  # the same types too: tuples stay tuples, tokens tokens
+        assert all(type(run) is tuple for block in back.blocks
+                   for run in ((block.caption, block.body, block.more, block.teacher)
+                               if isinstance(block, StateSource) else (block,)))
+
+
+def test_a_page_read_back_lazily_decodes_its_tokens_on_first_use_and_equals_the_page():
+    pages = _pages(ROOT)
+    for page in pages:
+        text = parsed_store.encode(page)
+        lazy = parsed_store.decode(text, lazy=True)
+        runs = [run for block in lazy.blocks for run in ((block.caption, block.body, block.more, block.teacher)
+                                                          if isinstance(block, StateSource) else (block,))]
+        assert {type(run) for run in runs} == {parsed_store.StoredTokens}
+        assert runs[0]._runs.runs is None  # nothing decoded yet: checking a page reads its outline alone
+        assert lazy.roles == page.roles and lazy.anchors == page.anchors and lazy.meta == page.meta
+        assert lazy == page and repr(lazy) == repr(page)
+        assert runs[0]._runs.runs is not None
+        assert parsed_store.encode(lazy) == text  # written back as it was read
+        tuples = [run for block in page.blocks for run in ((block.caption, block.body, block.more, block.teacher)
+                                                           if isinstance(block, StateSource) else (block,))]
+        for run, tokens in zip(runs, tuples, strict=True):  # a tuple's behaviour
+            assert len(run) == len(tokens) and list(run) == list(tokens) and run[1:] == tokens[1:]
+            assert run + tokens == tokens + run == tokens + tokens and bool(run) == bool(tokens)
 
 
 def test_a_page_holding_what_json_changes_is_not_kept():
     page = _pages(FIXTURE.parent)[0]
     token = next(b for b in page.blocks if isinstance(b, tuple))[0]
     odd = dataclasses.replace(page, blocks=((Token(**{**vars_of(token), "meta": {"span": (1, 2)}}),),))
-    assert parsed_store.encode_kept(odd) == ""
-    assert parsed_store.encode_kept(dataclasses.replace(page, anchors=list(page.anchors))) == ""
+    assert parsed_store.encode_kept(odd) == b""
+    assert parsed_store.encode_kept(dataclasses.replace(page, anchors=list(page.anchors))) == b""
 
 
 def vars_of(token: Token) -> dict:
@@ -65,8 +89,8 @@ def test_an_entry_changed_on_disk_is_parsed_again(tmp_path, monkeypatch):
     lines = (store / "parsed.jsonl").read_text(encoding="utf-8").split("\n")
     lines[0] = lines[0].replace('"', "'", 1)
     lines[1] = lines[1][:len(lines[1]) // 2]
-    key, _sha, _text = lines[2].split("\t")
-    lines[2] = "\t".join([key, parsed_store._digest(key, "[1,2"), "[1,2"])
+    key, _sha, _text = lines[2].split("\t", 2)
+    lines[2] = "\t".join([key, parsed_store._digest(key.encode(), b"[1,2").decode(), "[1,2"])
     (store / "parsed.jsonl").write_text("\n".join(lines), encoding="utf-8")
     parsed = []
     real = pipeline.parse_source

@@ -27,3 +27,13 @@ def test_the_search_key_is_no_url_but_a_path_leaving_the_site_still_is():
     assert urls._surely_allowed(b'<input aria-keyshortcuts="/">')
     assert not urls._surely_allowed(b'<a href="/">')
     assert not urls._surely_allowed(b'<a aria-keyshortcuts="/" href="/etc">')
+
+
+@pytest.mark.parametrize("value", ['"page-0004-b1"', '"#page-0004-b1"', '"page-0004.html"', '"#.."', '"."', '""',
+                                   '"..."', '".."', '"a/b"', '"a:b"', '"&#47;x"', '"a b"', '"/x"'])
+def test_a_plain_name_passes_at_once_only_where_the_full_check_allows_it(value):
+    """Ids and names in the page's folder skip the unescaping and the word split, never to another verdict."""
+    if urls._FRAGMENT.fullmatch(value.encode()):
+        assert urls.allowed_url(value[1:-1]) and value != '".."'
+    assert urls._value_allowed(value.encode()) == (urls.allowed_url(value[1:-1].replace("&#47;", "/"))
+                                                   and all(urls.allowed_url(w) for w in value[1:-1].split()))

@@ -29,11 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from site_builder.engine import parsed_store
 from site_builder.load.content import Content, Evidence, SourceFile
 from site_builder.load.digest import content_digest
 from site_builder.load.loader import load_content
-from site_builder.parse.page import ParsedPage, StateSource
 from site_builder.render.keys import (
     GENERATED,
     PageFacts,
@@ -55,10 +53,11 @@ if TYPE_CHECKING:
     from jinja2 import Environment
 
     from site_builder.engine.pipeline import Parsed, PreparedSite, SiteFiles
+    from site_builder.parse.page import ParsedPage
 
-# The renderer (the pipeline, Jinja, the Markdown parser) is imported by the methods that render, parse or
-# check: a build that finds every input unchanged needs only digests, and importing it would be most of that
-# build's time (about 0.5 of 1 CPU-s at 1000 pages).
+# The renderer (the pipeline, Jinja, the Markdown parser and the parsed pages' store) is imported by the methods
+# that render, parse or check: a build that finds every input unchanged needs only digests, and importing it would
+# be most of that build's time (about 0.5 of 1 CPU-s at 1000 pages).
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ class Engine:
         self._pages: dict[bool, dict[str, tuple[str, SiteFiles]]] = {o.teacher: {} for o in outputs}
         self._written: dict[Path, dict] = {o.folder: self._load_state(o.folder) for o in outputs}
         self._jinja: tuple[str, Environment] | None = None
-        self._stored: dict[str, str] | None = None
+        self._stored: dict[str, bytes] | None = None
         """Source digest → the parsed page as persisted (``parsed_store``), once read."""
         self.prepared: PreparedSite | None = None
         """The site of the build being written (for an output's ``finish``), then of the last one."""
@@ -242,6 +241,7 @@ class Engine:
     def _parse(self, sources: tuple[SourceFile, ...]) -> Parsed:
         """Each source's parse, kept under the source's digest: in memory (the dev server parses only what
         changed) and, with a persisted store, between processes (``parsed_store``)."""
+        from site_builder.engine import parsed_store
         from site_builder.engine.pipeline import collector_paused, parse_split
 
         kept: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
@@ -251,7 +251,7 @@ class Engine:
             held = {}  # source digest → the parse kept in memory or read back from the store
             for source in sources:
                 key = self._keys[source.path] = digest(code_digest(), source.path, source.text)
-                if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key)):
+                if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key), lazy=True):
                     held[key] = found
             missing = [source for source in sources if self._keys[source.path] not in held]
             # The dev server's process has threads (its HTTP server): it parses alone, never forks.
@@ -259,7 +259,7 @@ class Engine:
             for source in sources:
                 key = self._keys[source.path]
                 # Only an entry read back, or made by a parsing worker, is kept as it is.
-                parsed, text = (held[key], stored.get(key, "")) if key in held else fresh[source]
+                parsed, text = (held[key], stored.get(key, b"")) if key in held else fresh[source]
                 kept[key] = parsed
                 if self.store and (text := text or parsed_store.entry(parsed)):
                     self._stored[key] = text
@@ -381,5 +381,7 @@ def _urls_to_reload(changed: set[str], prepared: PreparedSite) -> tuple[str, ...
 
 def _figures_shown(page: ParsedPage) -> set[str]:
     """Figure ids a page shows (state figures and ``{fig}``), for reloading it when one is redrawn."""
+    from site_builder.parse.page import StateSource
+
     states = {b.figure for b in page.blocks if isinstance(b, StateSource) and b.figure}
     return states | {use.target for use in page.roles if use.name == "fig"}

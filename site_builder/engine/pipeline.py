@@ -82,9 +82,9 @@ def _forks(workers: int, pages: int) -> bool:
 
 
 def parse_split(sources: list[SourceFile], workers: int = 1) -> list[tuple[tuple[ParsedPage | None, list[Problem]],
-                                                                          str]]:
+                                                                          bytes]]:
     """Each source's parse (``parse_source``) and, for a page a worker parsed, the parsed-page store's entry it came
-    back as (``''`` for the others).
+    back as (``b''`` for the others).
 
     With ``workers`` > 1 and from ``PARALLEL_MIN_PAGES`` pages on, one forked worker parses the last
     ``WORKER_SHARE`` of them while this process parses the rest: both cores are busy from the start of a
@@ -94,7 +94,7 @@ def parse_split(sources: list[SourceFile], workers: int = 1) -> list[tuple[tuple
     """
     md = make_markdown()
     if not _forks(workers, len(sources)):
-        return [(parse_source(source, md), "") for source in sources]
+        return [(parse_source(source, md), b"") for source in sources]
     mine = round(len(sources) * (1 - WORKER_SHARE))
     chunks = [sources[start:start + PARSE_CHUNK] for start in range(mine, len(sources), PARSE_CHUNK)]
     # Forked before its first task, with no thread alive here; it leaves Ctrl-C to this process.
@@ -102,7 +102,7 @@ def parse_split(sources: list[SourceFile], workers: int = 1) -> list[tuple[tuple
                              (signal.SIGINT, signal.SIG_IGN)) as pool:
         sent = [pool.submit(_entries, chunk) for chunk in chunks]
         try:
-            here = [(parse_source(source, md), "") for source in sources[:mine]]
+            here = [(parse_source(source, md), b"") for source in sources[:mine]]
             there = [(parsed_store.read_entry(text) or parse_source(source, md), text)
                      for chunk, future in zip(chunks, sent, strict=True)
                      for source, text in zip(chunk, future.result(), strict=True)]
@@ -113,7 +113,7 @@ def parse_split(sources: list[SourceFile], workers: int = 1) -> list[tuple[tuple
     return here + there
 
 
-def _entries(sources: list[SourceFile]) -> list[str]:
+def _entries(sources: list[SourceFile]) -> list[bytes]:
     """In a parsing worker: each source's parse as the parsed-page store's entry (``parsed_store.entry``)."""
     md = make_markdown()
     return [parsed_store.entry(parse_source(source, md)) for source in sources]

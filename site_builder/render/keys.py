@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from site_builder.check.refs import REFERENCE_ROLES, split_title
 from site_builder.load.content import Evidence
-from site_builder.parse.page import ParsedPage, StateSource
 
-if TYPE_CHECKING:  # only named: importing the renderer would slow a build that changes nothing
+if TYPE_CHECKING:  # only named: importing the renderer or the parser would slow a build that changes nothing
+    from site_builder.parse.page import ParsedPage
     from site_builder.render.html import SiteView
 
 GENERATED = "(generated)"
@@ -91,6 +91,8 @@ class PageFacts:
 
 
 def page_facts(page: ParsedPage) -> PageFacts:
+    from site_builder.parse.page import StateSource
+
     meta = page.meta
     shown = [(b.id, b.title, b.figure) for b in page.blocks if isinstance(b, StateSource) and b.figure]
     targets = [(use.name, split_title(use.target)[1]) for use in page.roles if use.name in REFERENCE_ROLES]

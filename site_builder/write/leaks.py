@@ -22,6 +22,7 @@ import gzip
 import hashlib
 import html
 import io
+import itertools
 import json
 import re
 import zipfile
@@ -96,8 +97,10 @@ def teacher_only(prepared: PreparedSite) -> TeacherOnly:
         public.append(tokens("\n".join(line for n, line in enumerate(lines) if n not in hidden)))
         for start, end in page.teacher_spans:
             placed = [(token, n) for n in range(start, end) if n not in syntax for token in tokens(lines[n])]
-            for i, window in enumerate(_windows([t for t, _n in placed])):
-                if sum(t.isdigit() for t in window) < 2:  # "第 1 层第 2 层": counters and axes repeat everywhere
+            found = [t for t, _n in placed]
+            digits = list(itertools.accumulate((t.isdigit() for t in found), initial=0))  # numbers before each token
+            for i, window in enumerate(_windows(found)):
+                if digits[i + WINDOW] - digits[i] < 2:  # "第 1 层第 2 层": counters and axes repeat everywhere
                     runs.setdefault(window, (page.meta.path, placed[i][1] + 1))
     for text in public:  # a run public text holds too proves nothing
         for window in runs.keys() & _windows(text):
@@ -137,21 +140,30 @@ def _teacher_pictures(prepared: PreparedSite) -> dict[str, str]:
 
 
 def teacher_leaks(prepared: PreparedSite, site: Path) -> list[Problem]:
-    """Teacher-only text, markup or pictures in any file of ``site`` (the public site)."""
-    only = teacher_only(prepared)
-    found: dict[str, list[str]] = {}  # by digest: the same bytes (a page and its copy in the zip) read once
-    problems = []
+    """Teacher-only text, markup or pictures in any file of ``site`` (the public site): the source's notes
+    anywhere in it, each translation's (``prepared.editions``) in its folder. Each file is read and its text
+    made tokens once, whichever editions look for their notes in it."""
+    editions = [(teacher_only(prepared), "", site.name)] + [
+        (teacher_only(edition), f"{edition.content.config.language}/", edition.content.config.language)
+        for edition in prepared.editions]
+    found: dict[tuple[int, str], list[str]] = {}  # by digest: the same bytes (a page and its copy in the zip) once
+    problems: list[list[Problem]] = [[] for _edition in editions]  # each edition's, in turn
     for name, data in _files(site):
-        where = f"{site.name}/{name}"
-        digest = hashlib.sha256(data).hexdigest()
-        if digest in only.pictures:
-            problems.append(Problem(where, 0, _("picture {path} is shown only in a teacher note but is published "
-                                                "here", path=only.pictures[digest])))
-        if digest not in found:
-            text = _text(data)
-            found[digest] = _text_leaks(text, only.runs) if text is not None else []
-        problems += [Problem(where, 0, message) for message in found[digest]]
-    return problems
+        digest, text, words = hashlib.sha256(data).hexdigest(), None, None
+        for n, (only, folder, shown) in enumerate(editions):
+            if not name.startswith(folder):
+                continue
+            where = f"{shown}/{name.removeprefix(folder)}"
+            if digest in only.pictures:
+                problems[n].append(Problem(where, 0, _("picture {path} is shown only in a teacher note but is "
+                                                       "published here", path=only.pictures[digest])))
+            if (n, digest) not in found:
+                if words is None:
+                    text = _text(data)
+                    words = tokens(text) if text is not None else []
+                found[n, digest] = _text_leaks(text, words, only.runs) if text is not None else []
+            problems[n] += [Problem(where, 0, message) for message in found[n, digest]]
+    return [problem for edition in problems for problem in edition]
 
 
 def _files(site: Path) -> Iterator[tuple[str, bytes]]:
@@ -192,11 +204,11 @@ def _text(data: bytes) -> str | None:
     return text
 
 
-def _text_leaks(text: str, runs: dict[Window, tuple[str, int]]) -> list[str]:
-    """What of the teacher notes ``text`` holds: one message for each note line it repeats."""
+def _text_leaks(text: str, found: list[str], runs: dict[Window, tuple[str, int]]) -> list[str]:
+    """What of the teacher notes ``text`` (its ``tokens``: ``found``) holds: one message for each note line it
+    repeats."""
     problems = [_("teacher-only markup '{markup}' in the public site", markup=m)
                 for m in sorted(set(_MARKUP.findall(text)))]
-    found = tokens(text)
     if runs.keys().isdisjoint(_windows(found)):
         return problems
     first: dict[tuple[str, int], Window] = {}

@@ -63,19 +63,13 @@ def verify_output(prepared: PreparedSite, public: Path, teacher: Path) -> list[P
     placeholders = placeholder_problems(prepared.content.pages)
     if "fork" not in multiprocessing.get_all_start_methods():
         return placeholders + _broken_links(public, root) + _broken_links(teacher, root) \
-            + _leaks(prepared, public)
+            + teacher_leaks(prepared, public)
     quiet = (signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is this process's to report, once
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"),
                                                 initializer=signal.signal, initargs=quiet) as pool:
         links = pool.submit(_both_sites_links, public, teacher, root)
-        leaks = _leaks(prepared, public)
+        leaks = teacher_leaks(prepared, public)
         return placeholders + links.result() + leaks
-
-
-def _leaks(prepared: PreparedSite, public: Path) -> list[Problem]:
-    """Teacher text in the public site: the source's notes anywhere in it, each translation's in its folder."""
-    return teacher_leaks(prepared, public) + [p for edition in prepared.editions
-                                              for p in teacher_leaks(edition, public / edition.content.config.language)]
 
 
 def _both_sites_links(public: Path, teacher: Path, root: str) -> list[Problem]:
