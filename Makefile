@@ -82,9 +82,9 @@ serve: $(VENV)/.installed-site fonts
 # One pytest-xdist worker per core, each taking whole test files (--dist loadscope): a file's module fixtures
 # (a project copy, a course built twice, a fresh venv) are made once, not once per worker. More workers than cores
 # gained nothing here (2 cores: 13 min 50 s with three against 13 min 51 s with two): while a worker waits, the
-# builds and the Chromium it started keep the cores busy (a tab on a slowed CPU spins rather than sleeps). The files go out in the order tests/conftest.py gives them
-# (the longest first), not xdist's own. What every worker needs (the real course's browser sites, .cache/npm) is
-# made once per run (tests/shared.py).
+# builds and the Chromium it started keep the cores busy (a tab on a slowed CPU spins rather than sleeps). The
+# files go out in the order tests/conftest.py gives them (the longest first), not xdist's own. What every worker
+# needs (the real course's browser sites, .cache/npm) is made once per run (tests/shared.py).
 XDIST := -n auto --dist loadscope --no-loadscope-reorder
 
 test: $(VENV)/.installed test-deps
