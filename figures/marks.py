@@ -68,7 +68,9 @@ def draw_location(draw: Any) -> tuple[str, int]:
     from figures.baseline import shown_path  # not at the top: baseline imports the runner, which imports marks
 
     draw = inspect.unwrap(draw)
-    return shown_path(Path(inspect.getsourcefile(draw) or "?")), inspect.getsourcelines(draw)[1]
+    code = getattr(draw, "__code__", None)  # a function's first line is its own (inspect would read the whole file)
+    line = code.co_firstlineno if code else inspect.getsourcelines(draw)[1]
+    return shown_path(Path(inspect.getsourcefile(draw) or "?")), line
 
 
 def mark_boxes(fig: Any, marks: Mapping[str, Any] | None, figure_id: str, draw: Any) -> dict[str, dict[str, Any]]:
