@@ -240,6 +240,10 @@ def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], p
                    workers: int, jinja: Environment) -> dict[bool, SiteFiles]:
     global _FORKED
     _FORKED = (views, wanted, jinja)
+    # Compiled here, once: a worker would compile each template it uses again, and this process still renders
+    # the generated pages with them.
+    for name in jinja.list_templates(extensions=("j2",)):
+        jinja.get_template(name)
     try:
         # Workers leave Ctrl-C to this process, which stops them: one message, not one traceback each.
         with multiprocessing.get_context("fork").Pool(workers, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
