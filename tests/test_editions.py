@@ -214,6 +214,16 @@ def test_a_translation_has_its_own_title_glossary_and_source_texts(tmp_path):
     assert english.title in sources and english.checked in sources
 
 
+
+def test_a_translation_s_glossary_definition_is_checked_where_it_is_written(tmp_path):
+    """A definition the glossary page could not show (here, maths that does not render) is a problem of the
+    translation's own glossary.yml, at the definition's line."""
+    glossary = "- id: kv-cache\n  term: KV cache\n  definition: What each layer keeps, $\\foo$.\n"
+    problems = _problems(write_course(tmp_path, {"r1": R1_EN}, en_files={"glossary.yml": glossary}))
+    assert [p for p in problems if "glossary.yml" in p] == [p for p in problems if p.startswith(
+        "content/en/glossary.yml:3: ")] != [], problems
+
+
 # ------------------------------------------------------------------------------------------- engine --
 def _tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
