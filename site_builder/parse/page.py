@@ -22,8 +22,6 @@ from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 from site_builder.vocabulary.provenance import PROVENANCES
 
-_STATE_ID = re.compile(r"^b(\d+)$")
-
 
 @dataclass(frozen=True)
 class RoleUse:
@@ -163,13 +161,10 @@ def _tab_lists(tokens: list[Token], body: str, path: str) -> tuple[Problem, ...]
     """Indented code blocks that look like a list indented with a tab: CommonMark reads a tab as 4 columns,
     so an editor's tab-indented list silently becomes code."""
     lines = body.split("\n")
-    found = []
-    for token in tokens:
-        if token.type == "code_block" and token.map and lines[token.map[0]].startswith("\t") \
-                and _LIST_ITEM.match(token.content):
-            found.append(Problem(path, token.map[0] + 1, _("warning: this list is indented with a tab, so it is "
-                                   "shown as a code block; start the list at the margin, or indent with spaces")))
-    return tuple(found)
+    return tuple(Problem(path, token.map[0] + 1, _("warning: this list is indented with a tab, so it is shown as a "
+                                                   "code block; start the list at the margin, or indent with spaces"))
+                 for token in tokens if token.type == "code_block" and token.map
+                 and lines[token.map[0]].startswith("\t") and _LIST_ITEM.match(token.content))
 
 
 def _top_level(tokens: list[Token], names: tuple[str, ...]) -> Iterator[tuple[str, list[Token]]]:
