@@ -20,11 +20,9 @@ from figures.spec import Figure
 def _kv_cell(ax: Any, x: float, y: float, w: float, h: float, *, new: bool = False,
              stale: bool = False) -> list[Any]:
     """One cache entry: a K half and a V half (both patches returned)."""
-    edge = s.STALE_COLOR if stale else (s.ORANGE if new else None)
-    ls = "--" if (new or stale) else "-"
-    fill = "#fbe3d3" if stale else "white"
-    return [s.kv_box(ax, x, y, w / 2 - 0.04, h, "K", edge=edge, ls=ls, fill=fill, fs=s.FS_SMALL),
-            s.kv_box(ax, x + w / 2 + 0.04, y, w / 2 - 0.04, h, "V", edge=edge, ls=ls, fill=fill, fs=s.FS_SMALL)]
+    edge, ls = (s.ORANGE, "--") if new else (None, "-")
+    return [s.kv_box(ax, x, y, w / 2 - 0.04, h, "K", edge=edge, ls=ls, stale=stale, fs=s.FS_SMALL),
+            s.kv_box(ax, x + w / 2 + 0.04, y, w / 2 - 0.04, h, "V", edge=edge, ls=ls, stale=stale, fs=s.FS_SMALL)]
 
 
 def draw_b0(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,7 +105,7 @@ def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[li
             edited_word.append(s.note(ax, x + cw / 2, 0.95, original[i], color=s.MUTED, fs=s.FS_SMALL))
             ax.plot([x + 0.45, x + cw - 0.45], [0.95, 0.95], color=s.MUTED, lw=s.LW_THIN, label=s.STRIKETHROUGH)
         word = s.box(ax, x + 0.05, 0.1, cw - 0.1, 0.6, tok, fs=s.FS_SMALL,
-                     fc="#fbe3d3" if i == edit else s.FAINT_FILL, ec=s.STALE_COLOR if i == edit else s.INK)
+                     fc=s.STALE_FILL if i == edit else s.FAINT_FILL, ec=s.STALE_COLOR if i == edit else s.INK)
         if i == edit:
             edited_word.append(word)
     kept: list[Any] = []

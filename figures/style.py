@@ -46,6 +46,7 @@ Q_COLOR = VERMILION
 K_COLOR = BLUE
 V_COLOR = GREEN
 STALE_COLOR = VERMILION  # entries invalidated by an edit
+STALE_FILL = "#fbe3d3"  # their pale red fill
 PARAM_COLOR = BLUE
 
 # Type scale (pt). See the module docstring for why these are large.
@@ -167,9 +168,11 @@ def box(ax: Any, x: float, y: float, w: float, h: float, text: str = "", *, fc: 
 
 
 def kv_box(ax: Any, x: float, y: float, w: float, h: float, which: str, *, edge: str | None = None,
-           ls: str = "-", fill: str = "white", fs: float = FS_TEXT) -> Any:
-    """One cached key (``which="K"``) or value (``"V"``) in its role's colours; ``edge`` marks it new or stale."""
+           ls: str = "-", fill: str = "white", fs: float = FS_TEXT, stale: bool = False) -> Any:
+    """One cached key (``which="K"``) or value (``"V"``) in its role's colours; ``edge`` marks it new, ``stale``
+    (pale red, dashed) changed since it was cached."""
     role, text = (K_COLOR, BLUE_TEXT) if which == "K" else (V_COLOR, GREEN_TEXT)
+    edge, ls, fill = (STALE_COLOR, "--", STALE_FILL) if stale else (edge, ls, fill)
     return box(ax, x, y, w, h, which, fc=fill, ec=edge or role, ls=ls, color=text, fs=fs, weight="bold")
 
 

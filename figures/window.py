@@ -12,13 +12,6 @@ from figures.marks import mark
 from figures.spec import Figure
 
 
-def _cell(ax: Any, x: float, y: float, w: float, h: float, letter: str, changed: bool, color: str,
-          text_color: str) -> Any:
-    """Half of a cache entry (K or V), pale red and dashed when its value changed."""
-    return s.box(ax, x, y, w, h, letter, fc="#fbe3d3" if changed else "white", ec=s.STALE_COLOR if changed else color,
-                 ls="--" if changed else "-", color=text_color, fs=s.FS_SMALL, weight="bold", lw=s.LW)
-
-
 def _grid(ax: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     tokens = series(data, "front_truncation", "tokens")
     dropped = value(data, "front_truncation.n_dropped")
@@ -36,9 +29,8 @@ def _grid(ax: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         cells[layer] = []
         for i, x in enumerate(xs):
             half = (pitch - 0.16) / 2
-            cells[layer] += [_cell(ax, x + 0.04, y, half, 0.8, "K", keys[layer][i] > 0, s.K_COLOR, s.BLUE_TEXT),
-                             _cell(ax, x + 0.08 + half, y, half, 0.8, "V", vals[layer][i] > 0, s.V_COLOR,
-                                   s.GREEN_TEXT)]
+            cells[layer] += [s.kv_box(ax, x + 0.04, y, half, 0.8, "K", stale=keys[layer][i] > 0, fs=s.FS_SMALL),
+                             s.kv_box(ax, x + 0.08 + half, y, half, 0.8, "V", stale=vals[layer][i] > 0, fs=s.FS_SMALL)]
     gone = s.note(ax, 0.05, 4.4, tr("丢掉 {tokens}，留下的从 0 重新编号", tokens=" ".join(tokens[:dropped])), ha="left",
                   color=s.INK, weight="bold")
     s.note(ax, 0.05, 0.98, tr("编号"), ha="left", fs=s.FS_TAG)
