@@ -193,6 +193,11 @@ def note(ax: Any, x: float, y: float, text: str, *, color: str = MUTED, fs: floa
     return ax.text(x, y, text, ha=ha, va=va, fontsize=fs, color=color, fontweight=weight)
 
 
+def title(fig: Any, text: str) -> Any:
+    """The figure's title, at the top left of its card, where every figure has it; returns it (a mark may name it)."""
+    return fig.text(0.03, 0.955, text, fontsize=FS_TEXT, weight="bold", va="top")
+
+
 def sci(x: float) -> str:
     """A number for a log-scale plot, as mathtext, in the drawing language: 1.8×10⁻¹⁵, 0.63, 0."""
     if x == 0:
