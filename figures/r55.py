@@ -127,19 +127,8 @@ def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[li
 
 
 def _diff_bars(ax: Any, legal: float, stale: float) -> dict[str, Any]:
-    labels = [tr("按新前缀\n重建的缓存"), tr("编辑后仍用\n旧缓存")]
-    vals = [legal, stale]
-    bars = ax.barh([1, 0], vals, height=0.55, color=[s.BLUE, s.VERMILION], edgecolor=s.INK, lw=s.LW_THIN)
-    ax.set_xscale("log")
-    ax.set_xlim(1e-17, 1e2)
-    # A log axis has no 0: an exact zero gets no bar, only its label at the axis floor.
-    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else tr("0（逐位相同）"), va="center",
-                     fontsize=s.FS_SMALL) for y, v in zip([1, 0], vals, strict=True)]
-    ax.set_yticks([1, 0], labels)
-    names = ax.get_yticklabels()
-    ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
-    ax.tick_params(axis="y", length=0)
-    ax.set_xlabel(tr("max |Δlogits|，对照完整重算（对数轴）"))
+    bars, texts, names = s.logit_diff_bars(ax, [(tr("按新前缀\n重建的缓存"), legal), (tr("编辑后仍用\n旧缓存"), stale)],
+                                           [s.BLUE, s.VERMILION])
     return {"legal-diff": mark(tr("按新前缀重建的缓存：差值"), bars[0], texts[0], names[0]),
             "stale-diff": mark(tr("仍用旧缓存：差值"), bars[1], texts[1], names[1])}
 

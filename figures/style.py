@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from figures.i18n import number
+from figures.i18n import number, tr
 from site_builder.vocabulary.provenance import FIGURE_LANGUAGE, corner_label
 
 # Okabe–Ito: distinguishable under the common colour-vision deficiencies.
@@ -206,3 +206,20 @@ def sci(x: float) -> str:
         return number(x, ".3g")
     mant, exp = number(x, ".1e").split("e")
     return rf"${mant}\times10^{{{int(exp)}}}$"
+
+
+def logit_diff_bars(ax: Any, rows: list[tuple[str, float]], colors: list[str]) -> tuple[Any, list[Any], list[Any]]:
+    """``rows`` (label, max |Δlogits| against a full recompute) as horizontal bars, top to bottom, on a log axis;
+    returns the bars, their value texts and their labels. A log axis has no 0: an exact zero gets no bar, only
+    its text at the axis floor."""
+    ys = list(range(len(rows)))[::-1]
+    bars = ax.barh(ys, [v for _, v in rows], height=0.55, color=colors, edgecolor=INK, lw=LW_THIN)
+    ax.set_xscale("log")
+    ax.set_xlim(1e-17, 1e2)
+    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, sci(v) if v > 0 else tr("0（逐位相同）"), va="center",
+                     fontsize=FS_SMALL) for y, (_, v) in zip(ys, rows, strict=True)]
+    ax.set_yticks(ys, [label for label, _ in rows])
+    ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlabel(tr("max |Δlogits|，对照完整重算（对数轴）"))
+    return bars, texts, ax.get_yticklabels()

@@ -43,18 +43,7 @@ def _bars(ax: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rows = [(tr("旧条目＋新编号"), value(data, "front_truncation.renumbered_max_abs_diff")),
             (tr("再转回 key"), value(data, "front_truncation.rerotated_max_abs_diff")),
             (tr("重新 prefill"), value(data, "front_truncation.rebuilt_max_abs_diff"))]
-    ys = [2, 1, 0]
-    bars = ax.barh(ys, [v for _, v in rows], height=0.55, color=[s.VERMILION, s.ORANGE, s.BLUE], edgecolor=s.INK,
-                   lw=s.LW_THIN)
-    ax.set_xscale("log")
-    ax.set_xlim(1e-17, 1e2)
-    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else tr("0（逐位相同）"), va="center",
-                     fontsize=s.FS_SMALL) for y, (_, v) in zip(ys, rows, strict=True)]
-    ax.set_yticks(ys, [label for label, _ in rows])
-    ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
-    ax.tick_params(axis="y", length=0)
-    ax.set_xlabel(tr("max |Δlogits|，对照完整重算（对数轴）"))
-    names = ax.get_yticklabels()
+    bars, texts, names = s.logit_diff_bars(ax, rows, [s.VERMILION, s.ORANGE, s.BLUE])
     return {"stale": mark(tr("沿用旧条目的两种做法"), bars[0], bars[1], texts[:2], names[:2]),
             "rebuilt": mark(tr("重新 prefill"), bars[2], texts[2], names[2])}
 
