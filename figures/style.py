@@ -68,9 +68,6 @@ SIZE_4_3 = (WIDTH_IN, 480 / 96)
 SIZE_SQUARE = (WIDTH_IN, 640 / 96)
 SIZE_TALL = (WIDTH_IN, 720 / 96)
 
-# What the corner tag says for each provenance: text, never colour alone. The site's badge says the
-# same words (site_builder.load.content.BADGE_TEXT; the build checks they agree).
-
 RC: dict[str, Any] = {
     "font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
     "font.size": FS_TEXT,
@@ -124,8 +121,9 @@ CORNER_LINE = 16
 
 
 def tag(fig: Any, provenance: str, language: str = FIGURE_LANGUAGE) -> None:
-    """The small corner label that says what kind of figure this is (from its provenance only), in the
-    course's ``language``: the words of the badge the site prints beside it."""
+    """The small corner label that says what kind of figure this is (from its provenance only; text, never colour
+    alone), in the course's ``language``: the words of the badge the site prints beside it (vocabulary/provenance.py
+    ``BADGE_TEXT``; the build checks that they agree)."""
     fig.text(0.985, 0.985, corner_lines(corner_label(provenance, language)), ha="right", va="top", fontsize=FS_TAG,
              color=MUTED, fontweight="bold",
              bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN})
