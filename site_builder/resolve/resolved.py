@@ -170,7 +170,7 @@ def flavour_blocks(page: ParsedPage, teacher: bool) -> tuple[tuple[Block, ...], 
 
 def _tokens(blocks: Iterable[Block]) -> list[tuple[str, Token]]:
     """Every token of ``blocks`` in order, each with the id of the state it stands in (``''`` outside states)."""
-    return [(b.id, t) if isinstance(b, StateSource) else ("", t) for b in blocks
+    return [(b.id if isinstance(b, StateSource) else "", t) for b in blocks
             for run in ((b.caption, b.body, b.more, b.teacher) if isinstance(b, StateSource) else (b,)) for t in run]
 
 
