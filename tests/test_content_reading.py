@@ -71,3 +71,25 @@ def test_a_page_over_the_size_limit_is_one_line(tmp_path):
     assert [p.localized("zh-CN") for p in problems] == \
         ["content/pages/a.md: 有 8.0 MiB，超过了 content/ 下单个文件 8 MiB 的上限：请拆分或移出"]
 
+
+
+def test_a_page_saved_during_a_build_is_built_by_the_next_one(tmp_path):
+    """The build's "nothing changed" key is made of the bytes it read: a save after the page was read
+    (while the build runs) leaves the key of the old text, so the next build renders the new one."""
+    from sitekit import fake_evidence
+
+    from site_builder.engine.builder import Engine, Output
+
+    write_site(tmp_path, {"a": PAGE})
+    evidence = fake_evidence(tmp_path / "figs")
+
+    def engine() -> Engine:
+        return Engine(tmp_path, (Output(False, tmp_path / "out"),), store=tmp_path / "store")
+
+    loaded = load_content(tmp_path)
+    (tmp_path / "content" / "pages" / "a.md").write_text(PAGE.replace("正文。", "改过的正文。"), encoding="utf-8")
+    assert engine().build(evidence, loaded).prepared is not None
+    assert "改过的正文" not in (tmp_path / "out" / "a.html").read_text(encoding="utf-8")
+    assert engine().build(evidence).prepared is not None, "the save was taken for the text already built"
+    assert "改过的正文" in (tmp_path / "out" / "a.html").read_text(encoding="utf-8")
+    assert engine().build(evidence).prepared is None  # and then nothing changed

@@ -226,6 +226,9 @@ class Content:
     ``content/<tag>/``: its ``pages`` are the translated ones only."""
     fallback: tuple[SourceFile, ...] = ()
     """In a translation: the source-language pages not translated yet, shown with a notice in their place."""
+    read: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+    """Path (``content/…``) → the bytes the loader read there, translations' included: what this content was
+    made from, for the digest that says whether anything changed (``load/digest.py``)."""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 Made from the loader's own view of the folder: regular files inside it, found without
 following links (a link is hashed by where it points: a link to a file elsewhere on the
 machine is never opened), and files over the loader's size limit by their size and change
-time (the loader never reads them, so neither does this). Memory stays at one chunk.
+time (the loader never reads them, so neither does this). A file the loader read is hashed
+as it read it (``Content.read``): saved again in between, the build's key is still that of
+what it was built from, so the next build sees the change. Memory stays at one chunk.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 from site_builder.load.loader import MAX_FILE_BYTES
@@ -18,20 +21,22 @@ from site_builder.load.loader import MAX_FILE_BYTES
 _CHUNK = 1 << 20
 
 
-def content_digest(root: Path, content_dir: str = "content") -> str:
-    """A digest of the names, kinds and bytes of everything under ``root/content_dir``."""
+def content_digest(root: Path, content_dir: str = "content", read: Mapping[str, bytes] | None = None) -> str:
+    """A digest of the names, kinds and bytes of everything under ``root/content_dir``; ``read``: path
+    (``content/…``) → the bytes the loader read there, hashed in place of the file's."""
     summary = hashlib.sha256()
-    base = str(root / content_dir)
+    base, read = str(root / content_dir), read or {}
     for folder, folders, files in os.walk(base):  # links to folders are listed, not entered
         folders.sort()
         for name in sorted(files + [f for f in folders if os.path.islink(os.path.join(folder, f))]):
             path = os.path.join(folder, name)
-            summary.update(os.path.relpath(path, base).encode("utf-8", "surrogateescape") + b"\0")
-            summary.update(_entry(path) + b"\0")
+            relative = os.path.relpath(path, base)
+            summary.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+            summary.update(_entry(path, read.get(f"{content_dir}/{relative}".replace(os.sep, "/"))) + b"\0")
     return summary.hexdigest()
 
 
-def _entry(path: str) -> bytes:
+def _entry(path: str, read: bytes | None) -> bytes:
     try:
         status = os.lstat(path)
         if stat.S_ISLNK(status.st_mode):
@@ -40,7 +45,7 @@ def _entry(path: str) -> bytes:
             return b"special"  # a FIFO or device: never opened (the loader refuses it)
         if status.st_size > MAX_FILE_BYTES:
             return f"large {status.st_size} {status.st_mtime_ns} {status.st_ctime_ns}".encode()
-        return b"file " + _file_digest(path)
+        return b"file " + (hashlib.sha256(read).hexdigest().encode() if read is not None else _file_digest(path))
     except OSError as error:  # the loader says what is wrong with it
         return f"unreadable {error.errno}".encode()
 
