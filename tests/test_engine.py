@@ -78,7 +78,8 @@ def one_experiment(monkeypatch):
     """lessonmodel reduced to its cheapest experiment: every cache path is the same for one or twelve."""
     from lessonmodel import runner
 
-    monkeypatch.setattr(runner, "EXPERIMENTS", {"kv_bytes": runner.EXPERIMENTS["kv_bytes"]})
+    only = {"kv_bytes": runner.EXPERIMENTS["kv_bytes"]}
+    monkeypatch.setattr(runner, "experiments", lambda: only)
     return runner
 
 
