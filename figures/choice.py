@@ -41,8 +41,7 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.yaxis.set_major_formatter(lambda y, _: number(y, ".0%"))
     ax.set_ylim(0, max(max(tempered[sharp][:TOP]), probs[0]) * 1.6)
     legend = ax.legend(loc="upper right", fontsize=s.FS_SMALL)
-    fig.text(0.03, 0.955, tr("首个输出位置：概率最高的 {n} 个 token", n=TOP), fontsize=s.FS_TEXT, weight="bold",
-             va="top")
+    s.title(fig, tr("首个输出位置：概率最高的 {n} 个 token", n=TOP))
     top_p = value(data, "first_token_choice.top_p")
     note = fig.text(0.03, 0.07, tr("top-p = {p}：从最高的往下累加到 {percent}，留下前 {n} 个再抽样",
                                    p=number(top_p, "g"), percent=number(top_p, ".0%"), n=kept),

@@ -105,7 +105,7 @@ def draw_models(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.tick_params(axis="y", length=0)
     ax.set_xlim(0, kib(max(r["per_token"] for r in rows)) * 1.3)
     ax.set_xlabel(tr("每个 token 的 K/V（KiB，fp16）"))
-    fig.text(0.03, 0.955, tr("按公开配置与公式计算，batch 1"), fontsize=s.FS_TEXT, weight="bold", va="top")
+    s.title(fig, tr("按公开配置与公式计算，batch 1"))
     marks = {f"model-{r['key'].replace('_', '-')}": mark(tr("{name} 这一行", name=r["name"]), row)
              for r, row in zip(rows, drawn, strict=True)}
     kinds = {kind: [row for r, row in zip(rows, drawn, strict=True) if _kind(r) == kind] for kind in _KIND_COLOR}
@@ -131,8 +131,7 @@ def draw_growth(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     xlabel = ax.set_xlabel(tr("已存 token 数 T"))
     ylabel = ax.set_ylabel(tr("KV 缓存（GiB）"))
     ax.grid(True, axis="y")
-    fig.text(0.03, 0.955, tr("{name}，fp16：随 T 和 B 线性增长", name=row["name"]), fontsize=s.FS_TEXT,
-             weight="bold", va="top")
+    s.title(fig, tr("{name}，fp16：随 T 和 B 线性增长", name=row["name"]))
     return {"batch1": mark(tr("B = 1 的直线"), lines[1]), "batch4": mark(tr("B = 4 的直线"), lines[4]),
             "batch16": mark(tr("B = 16 的直线"), lines[16]), "x-axis": mark(tr("横轴：已存 token 数 T"), xlabel),
             "y-axis": mark(tr("纵轴：缓存 GiB"), ylabel)}
@@ -156,7 +155,7 @@ def draw_gqa(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                   fontsize=s.FS_SMALL)
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel(tr("每个 token 的 K/V（KiB，fp16）"))
-    fig.text(0.03, 0.955, tr("少存 KV 头：GQA 与 MQA"), fontsize=s.FS_TEXT, weight="bold", va="top")
+    s.title(fig, tr("少存 KV 头：GQA 与 MQA"))
     key = fig.text(0.03, 0.895, tr("灰色虚线：若每个 Q 头各有 K/V (MHA)"), fontsize=s.FS_SMALL, color=s.MUTED, va="top")
     labels = ax.get_yticklabels()
     marks = {"mha-bars": mark(tr("灰色虚线条：假如是 MHA"), ghosts, key),

@@ -30,8 +30,7 @@ def draw_bidirectional(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.set_ylim(0, top * 1.3)
     ax.set_ylabel(tr("旧 K/V 最大变化 |Δ|"))
     ax.tick_params(axis="x", length=0)
-    fig.text(0.03, 0.955, tr("追加一个 token 后，旧位置的 K/V 变了吗？"), fontsize=s.FS_TEXT, weight="bold",
-             va="top")
+    s.title(fig, tr("追加一个 token 后，旧位置的 K/V 变了吗？"))
     fig.text(0.03, 0.885, tr("■ 因果（可缓存）"), color=s.BLUE_TEXT, fontsize=s.FS_SMALL, va="top")
     fig.text(0.42, 0.885, tr("▨ 双向（高层旧值改变）"), color=s.VERMILION_TEXT, fontsize=s.FS_SMALL, va="top")
     return {"causal": mark(tr("因果注意力的条形"), drawn[s.BLUE]),
@@ -93,8 +92,7 @@ def draw_char_stream(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.set_ylabel(tr("max |Δlogits|（对数轴）"))
     ax.legend(loc="center right", bbox_to_anchor=(1.0, 0.5))
     n = value(data, "char_stream.n_chars")
-    fig.text(0.03, 0.955, tr("字符流（{n} 个字符）：只验证缓存计算", n=n), fontsize=s.FS_TEXT, weight="bold",
-             va="top")
+    s.title(fig, tr("字符流（{n} 个字符）：只验证缓存计算", n=n))
     return {"prefill": mark(tr("prefill 区域"), span), "stale": mark(tr("旧前缀缓存的红线"), stale_line),
             "cached": mark(tr("缓存路径的蓝线"), cached_line)}
 

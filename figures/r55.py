@@ -20,11 +20,9 @@ from figures.spec import Figure
 def _kv_cell(ax: Any, x: float, y: float, w: float, h: float, *, new: bool = False,
              stale: bool = False) -> list[Any]:
     """One cache entry: a K half and a V half (both patches returned)."""
-    edge = s.STALE_COLOR if stale else (s.ORANGE if new else None)
-    ls = "--" if (new or stale) else "-"
-    fill = "#fbe3d3" if stale else "white"
-    return [s.kv_box(ax, x, y, w / 2 - 0.04, h, "K", edge=edge, ls=ls, fill=fill, fs=s.FS_SMALL),
-            s.kv_box(ax, x + w / 2 + 0.04, y, w / 2 - 0.04, h, "V", edge=edge, ls=ls, fill=fill, fs=s.FS_SMALL)]
+    edge, ls = (s.ORANGE, "--") if new else (None, "-")
+    return [s.kv_box(ax, x, y, w / 2 - 0.04, h, "K", edge=edge, ls=ls, stale=stale, fs=s.FS_SMALL),
+            s.kv_box(ax, x + w / 2 + 0.04, y, w / 2 - 0.04, h, "V", edge=edge, ls=ls, stale=stale, fs=s.FS_SMALL)]
 
 
 def draw_b0(fig: Any, _data: Mapping[str, Any]) -> dict[str, Any]:
@@ -107,7 +105,7 @@ def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[li
             edited_word.append(s.note(ax, x + cw / 2, 0.95, original[i], color=s.MUTED, fs=s.FS_SMALL))
             ax.plot([x + 0.45, x + cw - 0.45], [0.95, 0.95], color=s.MUTED, lw=s.LW_THIN, label=s.STRIKETHROUGH)
         word = s.box(ax, x + 0.05, 0.1, cw - 0.1, 0.6, tok, fs=s.FS_SMALL,
-                     fc="#fbe3d3" if i == edit else s.FAINT_FILL, ec=s.STALE_COLOR if i == edit else s.INK)
+                     fc=s.STALE_FILL if i == edit else s.FAINT_FILL, ec=s.STALE_COLOR if i == edit else s.INK)
         if i == edit:
             edited_word.append(word)
     kept: list[Any] = []
@@ -129,19 +127,8 @@ def _edit_grid(ax: Any, original: list[str], edited: list[str], changed: list[li
 
 
 def _diff_bars(ax: Any, legal: float, stale: float) -> dict[str, Any]:
-    labels = [tr("按新前缀\n重建的缓存"), tr("编辑后仍用\n旧缓存")]
-    vals = [legal, stale]
-    bars = ax.barh([1, 0], vals, height=0.55, color=[s.BLUE, s.VERMILION], edgecolor=s.INK, lw=s.LW_THIN)
-    ax.set_xscale("log")
-    ax.set_xlim(1e-17, 1e2)
-    # A log axis has no 0: an exact zero gets no bar, only its label at the axis floor.
-    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else tr("0（逐位相同）"), va="center",
-                     fontsize=s.FS_SMALL) for y, v in zip([1, 0], vals, strict=True)]
-    ax.set_yticks([1, 0], labels)
-    names = ax.get_yticklabels()
-    ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
-    ax.tick_params(axis="y", length=0)
-    ax.set_xlabel(tr("max |Δlogits|，对照完整重算（对数轴）"))
+    bars, texts, names = s.logit_diff_bars(ax, [(tr("按新前缀\n重建的缓存"), legal), (tr("编辑后仍用\n旧缓存"), stale)],
+                                           [s.BLUE, s.VERMILION])
     return {"legal-diff": mark(tr("按新前缀重建的缓存：差值"), bars[0], texts[0], names[0]),
             "stale-diff": mark(tr("仍用旧缓存：差值"), bars[1], texts[1], names[1])}
 

@@ -48,7 +48,7 @@ def draw_roofline(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.set_ylabel(tr("能达到的算力（TFLOPS）"))
     legend = ax.legend(loc="lower right", bbox_to_anchor=(1.0, 0.27), fontsize=s.FS_SMALL, frameon=False)
     model = value(data, "roofline.a100_opt_13b_prefill_tokens_to_ridge")
-    fig.text(0.03, 0.955, tr("屋顶线：OPT-13B 的 decode 远在拐点左边"), fontsize=s.FS_TEXT, weight="bold", va="top")
+    s.title(fig, tr("屋顶线：OPT-13B 的 decode 远在拐点左边"))
     fig.text(0.03, 0.895, tr("fp16、batch 1；A100 上提示约 {n} 个 token 起，prefill 越过拐点", n=shown(model)),
              fontsize=s.FS_SMALL, color=s.MUTED, va="top")
     return {"roofs": mark(tr("两条屋顶线"), roofs, legend), "ridges": mark(tr("两个拐点"), ridges),

@@ -293,8 +293,7 @@ def _finish(planned: list[_Planned], skipped: dict[str, str], fresh: Iterator[tu
 
 
 def _folders(out_dir: Path, cache_dir: Path) -> tuple[Path, Path]:
-    out_dir, cache_dir = Path(out_dir), Path(cache_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir, cache_dir = Path(out_dir), Path(cache_dir)  # out_dir is made where its figures are written (_finish)
     with contextlib.suppress(OSError):  # a cache folder that cannot be made: each entry is drawn and reported
         cache_dir.mkdir(parents=True, exist_ok=True)
     return out_dir, cache_dir

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from figures.i18n import number
+from figures.i18n import number, tr
 from site_builder.vocabulary.provenance import FIGURE_LANGUAGE, corner_label
 
 # Okabe–Ito: distinguishable under the common colour-vision deficiencies.
@@ -46,6 +46,7 @@ Q_COLOR = VERMILION
 K_COLOR = BLUE
 V_COLOR = GREEN
 STALE_COLOR = VERMILION  # entries invalidated by an edit
+STALE_FILL = "#fbe3d3"  # their pale red fill
 PARAM_COLOR = BLUE
 
 # Type scale (pt). See the module docstring for why these are large.
@@ -66,9 +67,6 @@ WIDTH_IN = 640 / 96
 SIZE_4_3 = (WIDTH_IN, 480 / 96)
 SIZE_SQUARE = (WIDTH_IN, 640 / 96)
 SIZE_TALL = (WIDTH_IN, 720 / 96)
-
-# What the corner tag says for each provenance: text, never colour alone. The site's badge says the
-# same words (site_builder.load.content.BADGE_TEXT; the build checks they agree).
 
 RC: dict[str, Any] = {
     "font.family": ["Noto Sans CJK SC", "DejaVu Sans"],
@@ -123,8 +121,9 @@ CORNER_LINE = 16
 
 
 def tag(fig: Any, provenance: str, language: str = FIGURE_LANGUAGE) -> None:
-    """The small corner label that says what kind of figure this is (from its provenance only), in the
-    course's ``language``: the words of the badge the site prints beside it."""
+    """The small corner label that says what kind of figure this is (from its provenance only; text, never colour
+    alone), in the course's ``language``: the words of the badge the site prints beside it (vocabulary/provenance.py
+    ``BADGE_TEXT``; the build checks that they agree)."""
     fig.text(0.985, 0.985, corner_lines(corner_label(provenance, language)), ha="right", va="top", fontsize=FS_TAG,
              color=MUTED, fontweight="bold",
              bbox={"boxstyle": "round,pad=0.3", "fc": "#f4f4f4", "ec": CARD_EDGE, "lw": LW_THIN})
@@ -167,9 +166,11 @@ def box(ax: Any, x: float, y: float, w: float, h: float, text: str = "", *, fc: 
 
 
 def kv_box(ax: Any, x: float, y: float, w: float, h: float, which: str, *, edge: str | None = None,
-           ls: str = "-", fill: str = "white", fs: float = FS_TEXT) -> Any:
-    """One cached key (``which="K"``) or value (``"V"``) in its role's colours; ``edge`` marks it new or stale."""
+           ls: str = "-", fill: str = "white", fs: float = FS_TEXT, stale: bool = False) -> Any:
+    """One cached key (``which="K"``) or value (``"V"``) in its role's colours; ``edge`` marks it new, ``stale``
+    (pale red, dashed) changed since it was cached."""
     role, text = (K_COLOR, BLUE_TEXT) if which == "K" else (V_COLOR, GREEN_TEXT)
+    edge, ls, fill = (STALE_COLOR, "--", STALE_FILL) if stale else (edge, ls, fill)
     return box(ax, x, y, w, h, which, fc=fill, ec=edge or role, ls=ls, color=text, fs=fs, weight="bold")
 
 
@@ -190,6 +191,11 @@ def note(ax: Any, x: float, y: float, text: str, *, color: str = MUTED, fs: floa
     return ax.text(x, y, text, ha=ha, va=va, fontsize=fs, color=color, fontweight=weight)
 
 
+def title(fig: Any, text: str) -> Any:
+    """The figure's title, at the top left of its card, where every figure has it; returns it (a mark may name it)."""
+    return fig.text(0.03, 0.955, text, fontsize=FS_TEXT, weight="bold", va="top")
+
+
 def sci(x: float) -> str:
     """A number for a log-scale plot, as mathtext, in the drawing language: 1.8×10⁻¹⁵, 0.63, 0."""
     if x == 0:
@@ -198,3 +204,20 @@ def sci(x: float) -> str:
         return number(x, ".3g")
     mant, exp = number(x, ".1e").split("e")
     return rf"${mant}\times10^{{{int(exp)}}}$"
+
+
+def logit_diff_bars(ax: Any, rows: list[tuple[str, float]], colors: list[str]) -> tuple[Any, list[Any], list[Any]]:
+    """``rows`` (label, max |Δlogits| against a full recompute) as horizontal bars, top to bottom, on a log axis;
+    returns the bars, their value texts and their labels. A log axis has no 0: an exact zero gets no bar, only
+    its text at the axis floor."""
+    ys = list(range(len(rows)))[::-1]
+    bars = ax.barh(ys, [v for _, v in rows], height=0.55, color=colors, edgecolor=INK, lw=LW_THIN)
+    ax.set_xscale("log")
+    ax.set_xlim(1e-17, 1e2)
+    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, sci(v) if v > 0 else tr("0（逐位相同）"), va="center",
+                     fontsize=FS_SMALL) for y, (_, v) in zip(ys, rows, strict=True)]
+    ax.set_yticks(ys, [label for label, _ in rows])
+    ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlabel(tr("max |Δlogits|，对照完整重算（对数轴）"))
+    return bars, texts, ax.get_yticklabels()

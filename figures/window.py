@@ -12,13 +12,6 @@ from figures.marks import mark
 from figures.spec import Figure
 
 
-def _cell(ax: Any, x: float, y: float, w: float, h: float, letter: str, changed: bool, color: str,
-          text_color: str) -> Any:
-    """Half of a cache entry (K or V), pale red and dashed when its value changed."""
-    return s.box(ax, x, y, w, h, letter, fc="#fbe3d3" if changed else "white", ec=s.STALE_COLOR if changed else color,
-                 ls="--" if changed else "-", color=text_color, fs=s.FS_SMALL, weight="bold", lw=s.LW)
-
-
 def _grid(ax: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     tokens = series(data, "front_truncation", "tokens")
     dropped = value(data, "front_truncation.n_dropped")
@@ -36,9 +29,8 @@ def _grid(ax: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         cells[layer] = []
         for i, x in enumerate(xs):
             half = (pitch - 0.16) / 2
-            cells[layer] += [_cell(ax, x + 0.04, y, half, 0.8, "K", keys[layer][i] > 0, s.K_COLOR, s.BLUE_TEXT),
-                             _cell(ax, x + 0.08 + half, y, half, 0.8, "V", vals[layer][i] > 0, s.V_COLOR,
-                                   s.GREEN_TEXT)]
+            cells[layer] += [s.kv_box(ax, x + 0.04, y, half, 0.8, "K", stale=keys[layer][i] > 0, fs=s.FS_SMALL),
+                             s.kv_box(ax, x + 0.08 + half, y, half, 0.8, "V", stale=vals[layer][i] > 0, fs=s.FS_SMALL)]
     gone = s.note(ax, 0.05, 4.4, tr("丢掉 {tokens}，留下的从 0 重新编号", tokens=" ".join(tokens[:dropped])), ha="left",
                   color=s.INK, weight="bold")
     s.note(ax, 0.05, 0.98, tr("编号"), ha="left", fs=s.FS_TAG)
@@ -51,18 +43,7 @@ def _bars(ax: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     rows = [(tr("旧条目＋新编号"), value(data, "front_truncation.renumbered_max_abs_diff")),
             (tr("再转回 key"), value(data, "front_truncation.rerotated_max_abs_diff")),
             (tr("重新 prefill"), value(data, "front_truncation.rebuilt_max_abs_diff"))]
-    ys = [2, 1, 0]
-    bars = ax.barh(ys, [v for _, v in rows], height=0.55, color=[s.VERMILION, s.ORANGE, s.BLUE], edgecolor=s.INK,
-                   lw=s.LW_THIN)
-    ax.set_xscale("log")
-    ax.set_xlim(1e-17, 1e2)
-    texts = [ax.text(v * 1.8 if v > 0 else 2e-17, y, s.sci(v) if v > 0 else tr("0（逐位相同）"), va="center",
-                     fontsize=s.FS_SMALL) for y, (_, v) in zip(ys, rows, strict=True)]
-    ax.set_yticks(ys, [label for label, _ in rows])
-    ax.set_xticks([1e-15, 1e-10, 1e-5, 1])
-    ax.tick_params(axis="y", length=0)
-    ax.set_xlabel(tr("max |Δlogits|，对照完整重算（对数轴）"))
-    names = ax.get_yticklabels()
+    bars, texts, names = s.logit_diff_bars(ax, rows, [s.VERMILION, s.ORANGE, s.BLUE])
     return {"stale": mark(tr("沿用旧条目的两种做法"), bars[0], bars[1], texts[:2], names[:2]),
             "rebuilt": mark(tr("重新 prefill"), bars[2], texts[2], names[2])}
 

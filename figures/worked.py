@@ -41,8 +41,7 @@ def draw_attention(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         ax.set_xticks([])
         ax.set_title(title, fontsize=s.FS_SMALL, loc="left")
     out = value(data, "attention_example.out0")
-    fig.text(0.03, 0.955, tr("第 1 层第 1 个头：新 token her 的 q 读 {n} 个位置", n=len(tokens)), fontsize=s.FS_TEXT,
-             weight="bold", va="top")
+    s.title(fig, tr("第 1 层第 1 个头：新 token her 的 q 读 {n} 个位置", n=len(tokens)))
     total = fig.text(0.03, 0.07, tr("③ 这一列加起来 = 输出的第 1 维 {out}；权重之和为 1", out=shown(out)),
                      fontsize=s.FS_SMALL, va="bottom")
     fig.text(0.03, 0.02, tr("权重为随机初始化：数字只演示计算步骤"), fontsize=s.FS_SMALL, color=s.VERMILION_TEXT,
@@ -70,7 +69,7 @@ def draw_decode_read(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.set_ylim(0, (weights + caches[-1]) * 1.55)
     ax.legend(loc="upper left", fontsize=s.FS_SMALL)
     flops = value(data, "kv_models.opt_13b_decode_flops_per_byte")
-    fig.text(0.03, 0.955, tr("OPT-13B，batch 1：每生成一个 token"), fontsize=s.FS_TEXT, weight="bold", va="top")
+    s.title(fig, tr("OPT-13B，batch 1：每生成一个 token"))
     ratio = fig.text(0.03, 0.895, tr("每读一个字节约做 {flops} 次浮点运算（含注意力，T = {t}）",
                                      flops=shown(flops), t=native),
                      fontsize=s.FS_SMALL, color=s.MUTED, va="top")
@@ -97,7 +96,7 @@ def draw_vs_weights(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
     ax.set_xlabel(tr("同时服务的请求数 B"))
     ax.set_ylabel("GiB")
     ax.legend(loc="upper left", fontsize=s.FS_SMALL)
-    fig.text(0.03, 0.955, tr("OPT-13B：权重是一份，缓存按请求叠加"), fontsize=s.FS_TEXT, weight="bold", va="top")
+    s.title(fig, tr("OPT-13B：权重是一份，缓存按请求叠加"))
     return {"cache-line": mark(tr("缓存总量的橙线"), line),
             "weights-line": mark(tr("权重的黑色虚线"), level,
                                  data_box(ax, 0, weights * 0.95, batches[-1], weights * 1.05)),

@@ -9,11 +9,10 @@ from __future__ import annotations
 import dataclasses
 import string
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from lessonmodel.kernels import KERNELS
+if TYPE_CHECKING:
+    import numpy as np
 
 BOS = "BOS"
 """Beginning-of-sequence token; index 0 in both vocabularies."""
@@ -30,6 +29,9 @@ CHAR_VOCAB: tuple[str, ...] = (BOS, *string.ascii_lowercase, " ", ".", ",", "'")
 
 DTYPES = ("float64", "float32")
 """Supported floating-point types; float64 makes round-off about 1e-15."""
+
+KERNELS = ("fixed-order", "blas")
+"""Accepted values of `ModelConfig.kernels` (``kernels.py`` implements them)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,8 @@ class ModelConfig:
 
     @property
     def np_dtype(self) -> np.dtype:
+        import numpy as np  # here, not above: reading cached results needs the config, not NumPy
+
         return np.dtype(self.dtype)
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,6 +139,8 @@ def encode(cfg: ModelConfig, pieces: list[str] | tuple[str, ...]) -> np.ndarray:
     unknown = [p for p in pieces if p not in index]
     if unknown:
         raise ValueError(f"tokens not in the vocabulary: {unknown!r}")
+    import numpy as np
+
     return np.array([index[p] for p in pieces], dtype=np.int64)  # (T,)
 
 

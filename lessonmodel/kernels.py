@@ -30,8 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-KERNELS = ("fixed-order", "blas")
-"""Accepted values of `ModelConfig.kernels`."""
+from lessonmodel.config import KERNELS
 
 
 def ordered_sum(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -65,3 +64,4 @@ class Kernels:
 FIXED_ORDER = Kernels("fixed-order", ordered_matmul, ordered_sum)
 BLAS = Kernels("blas", np.matmul, np.sum)
 BY_NAME = {k.name: k for k in (FIXED_ORDER, BLAS)}
+assert tuple(BY_NAME) == KERNELS, "config.KERNELS names the kernels implemented here"

@@ -6,8 +6,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from lessonmodel.config import ModelConfig
 
 EXACT, ROUNDING, TIMING = "exact", "rounding", "timing"
@@ -46,6 +44,8 @@ class Value:
     def value_class(self) -> str:
         if self.kind:
             return self.kind
+        import numpy as np  # here, not above: the runner reads cached results without NumPy
+
         return ROUNDING if isinstance(self.value, float | np.floating) else EXACT
 
     def __post_init__(self) -> None:
@@ -84,22 +84,26 @@ def experiment(run: Experiment) -> Experiment:
 
 def to_jsonable(obj: Any) -> Any:
     """Plain Python data from NumPy scalars/arrays, tuples and dataclass-free mappings."""
-    if isinstance(obj, Mapping):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist())
-    if isinstance(obj, np.bool_ | bool):
-        return bool(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating | float):
-        f = float(obj)
-        if not np.isfinite(f):
-            raise ValueError(f"non-finite number {f!r} cannot go into the results document")
-        return f
-    return obj
+    import numpy as np
+
+    def plain(obj: Any) -> Any:
+        if isinstance(obj, Mapping):
+            return {str(k): plain(v) for k, v in obj.items()}
+        if isinstance(obj, list | tuple):
+            return [plain(v) for v in obj]
+        if isinstance(obj, np.ndarray):
+            return plain(obj.tolist())
+        if isinstance(obj, np.bool_ | bool):
+            return bool(obj)
+        if isinstance(obj, np.integer):
+            return int(obj)
+        if isinstance(obj, np.floating | float):
+            f = float(obj)
+            if not np.isfinite(f):
+                raise ValueError(f"non-finite number {f!r} cannot go into the results document")
+            return f
+        return obj
+    return plain(obj)
 
 
 def result_document(result: Result, name: str, source: str) -> dict[str, Any]:

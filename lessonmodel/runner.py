@@ -6,11 +6,15 @@ rerun, and any edit to any source file (a new experiment's module too) reruns ev
 Each cache file also carries the sha256 of its entry: a file that is unreadable, wrong-shaped
 or edited (a value changed by hand would be published as measured) is discarded, recomputed,
 and named in one plain-English line on stderr (lessonmodel imports nothing of the site builder,
-so it cannot use the course's message catalogs).
+so it cannot use the course's message catalogs). The experiments' names are kept beside them under
+the source hash alone, so a run whose entries are all cached imports no experiment module (nor NumPy);
+a names file found damaged is only found again, silently: it holds no value a page could publish.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import importlib
 import json
@@ -31,7 +35,9 @@ def discover() -> dict[str, Experiment]:
     """Every function marked ``@experiment`` in the package's modules, by name: modules in name order, each
     module's experiments in the order it defines them, so the document's order is the same on every machine."""
     found: dict[str, Experiment] = {}
-    for name in sorted(info.name for info in pkgutil.iter_modules([str(PACKAGE_DIR)]) if not info.name.startswith("_")):
+    # The package's own modules, no subpackage: the source hash (and so the cache) covers exactly these.
+    for name in sorted(info.name for info in pkgutil.iter_modules([str(PACKAGE_DIR)])
+                       if not info.name.startswith("_") and not info.ispkg):
         module = importlib.import_module(f"{__package__}.{name}")
         for fn in vars(module).values():
             if callable(fn) and getattr(fn, "is_experiment", False) is True and fn.__module__ == module.__name__:
@@ -40,8 +46,18 @@ def discover() -> dict[str, Experiment]:
     return found
 
 
-EXPERIMENTS = discover()
-"""Experiment name -> function; the order is the order of the document."""
+@functools.cache
+def experiments() -> dict[str, Experiment]:
+    """Experiment name -> function; the order is the order of the document. Found when first asked for
+    (``EXPERIMENTS``): importing every experiment's module imports NumPy, which cached results do not need."""
+    return discover()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EXPERIMENTS":
+        return experiments()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 DEFAULT_CONFIG = ModelConfig()
 """The lesson model every experiment starts from."""
@@ -66,9 +82,9 @@ def compute_experiment(name: str, cfg: ModelConfig = DEFAULT_CONFIG) -> dict[str
     The entry goes through JSON, exactly as a cache hit comes back, so a fresh run and a
     cached one give the same document (key order included): output never depends on the cache.
     """
-    if name not in EXPERIMENTS:
-        raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
-    fn = EXPERIMENTS[name]
+    if name not in experiments():
+        raise ValueError(f"unknown experiment {name!r}; known: {', '.join(experiments())}")
+    fn = experiments()[name]
     source = f"lessonmodel/{fn.__module__.rsplit('.', 1)[-1]}.py"  # the file that holds it
     return json.loads(json.dumps(result_document(fn(cfg), name, source)))
 
@@ -145,5 +161,20 @@ def run_all(cache_dir: Path | None = None) -> dict[str, Any]:
         "value_classes": {name: {"meaning": meaning}
                           | (ROUNDING_TOLERANCE if name == ROUNDING else {})
                           for name, meaning in VALUE_CLASSES.items()},
-        "experiments": _run(list(EXPERIMENTS), cache_dir, DEFAULT_CONFIG, src_hash),
+        "experiments": _run(_names(cache_dir, src_hash), cache_dir, DEFAULT_CONFIG, src_hash),
     }
+
+
+def _names(cache_dir: Path | None, src_hash: str) -> list[str]:
+    """The experiments' names, in order: found by importing the package, or read from ``cache_dir``, where
+    the last import under the same source hash (the same modules, so the same names) left them."""
+    if cache_dir is None:
+        return list(experiments())
+    path = Path(cache_dir) / f"experiments-{src_hash[:20]}.json"
+    listed, _discarded = _read_cached(path, src_hash)  # a damaged list is only found again: it holds no value
+    if listed is not None and isinstance(listed.get("names"), list):
+        return listed["names"]
+    entry = {"names": list(experiments())}
+    with contextlib.suppress(OSError):
+        write_atomically(path, json.dumps({"key": src_hash, "entry_sha256": entry_digest(entry), "entry": entry}))
+    return entry["names"]

@@ -144,7 +144,7 @@ READ_IN_PROSE = {  # Chinese the checks look for in the course's own text: vocab
     "site_builder/check/site.py": {"指图"},
     "site_builder/parse/page.py": {"指图"},
     "site_builder/load/glossary.py": None,  # one-character function words, the boundaries of forbidden wordings
-    "figures/style.py": {"教学示意", "公式计算", "模型实测", "历史记录"},  # corner labels drawn into the figures
+    "figures/style.py": {"逐位相同", "对照完整重算", "对数轴"},  # figure text (tr) of the shared logit-difference bars
 }
 
 

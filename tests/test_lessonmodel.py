@@ -697,3 +697,23 @@ def test_first_token_choice_temperature_and_top_p(doc):
     assert v["top1_prob"] >= v["top2_prob"] > 0
     assert v["top1_prob_t0_5"] > v["top1_prob"] > v["top1_prob_t2_0"] > v["uniform_prob"]  # sharper / flatter
     assert 1 <= v["top_p_kept"] <= v["vocab_size"] and v["top_p_top1_prob"] >= v["top1_prob"]
+
+
+def test_cached_results_are_read_without_numpy_and_a_damaged_name_list_is_found_again(tmp_path):
+    """A run whose entries are all cached imports no experiment module: NumPy stays out of a build that
+    changes nothing. The names it read instead are the discovered ones; damaged, they are found again."""
+    first = run_all(tmp_path)
+    script = ("import json, sys; from pathlib import Path; import lessonmodel; "
+              f"doc = lessonmodel.run_all(Path({str(tmp_path)!r})); "
+              "print(json.dumps([sorted(m for m in ('numpy', 'lessonmodel.model') if m in sys.modules), doc]))")
+
+    def fresh_run() -> list:
+        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)
+
+    assert fresh_run() == [[], json.loads(json.dumps(first))]
+    (names,) = tmp_path.glob("experiments-*.json")
+    names.write_text(names.read_text(encoding="utf-8").replace('"names": ["', '"names": ["x', 1), encoding="utf-8")
+    imported, again = fresh_run()
+    assert again == json.loads(json.dumps(first)) and "lessonmodel.model" in imported
+    assert json.loads(names.read_text(encoding="utf-8"))["entry"]["names"] == list(EXPERIMENTS)

@@ -20,7 +20,7 @@ import io
 import re
 from dataclasses import dataclass, field
 
-from site_builder.check.svg import safe_svg, svg_name
+from site_builder.check.svg import safe_svg
 from site_builder.load.content import IMAGE_FORMATS, Content, ImageFile
 from site_builder.load.loader import MAX_FILE_BYTES
 from site_builder.parse.page import ParsedPage, image_path
@@ -97,7 +97,7 @@ def picture(image: ImageFile) -> Picture:
 def _svg(data: bytes, stem: str) -> Picture:
     """An SVG written anew from the allowlists (one file: it scales to every width)."""
     svg = safe_svg(data)
-    name = svg_name(stem, svg.data)
+    name = _published_name(stem, svg.data, "svg")
     return Picture(name, f"{name} {svg.width}w", svg.width, svg.height, {name: svg.data})
 
 
@@ -146,9 +146,13 @@ def _resize(data: bytes, stem: str, kind: str, suffix: str) -> Picture:
             resized.save(out, "PNG", optimize=True)
         else:
             resized.save(out, "JPEG", quality=85, optimize=True, progressive=True)
-        name = f"images/{stem}-{hashlib.sha256(out.getvalue()).hexdigest()[:12]}.{kind}"
+        name = _published_name(stem, out.getvalue(), kind)
         files[name] = out.getvalue()
         sizes.append((name, width, height))
     src, width, height = sizes[0]
     return Picture(src, ", ".join(f"{n} {w}w" for n, w, _height in sizes), width, height, files)
 
+
+def _published_name(stem: str, data: bytes, suffix: str) -> str:
+    """The published name: the picture's stem and a hash of what is published (a changed picture, a new name)."""
+    return f"images/{stem}-{hashlib.sha256(data).hexdigest()[:12]}.{suffix}"

@@ -68,15 +68,13 @@ def _state_problems(source: ParsedPage, translation: ParsedPage) -> list[Problem
         if op == "equal":
             continue
         here = ours[j1].line if j1 < len(ours) else (ours[-1].end_line if ours else 1)
-        for state in theirs[i1:i2]:
-            problems.append(Problem(translation.meta.path, here, _(
-                "state '{id}' of {other} is missing here (or stands elsewhere): a translation has the same states "
-                "in the same order", id=state.id, other=f"{source.meta.path}:{state.line}")))
-        for state in ours[j1:j2]:
-            there = theirs[i1].line if i1 < len(theirs) else (theirs[-1].end_line if theirs else 1)
-            problems.append(Problem(translation.meta.path, state.line, _(
-                "state '{id}' does not stand here in {other}: a translation has the same states in the same order",
-                id=state.id, other=f"{source.meta.path}:{there}")))
+        there = theirs[i1].line if i1 < len(theirs) else (theirs[-1].end_line if theirs else 1)
+        problems += [Problem(translation.meta.path, here, _(
+            "state '{id}' of {other} is missing here (or stands elsewhere): a translation has the same states "
+            "in the same order", id=state.id, other=f"{source.meta.path}:{state.line}")) for state in theirs[i1:i2]]
+        problems += [Problem(translation.meta.path, state.line, _(
+            "state '{id}' does not stand here in {other}: a translation has the same states in the same order",
+            id=state.id, other=f"{source.meta.path}:{there}")) for state in ours[j1:j2]]
     by_id = {s.id: s for s in theirs}
     for state in ours:
         if state.id in by_id and state.figure != by_id[state.id].figure:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import functools
 import operator
-import posixpath
 from collections.abc import Callable, Collection, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
 from site_builder.check.refs import REFERENCE_ROLES, EveryAnchor, locate, resolve_ref, split_title
 from site_builder.load.bibtex import CITE_ROLES, cited_ids
 from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Record, Value
-from site_builder.load.glossary import Term, find_term, forbidden_uses
+from site_builder.load.glossary import Term, definition_problems, find_term, forbidden_uses
 from site_builder.load.value_text import ValueText, check_value_text
 from site_builder.markdown.mathrender import math_problem
 from site_builder.parse.page import ParsedPage, RoleUse, StateSource
@@ -49,6 +48,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
         problems += memo(page, around, check) if memo else check()
     problems += [problem for record in content.records for entry in record.data.get("compare") or ()
                  for problem in _check_comparison(record.path, entry, evidence.values)]
+    problems += definition_problems(content.glossary, f"{content.folder}/glossary.yml")
     problems += reader_text_problems(content, evidence)
     problems += check_value_text(content.value_text, set(evidence.values),
                                  {v.producer for v in evidence.values.values()})
@@ -127,7 +127,7 @@ def reader_text_problems(content: Content, evidence: Evidence) -> list[Problem]:
     figure's alt text, description, mark labels and drawn texts (titles, axis labels, ticks, legends)."""
     texts = [(content.value_text.path, line, text, "") for _name, text, line in
              (*content.value_text.groups, *content.value_text.patterns)]
-    base = posixpath.dirname(posixpath.dirname(content.pages[0].path)) if content.pages else "content"
+    base = content.folder
     texts += [(f"{base}/sources.yml", s.line, text, "") for s in content.sources for text in (s.title, s.checked,
                                                                                               s.where)]
     texts += [(f"{base}/glossary.yml", t.line, t.definition, "") for t in content.glossary]

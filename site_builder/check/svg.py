@@ -14,7 +14,6 @@ error naming its line in the SVG and what to do.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from xml.parsers import expat
@@ -119,11 +118,6 @@ def safe_svg(data: bytes) -> SafeSvg:
         raise ValueError(_NOT_SVG)
     width, height = writer.size
     return SafeSvg(("".join(writer.out) + "\n").encode("utf-8"), width, height)
-
-
-def svg_name(stem: str, data: bytes) -> str:
-    """The published name: the picture's stem and a hash of what is published (a changed picture, a new name)."""
-    return f"images/{stem}-{hashlib.sha256(data).hexdigest()[:12]}.svg"
 
 
 class _Writer:

@@ -129,8 +129,8 @@ class Engine:
         content, problems = loaded or load_content(self.root, self.content_dir)
         if content is None:
             raise ContentError(problems)
-        inputs = digest(code_digest(), content_digest(self.root, self.content_dir), evidence_digest(evidence)) \
-            if self.store else ""
+        inputs = digest(code_digest(), content_digest(self.root, self.content_dir, content.read),
+                        evidence_digest(evidence)) if self.store else ""
         if inputs and all(self._written[o.folder].get("inputs") == inputs and self._trusted(o.folder)
                           and self._intact(o.folder, self._written[o.folder].get("files", {})) for o in self.outputs):
             return BuildReport(None, (), (), (), time.perf_counter() - started)

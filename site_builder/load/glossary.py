@@ -15,8 +15,6 @@ import re
 from dataclasses import dataclass
 
 from site_builder.load.yamlnodes import Located, load_located
-from site_builder.markdown.mathrender import math_problem
-from site_builder.markdown.source import inline_text, parse_inline
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, suggest
 from site_builder.vocabulary.urls import allowed_url, link_problem
@@ -44,6 +42,8 @@ class Term:
     no raw HTML), shown on the glossary page and, as text, in the hover card."""
     line: int
     """Line of the entry in glossary.yml."""
+    definition_line: int = 0
+    """Line of its definition (the check stage's problems with it point there)."""
 
     @property
     def anchor(self) -> str:
@@ -52,11 +52,15 @@ class Term:
     @property
     def plain_definition(self) -> str:
         """The definition for the hover card, which holds text only: ``$d_h$`` reads ``d_h``."""
+        from site_builder.markdown.source import inline_text, parse_inline
+
         return inline_text(parse_inline(self.definition))
 
     @property
     def formulas(self) -> list[str]:
         """The TeX of each ``$…$`` in the definition."""
+        from site_builder.markdown.source import parse_inline
+
         return [c.content for c in parse_inline(self.definition).children or () if c.type == "math_inline"]
 
     @property
@@ -120,15 +124,22 @@ def _load_term(item: Located, path: str, problems: list[Problem]) -> Term | None
             problems.append(Problem(path, item.children[key].line, _("'{key}' must be a list of wordings", key=key)))
             return None
         lists[key] = tuple(w.strip() for w in words)
-    term = Term(value["id"], value["term"].strip(), lists["allowed"], lists["forbidden"],
-                " ".join(value["definition"].split()), item.line)
-    problems += _definition_problems(term.definition, path, item.children["definition"].line)
-    return term
+    return Term(value["id"], value["term"].strip(), lists["allowed"], lists["forbidden"],
+                " ".join(value["definition"].split()), item.line, item.children["definition"].line)
+
+
+def definition_problems(terms: tuple[Term, ...], path: str) -> list[Problem]:
+    """What the glossary page could not show as written (a check, called by the check stage: loading the
+    glossary needs no Markdown): each definition is rendered there as Markdown, so it follows the rules of a
+    page's prose (no raw HTML, no picture, links within the allowlist, maths that renders)."""
+    return [problem for term in terms for problem in _definition_problems(term.definition, path,
+                                                                          term.definition_line)]
 
 
 def _definition_problems(definition: str, path: str, line: int) -> list[Problem]:
-    """What the glossary page could not show as written: the definition is rendered there as Markdown,
-    so it follows the rules of a page's prose (no raw HTML, no picture, links within the allowlist)."""
+    from site_builder.markdown.mathrender import math_problem
+    from site_builder.markdown.source import parse_inline
+
     found = []
     for child in parse_inline(definition).children or ():
         if child.type == "html_inline":

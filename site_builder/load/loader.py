@@ -40,42 +40,43 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     """
     base = root / content_dir
     problems: list[Problem] = []
-    read = {p.stem: _read(root, base, p, problems) for p in sorted((base / "pages").glob("*.md"), key=str)}
+    seen: dict[str, bytes] = {}  # path → the bytes read: the build's inputs are what it read, not what is there later
+    read = {p.stem: _read(root, base, p, problems, seen) for p in sorted((base / "pages").glob("*.md"), key=str)}
     files = {stem: file for stem, file in read.items() if file is not None}
     config_path = base / "site.yml"
-    config_file = _read_or_none(root, base, config_path, problems)
+    config_file = _read_or_none(root, base, config_path, problems, seen)
     if config_file is None and (config_path.exists() or config_path.is_symlink()):
         return None, problems  # refused: already reported
     config = _load_config(config_file, files, set(read) - set(files), problems, content_dir, base)
-    sources = _load_sources(_read_or_none(root, base, base / "sources.yml", problems), problems)
-    if bib := _read_or_none(root, base, base / "references.bib", problems):  # MyST's {cite}: more sources
+    sources = _load_sources(_read_or_none(root, base, base / "sources.yml", problems, seen), problems)
+    if bib := _read_or_none(root, base, base / "references.bib", problems, seen):  # MyST's {cite}: more sources
         cited, errors = load_bibtex(bib)
         sources += tuple(s for s in cited if s.id not in {known.id for known in sources})
         problems += errors
     records = tuple(_load_record(source, problems) for p in sorted((base / "records").glob("*.json"))
-                    if (source := _read(root, base, p, problems)) is not None)
-    glossary_file = _read_or_none(root, base, base / "glossary.yml", problems)
+                    if (source := _read(root, base, p, problems, seen)) is not None)
+    glossary_file = _read_or_none(root, base, base / "glossary.yml", problems, seen)
     glossary, glossary_problems = load_glossary(glossary_file.text, glossary_file.path) if glossary_file else ((), [])
     problems += glossary_problems
-    value_text, errors = parse_value_text(_read_or_none(root, base, base / "values.yml", problems))
+    value_text, errors = parse_value_text(_read_or_none(root, base, base / "values.yml", problems, seen))
     records, unmatched = with_record_texts(tuple(r for r in records if r), value_text)
     problems += errors + unmatched
     if config is None:
         return None, problems
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
-    images = _load_images(root, base / "pages")
+    images = _load_images(root, base / "pages", seen)
     content = Content(config, pages, sources, records, glossary, images, value_text,
-                      frozenset(read) - set(config.pages))
-    editions = tuple(_edition(root, base / tag, content, problems) for tag in config.translations)
-    return replace(content, editions=editions) if editions else content, problems
+                      frozenset(read) - set(config.pages), folder=content_dir)
+    editions = tuple(_edition(root, base / tag, content, problems, seen) for tag in config.translations)
+    return replace(content, editions=editions, read=seen), problems
 
 
-def _edition(root: Path, folder: Path, source: Content, problems: list[Problem]) -> Content:
+def _edition(root: Path, folder: Path, source: Content, problems: list[Problem], seen: dict[str, bytes]) -> Content:
     """The translation in ``folder`` (``content/<tag>/``), read the way the source is read."""
-    read = {p.stem: _read(root, folder, p, problems) for p in sorted((folder / "pages").glob("*.md"), key=str)}
-    files = {name: _read_or_none(root, folder, folder / name, problems) for name in EDITION_FILES}
+    read = {p.stem: _read(root, folder, p, problems, seen) for p in sorted((folder / "pages").glob("*.md"), key=str)}
+    files = {name: _read_or_none(root, folder, folder / name, problems, seen) for name in EDITION_FILES}
     return translated_content(source, folder.name, {stem: file for stem, file in read.items() if file}, files,
-                              _load_images(root, folder / "pages"), problems)
+                              _load_images(root, folder / "pages", seen), problems)
 
 
 MAX_PAGES = 5_000
@@ -85,7 +86,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 a text file is a problem itself."""
 
 
-def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
+def _load_images(root: Path, folder: Path, seen: dict[str, bytes]) -> tuple[ImageFile, ...]:
     """Picture files in the pages' folder and below; links that leave the folder are not followed."""
     images = []
     top = folder.resolve()
@@ -98,6 +99,8 @@ def _load_images(root: Path, folder: Path) -> tuple[ImageFile, ...]:
         except ValueError:
             continue  # a page showing it is told the picture is not there
         images.append(ImageFile(path.relative_to(root).as_posix(), size, data))
+        if data is not None:
+            seen[images[-1].path] = data
     return tuple(images)
 
 
@@ -170,8 +173,9 @@ def _open_resolved(base: Path, path: Path, flags: int) -> int:
         raise ValueError(_("cannot be read ({reason})", reason=reason(error))) from None
 
 
-def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
-    """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too."""
+def _read(root: Path, base: Path, path: Path, problems: list[Problem], seen: dict[str, bytes]) -> SourceFile | None:
+    """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too.
+    ``seen`` gets its bytes under its path."""
     prefix = os.path.join(root, "")  # strings where they can be: a save reads every page
     relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
         path.relative_to(root).as_posix()
@@ -185,6 +189,7 @@ def _read(root: Path, base: Path, path: Path, problems: list[Problem]) -> Source
     except ValueError as refused:
         problems.append(Problem(relative, 0, refused.args[0]))
         return None
+    seen[relative] = data
     try:
         text = _normalized(data.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -204,8 +209,9 @@ def _normalized(text: str) -> str:
     return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _read_or_none(root: Path, base: Path, path: Path, problems: list[Problem]) -> SourceFile | None:
-    return _read(root, base, path, problems) if path.exists() or path.is_symlink() else None
+def _read_or_none(root: Path, base: Path, path: Path, problems: list[Problem],
+                  seen: dict[str, bytes]) -> SourceFile | None:
+    return _read(root, base, path, problems, seen) if path.exists() or path.is_symlink() else None
 
 
 def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: str) -> list[Problem]:

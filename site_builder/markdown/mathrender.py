@@ -249,8 +249,8 @@ def _space_operator_names(parent: ET.Element) -> None:
     and a thin space before it after an ordinary atom."""
     children = list(parent)
     for index, child in enumerate(children):
-        core = _operator_core(child)
-        if core is None:
+        core = _base(child)
+        if "data-op" not in core.attrib:
             continue
         kind = core.attrib.pop("data-op")
         before = index > 0 and _is_ordinary(children[index - 1])
@@ -277,10 +277,6 @@ def _space_operator_names(parent: ET.Element) -> None:
 def _base(node: ET.Element) -> ET.Element:
     """The base of a scripted element (``x`` of ``x^2``); any other element itself."""
     return node[0] if node.tag in _SCRIPTED and len(node) else node
-
-
-def _operator_core(node: ET.Element) -> ET.Element | None:
-    return _base(node) if "data-op" in _base(node).attrib else None
 
 
 def _opens(node: ET.Element) -> bool:

@@ -22,8 +22,6 @@ from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 from site_builder.vocabulary.provenance import PROVENANCES
 
-_STATE_ID = re.compile(r"^b(\d+)$")
-
 
 @dataclass(frozen=True)
 class RoleUse:
@@ -163,13 +161,10 @@ def _tab_lists(tokens: list[Token], body: str, path: str) -> tuple[Problem, ...]
     """Indented code blocks that look like a list indented with a tab: CommonMark reads a tab as 4 columns,
     so an editor's tab-indented list silently becomes code."""
     lines = body.split("\n")
-    found = []
-    for token in tokens:
-        if token.type == "code_block" and token.map and lines[token.map[0]].startswith("\t") \
-                and _LIST_ITEM.match(token.content):
-            found.append(Problem(path, token.map[0] + 1, _("warning: this list is indented with a tab, so it is "
-                                   "shown as a code block; start the list at the margin, or indent with spaces")))
-    return tuple(found)
+    return tuple(Problem(path, token.map[0] + 1, _("warning: this list is indented with a tab, so it is shown as a "
+                                                   "code block; start the list at the margin, or indent with spaces"))
+                 for token in tokens if token.type == "code_block" and token.map
+                 and lines[token.map[0]].startswith("\t") and _LIST_ITEM.match(token.content))
 
 
 def _top_level(tokens: list[Token], names: tuple[str, ...]) -> Iterator[tuple[str, list[Token]]]:
@@ -344,8 +339,7 @@ class _Walker:
             self.tokens(block, "", teacher=False)
 
     def tokens(self, tokens: tuple[Token, ...], state: str, teacher: bool) -> None:
-        in_teacher = 0
-        self.pointing_lists(tokens, state, teacher)
+        in_teacher, announced = 0, False  # announced: a paragraph of a teacher note announced pointing
         for i, token in enumerate(tokens):
             if token.type.startswith("directive_") and token.meta["name"] == "teacher":
                 in_teacher += token.nesting
@@ -356,23 +350,15 @@ class _Walker:
                 self.math.append((token.content.strip(), line, True))
             elif token.type == "inline":
                 self.inline(token, state, teacher or in_teacher > 0)
-
-    def pointing_lists(self, tokens: tuple[Token, ...], state: str, teacher: bool) -> None:
-        """The list after a paragraph that announces pointing (``_POINTING``, in a teacher note): how many marks it
-        names."""
-        in_teacher, announced = 0, False
-        for i, token in enumerate(tokens):
-            if token.type.startswith("directive_") and token.meta["name"] == "teacher":
-                in_teacher += token.nesting
-            elif token.type == "inline" and (teacher or in_teacher) and _POINTING.search(token.content):
-                announced = True
+                announced = announced or bool((teacher or in_teacher) and _POINTING.search(token.content))
             elif token.type in ("bullet_list_open", "ordered_list_open") and announced:
+                # the list after a paragraph that announces pointing (_POINTING): how many marks it names
                 announced = False
                 end = next(j for j in range(i + 1, len(tokens)) if tokens[j].type == token.type.replace("open", "close")
                            and tokens[j].level == token.level)
                 marks = sum(c.type == "myst_role" and c.meta["name"] == "mark" for t in tokens[i:end]
                             if t.type == "inline" for c in t.children or ())
-                self.pointing.append((token.map[0] + 1 if token.map else 0, marks, state))
+                self.pointing.append((line, marks, state))
 
     def inline(self, token: Token, state: str, teacher: bool) -> None:
         clause, after_mark = "", ""

@@ -168,32 +168,29 @@ def flavour_blocks(page: ParsedPage, teacher: bool) -> tuple[tuple[Block, ...], 
     return (page.blocks, frozenset()) if teacher else without_teacher(page)
 
 
-def _runs(block: Block) -> tuple[tuple[Token, ...], ...]:
-    if isinstance(block, StateSource):
-        return block.caption, block.body, block.more, block.teacher
-    return (block,)
+def _tokens(blocks: Iterable[Block]) -> list[tuple[str, Token]]:
+    """Every token of ``blocks`` in order, each with the id of the state it stands in (``''`` outside states)."""
+    return [(b.id if isinstance(b, StateSource) else "", t) for b in blocks
+            for run in ((b.caption, b.body, b.more, b.teacher) if isinstance(b, StateSource) else (b,)) for t in run]
 
 
 def block_uses(blocks: Iterable[Block]) -> tuple[Use, ...]:
     """Every role in ``blocks``, in order, then the source of each ``{quoted}`` block and each source a ``{cite}``
     names (both cite it)."""
-    blocks = tuple(blocks)
-    return tuple(Use(child.meta["name"], child.content.strip(), b.id if isinstance(b, StateSource) else "",
-                     bool(child.meta.get("block")))
-                 for b in blocks for run in _runs(b) for token in run if token.type == "inline"
-                 for child in token.children or () if child.type == "myst_role") \
-        + tuple(Use("src", token.meta["arg"].strip(), b.id if isinstance(b, StateSource) else "", False)
-                for b in blocks for run in _runs(b) for token in run
-                if token.type == "directive_open" and token.meta["name"] == "quoted")\
-        + tuple(Use("src", key, b.id if isinstance(b, StateSource) else "", False)
-                for b in blocks for run in _runs(b) for token in run if token.type == "inline"
-                for child in token.children or () if child.type == "myst_role" and child.meta["name"] in CITE_ROLES
-                for key in cited_ids(child.content))
+    tokens = _tokens(blocks)
+    roles = [(state, child) for state, token in tokens if token.type == "inline"
+             for child in token.children or () if child.type == "myst_role"]
+    return tuple(Use(role.meta["name"], role.content.strip(), state, bool(role.meta.get("block")))
+                 for state, role in roles) \
+        + tuple(Use("src", token.meta["arg"].strip(), state, False) for state, token in tokens
+                if token.type == "directive_open" and token.meta["name"] == "quoted") \
+        + tuple(Use("src", key, state, False) for state, role in roles if role.meta["name"] in CITE_ROLES
+                for key in cited_ids(role.content))
 
 
 def block_pictures(site: SiteView, page: ParsedPage, blocks: Iterable[Block]) -> tuple[Picture, ...]:
     """The pictures ``blocks`` of ``page`` show, each once."""
-    return tuple({path: site.images[path] for b in blocks for run in _runs(b) for t in run if t.type == "image_figure"
+    return tuple({path: site.images[path] for _state, t in _tokens(blocks) if t.type == "image_figure"
                   if (path := image_path(page.meta.path, t.meta["src"])) in site.images}.values())
 
 

@@ -103,12 +103,8 @@ def _index(prepared, search: Path, kept: bool = True):
     between builds (the editions' are beside it)."""
     from site_builder.render.search_index import IndexJob
 
-    def cache_of(folder: str) -> Path:
-        if not folder:
-            return search
-        return search.with_name(f"{search.name}-{folder}") if kept else search / folder
-
-    jobs = [(IndexJob(site, cache_of(folder)), folder) for site, folder in _searched(prepared)]
+    jobs = [(IndexJob(site, _edition_cache(search, folder) if kept else search / folder), folder)
+            for site, folder in _searched(prepared)]
 
     def place(site_dir: Path) -> None:
         for job, folder in jobs:
@@ -126,9 +122,14 @@ def _carried(prepared, previous: Path, cache: Path):
         for site, folder in _searched(prepared):
             if site_dir != previous or not (site_dir / folder / "pagefind" / "pagefind.js").is_file():
                 carry_index(site_dir / folder, previous=previous / folder, prepared=site,
-                            cache=cache / ("search" if not folder else f"search-{folder}"))
+                            cache=_edition_cache(cache / "search", folder))
 
     return place
+
+
+def _edition_cache(search: Path, folder: str) -> Path:
+    """The kept search cache of the edition in ``folder``: beside the site's own (``search``, folder ``''``)."""
+    return search.with_name(f"{search.name}-{folder}") if folder else search
 
 
 def _searched(prepared) -> list:

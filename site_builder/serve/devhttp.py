@@ -2,7 +2,7 @@
 (and nothing outside it) with the live-reload script injected into every HTML page, and the
 event stream (``/__dev/events``, server-sent events) the script listens to.
 
-The handler asks its ``DevServer`` (serve.py) for the folder, the build id, the current failure
+The handler asks its ``DevServer`` (server.py) for the folder, the build id, the current failure
 and a queue of events; it changes nothing.
 """
 

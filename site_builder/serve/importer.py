@@ -242,16 +242,15 @@ def page_id_for(path: Path) -> str:
     return f"{page_id}-page" if page_id in GENERATED_PAGES else page_id
 
 
-def import_page(root: Path, source: Path, framework: str = "pytorch", content_dir: str = "content") -> tuple[
-        Path, Converted]:
+def import_page(root: Path, source: Path) -> tuple[Path, Converted]:
     """Convert ``source`` and write it as ``content/pages/<id>.md``, listed in ``site.yml``; ``ValueError``
     saying why not (an unreadable file, a page that exists)."""
     try:
         text = source.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(_("cannot read {path}: {reason}", path=source, reason=str(error))) from None
-    converted = convert_page(text, framework)
-    return add_page(root, page_id_for(source), converted.text + "\n", content_dir), converted
+    converted = convert_page(text)
+    return add_page(root, page_id_for(source), converted.text + "\n"), converted
 
 
 def run_import(root: Path, source: Path, language: str) -> int:

@@ -12,6 +12,8 @@ import re
 import sys
 from pathlib import Path
 
+from site_builder.vocabulary.po import read_po
+
 NEEDED = ("jinja2", "markdown_it", "numpy", "matplotlib", "yaml", "babel")
 """Import names of the packages a build cannot start without (requirements.txt pins them)."""
 
@@ -48,22 +50,9 @@ def _say_missing(root: Path, python: str, missing: list[str]) -> str:
                       "the same command again", python=python, names=", ".join(missing))
     language = re.search(r"^language:\s*(\S+)", _read(root / "content" / "site.yml"), re.MULTILINE)
     if language is not None and language.group(1).startswith("zh"):
-        msgid = _po_entry(_read(Path(__file__).parents[1] / "locales" / "zh_CN" / "LC_MESSAGES" / "messages.po"),
-                          msgid) or msgid
+        msgid = read_po(_read(Path(__file__).parents[1] / "locales" / "zh_CN" / "LC_MESSAGES" / "messages.po"))[0] \
+            .get(msgid, msgid)
     return msgid.format(**params)
-
-
-def _po_entry(catalog: str, msgid: str) -> str:
-    """A msgstr of a .po file whose lines Babel wrapped (each a quoted piece), or '' when absent."""
-    for entry in catalog.split("\n\n"):
-        head, _sep, tail = entry.partition("msgstr ")
-        if _pieces(head.partition("msgid ")[2]) == msgid:
-            return _pieces(tail)
-    return ""
-
-
-def _pieces(quoted: str) -> str:
-    return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', quoted)).replace('\\"', '"').replace("\\\\", "\\")
 
 
 def _read(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""Messages in the course's language: gettext catalogs (``locales/<lang>/LC_MESSAGES/messages.po``) read with Babel.
+"""Messages in the course's language: gettext catalogs (``locales/<lang>/LC_MESSAGES/messages.po``, ``po.py``).
 
 Message ids are English. Code marks a message with ``_("unknown value '{name}'", name=name)``,
 which returns a ``Text``: a ``str`` holding the English text (so ``str(problem)``,
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import functools
 import gettext
-import io
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
+
+from site_builder.vocabulary.po import Catalog, read_po
 
 LOCALES = Path(__file__).parents[1] / "locales"
 DOMAIN = "messages"
@@ -86,21 +87,23 @@ def catalog_name(language: str) -> str:
 
 @functools.cache
 def translations(language: str, locales: Path = LOCALES, domain: str = DOMAIN) -> gettext.NullTranslations:
-    """The catalog for ``language`` (compiled from its .po file in memory), or none (message ids as they are).
+    """The catalog for ``language`` (read from its .po file), or none (message ids as they are).
 
     ``locales`` and ``domain``: another set of catalogs read the same way (the figures' own, figures/i18n.py)."""
     po = locales / catalog_name(language) / "LC_MESSAGES" / f"{domain}.po"
     if not po.is_file():
         return gettext.NullTranslations()
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
+    messages, plural = read_po(po.read_text(encoding="utf-8"))
+    return Catalog(messages, gettext.c2py(plural) if plural else lambda n: _plural_rule(catalog_name(language))(n))
 
-    with po.open("rb") as f:
-        catalog = read_po(f, locale=catalog_name(language))
-    compiled = io.BytesIO()
-    write_mo(compiled, catalog)
-    compiled.seek(0)
-    return gettext.GNUTranslations(compiled)
+
+@functools.cache
+def _plural_rule(locale: str) -> Callable[[int], int]:
+    """CLDR's plural rule for a catalog without a Plural-Forms header (Babel writes none): asked for only
+    when a message has plural forms, so a command that says none does not import Babel."""
+    from babel.messages.plurals import get_plural
+
+    return gettext.c2py(get_plural(locale).plural_expr)
 
 
 def localize(text: str, language: str) -> str:
