@@ -186,7 +186,7 @@ def _damage_math_font(root: Path) -> None:
 
 
 def _damage_model_value(root: Path) -> None:
-    for file in _each(root, "lessonmodel", "*.json"):
+    for file in _each(root, "lessonmodel", "lessonmodel-*.json"):  # each experiment's entry (not the names)
         rewrite_json(file, _edit_value)
 
 

@@ -138,6 +138,8 @@ class DevServer:
         self._drawn: Future[Evidence] | None = None
         """The background ``load`` while a translation is being drawn."""
         self._lock = threading.Lock()
+        self._building = threading.Lock()
+        """One build at a time: the engine is not thread-safe, and a caller may ask while the watcher builds."""
         self._collector: threading.Timer | None = None
         self._clients: list[queue.Queue[tuple[str, dict] | None]] = []
         self._stop = threading.Event()
@@ -205,6 +207,10 @@ class DevServer:
 
     def rebuild(self, changed: Collection[Path]) -> None:
         """Bring the site up to date with the files on disk; report the outcome to terminal and browsers."""
+        with self._building:
+            self._rebuild(changed)
+
+    def _rebuild(self, changed: Collection[Path]) -> None:
         if any(path.is_relative_to(root) for path in changed for root in self.evidence_source.inputs):
             self._evidence = None  # stale until a load succeeds, so the next save retries it
             self._stop_drawing()
