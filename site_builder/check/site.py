@@ -241,8 +241,10 @@ def _labels(anchors: dict[str, set[str]]) -> set[str]:
 
 def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
     """A ``{ref}`` in public text to a heading inside a teacher note: its link text would publish the heading."""
-    hidden = {(page.meta.id, anchor) for page in pages for anchor, line, _title in page.anchors
+    hidden = {(page.meta.id, anchor) for page in pages if page.teacher_spans for anchor, line, _title in page.anchors
               if any(start < line <= end for start, end in page.teacher_spans)}
+    if not hidden:  # the usual case, and every save checks every page: no reference to resolve
+        return []
     return [Problem(page.meta.path, use.line,
                     _("{{ref}} to '#{anchor}', a heading inside a teacher note, would publish it: link to a public "
                       "heading, or move the {{ref}} into the note", anchor=resolve_ref(use.target, page.meta.id)[1]))
