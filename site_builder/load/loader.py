@@ -90,7 +90,11 @@ def _load_images(root: Path, folder: Path, seen: dict[str, bytes]) -> tuple[Imag
     """Picture files in the pages' folder and below; links that leave the folder are not followed."""
     images = []
     top = folder.resolve()
-    for path in sorted((p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES), key=str):
+    # What folder.rglob("*") lists (links to folders are not entered), by name first: the pages' folder holds
+    # every page, and a save lists it again; pathlib made a path of each to ask its suffix.
+    found = sorted(os.path.join(where, name) for where, _folders, names in os.walk(folder) for name in names
+                   if _suffix(name) in IMAGE_SUFFIXES)
+    for path in map(Path, found):
         if not path.is_file() or not path.resolve().is_relative_to(top):
             continue
         size = path.stat().st_size
@@ -102,6 +106,12 @@ def _load_images(root: Path, folder: Path, seen: dict[str, bytes]) -> tuple[Imag
         if data is not None:
             seen[images[-1].path] = data
     return tuple(images)
+
+
+def _suffix(name: str) -> str:
+    """``Path(name).suffix``, lower-cased."""
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
 
 def read_content_file(base: Path, path: Path) -> bytes:
@@ -123,8 +133,12 @@ def read_content_file(base: Path, path: Path) -> bytes:
             raise ValueError(_("is {size} MiB, over the limit of {limit} MiB for a file under content/: split it or "
                                "move it out", size=f"{status.st_size / 2**20:.1f}",
                                limit=f"{MAX_FILE_BYTES / 2**20:.0f}"))
-        chunks = []
-        while (chunk := os.read(fd, 1 << 20)) and sum(map(len, chunks)) <= MAX_FILE_BYTES:  # a file still growing
+        # One read when the file has the size it had when opened (a save reads every page); otherwise it
+        # changes as it is read: read on to its end, or just past the limit.
+        chunks = [os.read(fd, status.st_size + 1)]
+        if len(chunks[0]) == status.st_size:
+            return chunks[0]
+        while (chunk := os.read(fd, 1 << 20)) and sum(map(len, chunks)) <= MAX_FILE_BYTES:
             chunks.append(chunk)
         return b"".join(chunks)
     finally:
@@ -135,24 +149,30 @@ def _open_beneath(base: Path, path: Path, flags: int) -> int | None:
     """``path`` opened if it and every folder between it and ``base`` is a plain file or folder, no link
     (so it is inside ``base`` without resolving anything: a save reads every page; only the file itself
     is opened, as a dev server watching the folder sees every open); ``None`` where that is not so."""
-    prefix = os.path.join(base, "")  # strings, not pathlib: pathlib's parsing cost more than the reading
-    if not str(path).startswith(prefix) or not hasattr(os, "O_NOFOLLOW"):
+    prefix, target = _inside(base), str(path)  # strings, not pathlib: its parsing cost more than the reading
+    if not target.startswith(prefix) or not hasattr(os, "O_NOFOLLOW"):
         return None
-    *folders, name = str(path)[len(prefix):].split(os.sep)
+    *folders, name = target[len(prefix):].split(os.sep)
     if {"", ".", ".."} & {*folders, name}:
         return None
-    inner = str(base)
+    inner = prefix
     try:
-        for part in folders:
-            inner = os.path.join(inner, part)
+        for part in folders:  # target is prefix + folders + name, each joined by one separator
+            inner += part
             if not stat.S_ISDIR(os.lstat(inner).st_mode):
                 return None
-        target = os.path.join(inner, name)
+            inner += os.sep
         if not stat.S_ISREG(os.lstat(target).st_mode):
             return None  # a link, FIFO or device is never opened here
         return os.open(target, flags)
     except OSError:
         return None
+
+
+def _inside(folder: Path) -> str:
+    """``os.path.join(folder, "")``: what the path of everything inside ``folder`` starts with."""
+    name = str(folder)
+    return name if name.endswith(os.sep) else name + os.sep
 
 
 def _open_resolved(base: Path, path: Path, flags: int) -> int:
@@ -176,7 +196,7 @@ def _open_resolved(base: Path, path: Path, flags: int) -> int:
 def _read(root: Path, base: Path, path: Path, problems: list[Problem], seen: dict[str, bytes]) -> SourceFile | None:
     """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too.
     ``seen`` gets its bytes under its path."""
-    prefix = os.path.join(root, "")  # strings where they can be: a save reads every page
+    prefix = _inside(root)  # strings where they can be: a save reads every page
     relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
         path.relative_to(root).as_posix()
     if _CONTROL.search(relative) or "\n" in relative or "\r" in relative:  # would break the one-line message

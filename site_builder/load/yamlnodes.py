@@ -168,8 +168,12 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
             if key in children:
                 raise _Slip(key_node.start_mark.line, _("'{key}' is given twice (first on line {line}): keep one",
                                                         key=key, line=children[key].line))
-            children[key] = Located(_construct(value_node), first_line + key_node.start_mark.line,
-                                    _locate(value_node, first_line, done, open_nodes).children)
+            # A text or list of texts is what it is located as (site.yml's pages: a thousand ids, built once).
+            plain = _plain(value_node)
+            value = None if plain else _construct(value_node)
+            found = _locate(value_node, first_line, done, open_nodes)
+            children[key] = Located(found.value if plain else value, first_line + key_node.start_mark.line,
+                                    found.children)
         located = Located({k: v.value for k, v in children.items()}, line, children)
     elif isinstance(node, yaml.SequenceNode):
         items = tuple(_locate(item, first_line, done, open_nodes) for item in node.value)
@@ -181,7 +185,18 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
     return located
 
 
+_STR, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq"
+
+
+def _plain(node: yaml.Node) -> bool:
+    """A scalar, or a list of texts without a tag of its own: its value is its items' values."""
+    return isinstance(node, yaml.ScalarNode) or (node.tag == _SEQ and isinstance(node, yaml.SequenceNode) and all(
+        item.tag == _STR and isinstance(item, yaml.ScalarNode) for item in node.value))
+
+
 def _construct(node: yaml.Node) -> Any:
+    if node.tag == _STR and isinstance(node, yaml.ScalarNode):  # what the constructor returns for text
+        return node.value
     loader = LOADER("")
     try:
         return loader.construct_object(node, deep=True)
