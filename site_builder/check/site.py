@@ -82,6 +82,8 @@ def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[st
 
 
 def _duplicate_ids(pages: tuple[ParsedPage, ...]) -> list[Problem]:
+    if len({page.meta.id for page in pages}) == len(pages):  # the usual case, on every save
+        return []
     first: dict[str, str] = {}  # page id → the path of the first page with it
     return [Problem(page.meta.path, 1, _("duplicate page id '{id}' (also used by {other})", id=page.meta.id,
                                          other=first[page.meta.id]))
@@ -241,8 +243,8 @@ def _labels(anchors: dict[str, set[str]]) -> set[str]:
 
 def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
     """A ``{ref}`` in public text to a heading inside a teacher note: its link text would publish the heading."""
-    hidden = {(page.meta.id, anchor) for page in pages if page.teacher_spans for anchor, line, _title in page.anchors
-              if any(start < line <= end for start, end in page.teacher_spans)}
+    hidden = {(page.meta.id, anchor) for page in pages for start, end in page.teacher_spans
+              for anchor, line, _title in page.anchors if start < line <= end}
     if not hidden:  # the usual case, and every save checks every page: no reference to resolve
         return []
     return [Problem(page.meta.path, use.line,

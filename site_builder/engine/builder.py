@@ -179,8 +179,9 @@ class Engine:
         """Pages (and ``GENERATED``) whose files the store holds under this build's key; files of an
         earlier build are taken from its folder only while they still have the digest it recorded."""
         held, folder = self._pages[output.teacher], output.folder
+        # Without a persisted store every page's files are held in memory (``_write``): nothing to verify.
         return {page_id for page_id, key in keys.items() if page_id in held and held[page_id][0] == key
-                and (all(isinstance(payload, bytes) for payload in held[page_id][1].values())
+                and (self.store is None or all(isinstance(payload, bytes) for payload in held[page_id][1].values())
                      or self._trusted(folder) and self._intact(folder, held[page_id][1]))}
 
     def _write(self, output: Output, files: SiteFiles, keys: dict[str, str], kept: set[str],
