@@ -23,7 +23,8 @@ def read_content_file(base: Path, path: Path, folder_fd: int | None = None) -> b
 
     Checked before opening and again on the open file: a link is followed only
     within ``base``, and a FIFO or device is never opened for reading (that
-    could block forever or have side effects). ``folder_fd``: ``path``'s folder, opened (no link on the way).
+    could block forever or have side effects). ``folder_fd``: ``path``'s folder, opened (no link on the way), which
+    lists ``path`` as a plain file.
     """
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = _open_beneath(base, path, flags) if folder_fd is None else _open_in(folder_fd, path.name, flags)
@@ -74,10 +75,9 @@ def _open_beneath(base: Path, path: Path, flags: int) -> int | None:
 
 
 def _open_in(folder_fd: int, name: str, flags: int) -> int | None:
-    """``name`` in the open folder ``folder_fd``, opened if it is a plain file; ``None`` otherwise."""
+    """``name``, listed as a plain file in the open folder ``folder_fd``, opened; ``None`` if that fails (it
+    changed since: the open file is checked again)."""
     try:
-        if not stat.S_ISREG(os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode):
-            return None  # a link, FIFO or device is never opened here
         return os.open(name, flags, dir_fd=folder_fd)
     except OSError:
         return None

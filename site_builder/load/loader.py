@@ -81,16 +81,19 @@ def _edition(root: Path, folder: Path, source: Content, problems: list[Problem],
 def _read_pages(root: Path, base: Path, problems: list[Problem],
                 seen: dict[str, bytes]) -> dict[str, SourceFile | None]:
     """Each ``*.md`` file of ``base``'s ``pages/`` folder, by its stem, read by ``_read``. A save reads every page:
-    the folder, when it is one and no link, is opened once and each page opened by its name in it."""
+    the folder, when it is one and no link, is opened once, and each page its listing says is a plain file
+    (no link, FIFO or device) is opened by its name in it."""
     folder = base / "pages"
     try:
         folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except (OSError, AttributeError):  # missing, a link or not a folder (or no O_NOFOLLOW): each page by its path
         return {p.stem: _read(root, base, p, problems, seen) for p in sorted(folder.glob("*.md"), key=str)}
     try:
-        names = sorted(name for name in os.listdir(folder_fd) if name.endswith(".md"))
-        return {name[:-3] if len(name) > 3 else name: _read(root, base, folder / name, problems, seen, folder_fd)
-                for name in names}  # the stem: ".md" is a name without a suffix
+        with os.scandir(folder_fd) as entries:  # the kind of each entry comes with its name
+            listed = sorted((e.name, e.is_file(follow_symlinks=False)) for e in entries if e.name.endswith(".md"))
+        return {name[:-3] if len(name) > 3 else name:  # the stem: ".md" is a name without a suffix
+                _read(root, base, folder / name, problems, seen, folder_fd if plain else None)
+                for name, plain in listed}
     finally:
         os.close(folder_fd)
 
