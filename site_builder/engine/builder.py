@@ -195,7 +195,7 @@ class Engine:
         held = self._pages[output.teacher]
         pages = {page_id: held[page_id] for page_id in kept}
         kept_files = {rel for _key, made in pages.values() for rel in made}
-        owned = _owned(files, keys)  # of the pages rendered now
+        owned = _owned(files, keys, [page_id for page_id in keys if page_id not in kept])  # rendered now
         files = {**files, **{rel: payload for _key, made in pages.values() for rel, payload in made.items()}}
         # The math font holds the characters of every page's formulas, kept pages' and every edition's included.
         formulas = formula_characters(files, {rel: old_formulas.get(rel, "") for rel in kept_files})
@@ -349,10 +349,11 @@ def _sum(payload: bytes | Path) -> str:
     return file_digest(payload) if isinstance(payload, Path) else hashlib.sha256(payload).hexdigest()
 
 
-def _owned(files: SiteFiles, keys: dict[str, str]) -> dict[str, list[str]]:
-    """Page id (or ``GENERATED``) → the files it made: ``x.html``, ``x.md``, ``x.source.html``,
-    ``downloads/x.zip``, ``downloads/x.ipynb``; numbers.html, llms.txt … are the generated pages'."""
-    owned: dict[str, list[str]] = {page_id: [] for page_id in keys}
+def _owned(files: SiteFiles, keys: dict[str, str], rendered: Iterable[str]) -> dict[str, list[str]]:
+    """Each of the ``rendered`` pages' ids (or ``GENERATED``) → the files it made: ``x.html``, ``x.md``,
+    ``x.source.html``, ``downloads/x.zip``, ``downloads/x.ipynb``; numbers.html, llms.txt … are the generated
+    pages'. (Only those rendered: a save renders a few of a thousand.)"""
+    owned: dict[str, list[str]] = {page_id: [] for page_id in rendered}
     for rel in files:
         name = rel.removeprefix("downloads/") if rel.startswith("downloads/") and rel.count("/") == 1 else rel
         owner = next((name[:-len(s)] for s in (".source.html", ".html", ".md", ".zip", ".ipynb")

@@ -18,7 +18,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 a text file is a problem itself."""
 
 
-def read_content_file(base: Path, path: Path, folder_fd: int | None = None) -> bytes:
+def read_content_file(base: Path, path: Path | str, folder_fd: int | None = None) -> bytes:
     """The bytes of ``path`` if it is a regular file inside the folder ``base``; ``ValueError`` saying why not.
 
     Checked before opening and again on the open file: a link is followed only
@@ -27,9 +27,9 @@ def read_content_file(base: Path, path: Path, folder_fd: int | None = None) -> b
     lists ``path`` as a plain file.
     """
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = _open_beneath(base, path, flags) if folder_fd is None else _open_in(folder_fd, path.name, flags)
+    fd = _open_beneath(base, path, flags) if folder_fd is None else _open_in(folder_fd, os.path.basename(path), flags)
     if fd is None:  # a link on the way, or not plainly beneath: resolved and checked as a whole
-        fd = _open_resolved(base, path, flags)
+        fd = _open_resolved(base, Path(path), flags)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):  # swapped for something else after the check
@@ -50,7 +50,7 @@ def read_content_file(base: Path, path: Path, folder_fd: int | None = None) -> b
         os.close(fd)
 
 
-def _open_beneath(base: Path, path: Path, flags: int) -> int | None:
+def _open_beneath(base: Path, path: Path | str, flags: int) -> int | None:
     """``path`` opened if it and every folder between it and ``base`` is a plain file or folder, no link
     (so it is inside ``base`` without resolving anything: a save reads every page; only the file itself
     is opened, as a dev server watching the folder sees every open); ``None`` where that is not so."""

@@ -91,8 +91,9 @@ def _read_pages(root: Path, base: Path, problems: list[Problem],
     try:
         with os.scandir(folder_fd) as entries:  # the kind of each entry comes with its name
             listed = sorted((e.name, e.is_file(follow_symlinks=False)) for e in entries if e.name.endswith(".md"))
+        inside = folder_prefix(folder)  # each page's path as a string: pathlib would cost more than the reading
         return {name[:-3] if len(name) > 3 else name:  # the stem: ".md" is a name without a suffix
-                _read(root, base, folder / name, problems, seen, folder_fd if plain else None)
+                _read(root, base, inside + name, problems, seen, folder_fd if plain else None)
                 for name, plain in listed}
     finally:
         os.close(folder_fd)
@@ -130,13 +131,13 @@ def _suffix(name: str) -> str:
     return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
 
-def _read(root: Path, base: Path, path: Path, problems: list[Problem], seen: dict[str, bytes],
+def _read(root: Path, base: Path, path: Path | str, problems: list[Problem], seen: dict[str, bytes],
           folder_fd: int | None = None) -> SourceFile | None:
     """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too.
     ``seen`` gets its bytes under its path. ``folder_fd``: see ``read_content_file``."""
     prefix = folder_prefix(root)  # strings where they can be: a save reads every page
     relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
-        path.relative_to(root).as_posix()
+        Path(path).relative_to(root).as_posix()
     if _CONTROL.search(relative) or "\n" in relative or "\r" in relative:  # would break the one-line message
         shown = relative.encode("unicode_escape").decode("ascii")
         problems.append(Problem(shown, 0, _("the file name contains a control character or line break: rename "
