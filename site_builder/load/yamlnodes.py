@@ -176,7 +176,10 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
                                     found.children)
         located = Located({k: v.value for k, v in children.items()}, line, children)
     elif isinstance(node, yaml.SequenceNode):
-        items = tuple(_locate(item, first_line, done, open_nodes) for item in node.value)
+        # A text item is located at once (site.yml's pages: a thousand ids, on every save).
+        items = tuple(Located(item.value, first_line + item.start_mark.line)
+                      if item.tag == _STR and isinstance(item, yaml.ScalarNode)
+                      else _locate(item, first_line, done, open_nodes) for item in node.value)
         located = Located([item.value for item in items], line, items)
     else:
         located = Located(_construct(node), line)
