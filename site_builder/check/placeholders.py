@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 
 from site_builder.load.content import SourceFile
@@ -21,6 +21,10 @@ SKELETONS = Path(__file__).parents[1] / "skeletons"
 _STRUCTURE = re.compile(r"^(?:---|kind:.*|:{3,}.*|:provenance:.*|\$\$|\*\*[^*]+\*\*)?$")
 """Skeleton lines that are not text to replace: syntax (front matter and directive fences, the kind) and
 the teacher notes' bold labels (**模拟问答**), which real lessons keep."""
+
+
+_AROUND = "placeholders"
+"""What ``memo`` keeps a page's placeholders beside: nothing around the page (``check_site`` uses a hash)."""
 
 
 @functools.cache
@@ -38,19 +42,25 @@ def _split_placeholders() -> tuple[frozenset[str], tuple[str, ...]]:
     return frozenset(line for line in lines if "{{id}}" not in line), tuple(line for line in lines if "{{id}}" in line)
 
 
-def placeholder_problems(pages: Iterable[SourceFile]) -> list[Problem]:
-    """One problem per line of a page that is still a skeleton's placeholder text."""
-    fixed, with_id = _split_placeholders()
+def placeholder_problems(pages: Iterable[SourceFile],
+                         memo: Callable[[str, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None,
+                         ) -> list[Problem]:
+    """One problem per line of a page that is still a skeleton's placeholder text. ``memo``: as ``check_site``'s
+    (a page's placeholders depend on its source alone)."""
     problems = []
     for page in pages:
-        lines = page.text.splitlines()
-        page_id = page.path.rsplit("/", 1)[-1].removesuffix(".md")
-        placeholders = fixed.union(line.replace("{{id}}", page_id) for line in with_id)
-        # Every save checks every page: the set of its lines is one pass in C, and line numbers are
-        # looked for only on a page that has a placeholder.
-        if placeholders.isdisjoint(map(str.strip, lines)):
-            continue
-        problems += [Problem(page.path, number, _("still the placeholder text of the 'new lesson' skeleton: "
-                                                  "replace it with the lesson's own, or delete the line"))
-                     for number, line in enumerate(lines, 1) if line.strip() in placeholders]
+        check = functools.partial(_page_placeholders, page)
+        problems += memo(page.path, _AROUND, check) if memo else check()
     return problems
+
+
+def _page_placeholders(page: SourceFile) -> list[Problem]:
+    fixed, with_id = _split_placeholders()
+    lines = page.text.splitlines()
+    page_id = page.path.rsplit("/", 1)[-1].removesuffix(".md")
+    placeholders = fixed.union(line.replace("{{id}}", page_id) for line in with_id)
+    if placeholders.isdisjoint(map(str.strip, lines)):  # one pass in C: the usual case
+        return []
+    return [Problem(page.path, number, _("still the placeholder text of the 'new lesson' skeleton: "
+                                         "replace it with the lesson's own, or delete the line"))
+            for number, line in enumerate(lines, 1) if line.strip() in placeholders]

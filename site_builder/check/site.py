@@ -25,15 +25,15 @@ ROLES = ("num", "fig", "src", "ref", "example", "term", "mark", *REFERENCE_ROLES
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
-               memo: Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None,
+               memo: Callable[[str, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None,
                failed: Collection[str] = ()) -> list[Problem]:
     """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
 
     ``failed``: ids of pages that failed to load (their own problems say why): a reference to one is
     not reported, neither as a missing page nor as a missing anchor.
 
-    ``memo(page, around, check)`` gives one page's problems: a caller keeping them between builds (the
-    dev server's engine) looks them up by the page's source, the evidence and ``around`` (what they
+    ``memo(path, around, check)`` gives one page's problems: a caller keeping them between builds (the
+    dev server's engine) looks them up by the source at ``path``, the evidence and ``around`` (what they
     depend on of the other pages, the sources and the glossary) and calls ``check`` only on a miss.
     """
     pages = tuple(pages)
@@ -46,7 +46,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     anchors |= {page_id: EveryAnchor() for page_id in failed if page_id not in anchors}
     for page in pages:
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
-        problems += memo(page, around, check) if memo else check()
+        problems += memo(page.meta.path, around, check) if memo else check()
     problems += [problem for record in content.records for entry in record.data.get("compare") or ()
                  for problem in _check_comparison(record.path, entry, evidence.values)]
     problems += definition_problems(content.glossary, f"{_content_folder(content)}/glossary.yml")

@@ -277,14 +277,14 @@ class Engine:
             self._facts[key] = page_facts(page)
         return self._facts[key]
 
-    def _memo(self, evidence: Evidence) -> Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]]:
+    def _memo(self, evidence: Evidence) -> Callable[[str, Hashable, Callable[[], list[Problem]]], list[Problem]]:
         """Each page's problems kept under its source, the evidence and what they depend on around it
-        (``check_site``); only this build's entries stay."""
+        (``check_site``; its placeholder lines, ``placeholder_problems``); only this build's entries stay."""
         evidence_key = self._evidence_digest(evidence)
         held, self._checked = self._checked, {}
 
-        def memo(page: ParsedPage, around: Hashable, check: Callable[[], list[Problem]]) -> list[Problem]:
-            key = (self._keys[page.meta.path], evidence_key, around)
+        def memo(path: str, around: Hashable, check: Callable[[], list[Problem]]) -> list[Problem]:
+            key = (self._keys[path], evidence_key, around)
             self._checked[key] = held[key] if key in held else check()
             return self._checked[key]
 
