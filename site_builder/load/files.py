@@ -18,6 +18,10 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 a text file is a problem itself."""
 
 
+_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+"""How a file under ``content/`` is opened: never through a link as its last part, never waiting (a FIFO)."""
+
+
 def read_content_file(base: Path, path: Path | str, folder_fd: int | None = None) -> bytes:
     """The bytes of ``path`` if it is a regular file inside the folder ``base``; ``ValueError`` saying why not.
 
@@ -26,10 +30,10 @@ def read_content_file(base: Path, path: Path | str, folder_fd: int | None = None
     could block forever or have side effects). ``folder_fd``: ``path``'s folder, opened (no link on the way), which
     lists ``path`` as a plain file.
     """
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = _open_beneath(base, path, flags) if folder_fd is None else _open_in(folder_fd, os.path.basename(path), flags)
+    fd = _open_beneath(base, path, _FLAGS) if folder_fd is None else \
+        _open_in(folder_fd, os.fspath(path).rpartition(os.sep)[2], _FLAGS)
     if fd is None:  # a link on the way, or not plainly beneath: resolved and checked as a whole
-        fd = _open_resolved(base, Path(path), flags)
+        fd = _open_resolved(base, Path(path), _FLAGS)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):  # swapped for something else after the check
