@@ -39,10 +39,10 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     pages = tuple(pages)
     problems = _duplicate_ids(pages)
     problems += _refs_into_teacher_notes(pages)
-    anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
+    anchors = {p.meta.id: frozenset([a[0] for a in p.anchors]) for p in pages}  # hashable: ``around`` holds them
     sources = {s.id for s in content.sources}
-    around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
-                   frozenset(sources), content.glossary, frozenset(failed))) if memo else None
+    around = hash((frozenset(anchors.items()), frozenset(sources), content.glossary, frozenset(failed))) if memo \
+        else None
     anchors |= {page_id: EveryAnchor() for page_id in failed if page_id not in anchors}
     for page in pages:
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
