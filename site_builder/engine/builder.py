@@ -37,6 +37,7 @@ from site_builder.render.keys import (
     PageFacts,
     code_digest,
     digest,
+    digest_after,
     evidence_digest,
     file_digest,
     folder_identity,
@@ -250,8 +251,9 @@ class Engine:
         self._stored = {}
         with nullcontext() if self.serving else collector_paused():
             held = {}  # source digest → the parse kept in memory or read back from the store
+            source_digest = digest_after(code_digest())
             for source in sources:
-                key = self._keys[source.path] = digest(code_digest(), source.path, source.text)
+                key = self._keys[source.path] = source_digest(source.path, source.text)
                 if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key), lazy=True):
                     held[key] = found
             missing = [source for source in sources if self._keys[source.path] not in held]

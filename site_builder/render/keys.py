@@ -32,6 +32,12 @@ def digest(*parts: str | bytes) -> str:
     return _hashed(hashlib.sha256(), parts).hexdigest()
 
 
+def digest_after(*first: str | bytes) -> Callable[..., str]:
+    """``digest(*first, *rest)`` as a function of ``rest``: ``first`` is hashed once (a save keys every page)."""
+    start = _hashed(hashlib.sha256(), first)
+    return lambda *rest: _hashed(start.copy(), rest).hexdigest()
+
+
 def _hashed(h: hashlib._Hash, parts: Iterable[str | bytes]) -> hashlib._Hash:
     """``h`` with ``parts`` added as ``digest`` adds them."""
     for part in parts:
@@ -130,9 +136,8 @@ def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Ca
                   repr(sorted(site.images.items())))
     facts = {page_id: facts_of(page) for page_id, page in site.pages.items()}
     nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
-    common = _hashed(hashlib.sha256(), (base, nav))  # every key starts with these: hashed once, then copied
-    keys = {page_id: _hashed(common.copy(), (source_key_of(page), *(facts[t].outline for t in
-                                                                   _depends(facts[page_id], facts)))).hexdigest()
+    key = digest_after(base, nav)
+    keys = {page_id: key(source_key_of(page), *(facts[t].outline for t in _depends(facts[page_id], facts)))
             for page_id, page in site.pages.items()}
     generated = digest(base, nav, repr(site.content.sources), repr(site.content.value_text),
                        *(f.outline + f.roles + f.shown for f in facts.values()))
