@@ -123,12 +123,23 @@ def _said(error: yaml.YAMLError, text: str) -> tuple[int, str]:
 
 
 def _compose(text: str) -> yaml.Node | None:
-    _check_depth(text)
+    if _indicators(text) > MAX_DEPTH:  # else it cannot nest that deep: no need to walk its events
+        _check_depth(text)
     try:
         return yaml.compose(text, Loader=LOADER)
     except yaml.YAMLError:
         # libyaml is fast but terse; errors are rare, so let the Python parser word the message.
         return yaml.compose(text, Loader=_WORDING_LOADER)
+
+
+_BLOCK_ENTRY = re.compile(r"-(?=\s|\Z)")
+
+
+def _indicators(text: str) -> int:
+    """How many collections ``text`` can start at most: each starts at its own '[', '{', ':' (a mapping's first
+    value), '?' (an explicit key) or '-' before a blank (a block list's first item); site.yml's list of a
+    thousand ids in brackets has a handful."""
+    return sum(map(text.count, "[{:?")) + len(_BLOCK_ENTRY.findall(text))
 
 
 def _check_depth(text: str) -> None:
