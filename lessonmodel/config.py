@@ -28,10 +28,10 @@ CHAR_VOCAB: tuple[str, ...] = (BOS, *string.ascii_lowercase, " ", ".", ",", "'")
 """A character-level vocabulary for the character-stream check."""
 
 DTYPES = ("float64", "float32")
+"""Supported floating-point types; float64 makes round-off about 1e-15."""
 
 KERNELS = ("fixed-order", "blas")
 """Accepted values of `ModelConfig.kernels` (``kernels.py`` implements them)."""
-"""Supported floating-point types; float64 makes round-off about 1e-15."""
 
 
 @dataclass(frozen=True)

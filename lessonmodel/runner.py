@@ -7,7 +7,8 @@ Each cache file also carries the sha256 of its entry: a file that is unreadable,
 or edited (a value changed by hand would be published as measured) is discarded, recomputed,
 and named in one plain-English line on stderr (lessonmodel imports nothing of the site builder,
 so it cannot use the course's message catalogs). The experiments' names are kept beside them under
-the source hash alone, so a run whose entries are all cached imports no experiment module (nor NumPy).
+the source hash alone, so a run whose entries are all cached imports no experiment module (nor NumPy);
+a names file found damaged is only found again, silently: it holds no value a page could publish.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ def discover() -> dict[str, Experiment]:
     """Every function marked ``@experiment`` in the package's modules, by name: modules in name order, each
     module's experiments in the order it defines them, so the document's order is the same on every machine."""
     found: dict[str, Experiment] = {}
-    for name in sorted(info.name for info in pkgutil.iter_modules([str(PACKAGE_DIR)]) if not info.name.startswith("_")):
+    # The package's own modules, no subpackage: the source hash (and so the cache) covers exactly these.
+    for name in sorted(info.name for info in pkgutil.iter_modules([str(PACKAGE_DIR)])
+                       if not info.name.startswith("_") and not info.ispkg):
         module = importlib.import_module(f"{__package__}.{name}")
         for fn in vars(module).values():
             if callable(fn) and getattr(fn, "is_experiment", False) is True and fn.__module__ == module.__name__:
@@ -54,6 +57,7 @@ def __getattr__(name: str) -> Any:
     if name == "EXPERIMENTS":
         return experiments()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 DEFAULT_CONFIG = ModelConfig()
 """The lesson model every experiment starts from."""

@@ -9,6 +9,7 @@ import os
 import time
 import tracemalloc
 
+import pytest
 from sitekit import lesson, write_site
 
 from site_builder.load.digest import content_digest
@@ -73,23 +74,48 @@ def test_a_page_over_the_size_limit_is_one_line(tmp_path):
 
 
 
-def test_a_page_saved_during_a_build_is_built_by_the_next_one(tmp_path):
-    """The build's "nothing changed" key is made of the bytes it read: a save after the page was read
-    (while the build runs) leaves the key of the old text, so the next build renders the new one."""
+def _save_in_place(root):
+    (root / "content" / "pages" / "a.md").write_text(PAGE.replace("正文。", "改过的正文。"), encoding="utf-8")
+
+
+def _save_through_a_link(root):
+    shared = root / "content" / "shared.md"
+    shared.write_text(PAGE.replace("正文。", "改过的正文。"), encoding="utf-8")
+
+
+def _add_a_page(root):
+    (root / "content" / "pages" / "zz.md").write_text(PAGE, encoding="utf-8")
+
+
+@pytest.mark.parametrize("change", [_save_in_place, _save_through_a_link, _add_a_page])
+def test_a_change_made_during_a_build_is_built_by_the_next_one(tmp_path, change):
+    """The build's "nothing changed" key is made of what it read: a save, a save of a page read through a
+    link, or a new page, made after the loader read the folder (while the build runs), leaves the key of
+    what was built, so the next build takes the change (renders it, or says what is wrong with it)."""
     from sitekit import fake_evidence
 
     from site_builder.engine.builder import Engine, Output
+    from site_builder.vocabulary.problems import ContentError
 
     write_site(tmp_path, {"a": PAGE})
+    if change is _save_through_a_link:
+        (tmp_path / "content" / "shared.md").write_text(PAGE, encoding="utf-8")
+        (tmp_path / "content" / "pages" / "a.md").unlink()
+        (tmp_path / "content" / "pages" / "a.md").symlink_to(os.path.join("..", "shared.md"))
     evidence = fake_evidence(tmp_path / "figs")
 
     def engine() -> Engine:
         return Engine(tmp_path, (Output(False, tmp_path / "out"),), store=tmp_path / "store")
 
     loaded = load_content(tmp_path)
-    (tmp_path / "content" / "pages" / "a.md").write_text(PAGE.replace("正文。", "改过的正文。"), encoding="utf-8")
+    change(tmp_path)
     assert engine().build(evidence, loaded).prepared is not None
     assert "改过的正文" not in (tmp_path / "out" / "a.html").read_text(encoding="utf-8")
-    assert engine().build(evidence).prepared is not None, "the save was taken for the text already built"
+    try:
+        assert engine().build(evidence).prepared is not None, "the change was taken for what was built"
+    except ContentError as refused:  # the new page is not in site.yml: said, as a build from scratch says it
+        assert [str(p) for p in refused.problems] == ["content/pages/zz.md:1: page 'zz' is not listed in site.yml "
+                                                      "'pages'"]
+        return
     assert "改过的正文" in (tmp_path / "out" / "a.html").read_text(encoding="utf-8")
     assert engine().build(evidence).prepared is None  # and then nothing changed

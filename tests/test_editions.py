@@ -215,13 +215,16 @@ def test_a_translation_has_its_own_title_glossary_and_source_texts(tmp_path):
 
 
 
-def test_a_translation_s_glossary_definition_is_checked_where_it_is_written(tmp_path):
-    """A definition the glossary page could not show (here, maths that does not render) is a problem of the
-    translation's own glossary.yml, at the definition's line."""
-    glossary = "- id: kv-cache\n  term: KV cache\n  definition: What each layer keeps, $\\foo$.\n"
-    problems = _problems(write_course(tmp_path, {"r1": R1_EN}, en_files={"glossary.yml": glossary}))
-    assert [p for p in problems if "glossary.yml" in p] == [p for p in problems if p.startswith(
-        "content/en/glossary.yml:3: ")] != [], problems
+def test_a_translation_s_own_texts_are_checked_where_they_are_written(tmp_path):
+    """A definition the glossary page could not show (maths that does not render) and a forbidden wording in a
+    source's title are problems of the translation's own files, also before any page of it is translated."""
+    glossary = "- id: kv-cache\n  term: KV cache\n  forbidden: [kv store]\n  definition: Kept per layer, $\\foo$.\n"
+    sources = "- id: M34\n  title: Internal kv store record\n  checked: The adoption record of the course\n"
+    for pages in ({"r1": R1_EN}, {}):
+        found = [p for p in _problems(write_course(tmp_path / str(len(pages)), pages,
+                                                   en_files={"glossary.yml": glossary, "sources.yml": sources}))
+                 if "glossary.yml" in p or "sources.yml" in p]
+        assert [p.split(": ", 1)[0] for p in found] == ["content/en/glossary.yml:4", "content/en/sources.yml:1"], found
 
 
 # ------------------------------------------------------------------------------------------- engine --

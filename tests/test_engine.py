@@ -334,9 +334,13 @@ def test_fixture_site_builds_are_byte_identical(tmp_path):
         assert_same_tree(builds[0] / name, builds[1] / name)
 
 
-def _real_build(work: Path, seed: str, tz: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "build.py"], cwd=work, env=_environment(seed, tz),
+def _real_build(work: Path, seed: str, tz: str, *python: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *python, "build.py"], cwd=work, env=_environment(seed, tz),
                           capture_output=True, text=True, timeout=600)
+
+
+NOT_FOR_NOTHING = {"numpy", "matplotlib", "markdown_it", "latex2mathml", "jinja2", "pygments", "babel"}
+"""What a build that changes nothing must not import: the model, the drawing, Markdown, templates, Babel."""
 
 
 @pytest.mark.slow  # the real course built clean twice (model, figures, sites)
@@ -350,8 +354,10 @@ def test_real_course_builds_are_byte_identical(tmp_path):
         pytest.skip("the real course does not build yet (python build.py exited "
                     f"{result.returncode}): {(result.stderr or result.stdout).strip()[-600:]}")
     clean = {name: tree_hashes(first / name) for name in ("_site", "_site-teacher")}
-    result = _real_build(first, "77", "UTC")  # nothing changed: every result and figure from the warm cache
+    result = _real_build(first, "77", "UTC", "-X", "importtime")  # nothing changed: all from the warm caches
     assert result.returncode == 0, result.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines() if line.startswith("import")}
+    assert imported and not imported & NOT_FOR_NOTHING, imported & NOT_FOR_NOTHING
     for name, hashes in clean.items():
         assert tree_hashes(first / name) == hashes, f"{name}: a warm-cache build differs from the clean one"
     time.sleep(1.1)

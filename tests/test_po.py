@@ -53,8 +53,17 @@ msgstr "with \"quotes\", a tab\tand a line\nbreak, a backslash \\ "
 msgid "untranslated"
 msgstr ""
 
+msgid "TeX"
+msgstr "\\frac needs a denominator; \\begin and \left stay as written"
+
+msgid "TeX"
+msgstr "the second of an id given twice"
+
+#, fuzzy
 #~ msgid "obsolete"
 #~ msgstr "gone"
+msgid "after an obsolete entry"
+msgstr "not fuzzy"
 '''
 
 
@@ -87,7 +96,10 @@ def test_a_file_written_by_hand_reads_as_babel_compiles_it():
     assert messages["a message on two lines"] == 'with "quotes", a tab\tand a line\nbreak, a backslash \\ and more'
     assert messages["menu\x04Open"] == "Open the menu" and messages["Open"] == "Open it"
     assert not {"guessed", "untranslated", "obsolete"} & set(messages)
+    assert messages["TeX"] == "\\frac needs a denominator; \\begin and \\left stay as written"
+    assert messages["after an obsolete entry"] == "not fuzzy"
     assert messages[("no plural yet", 1)] == "no plurals yet"  # an empty form says the id's own
     catalog = Catalog(messages, gettext.c2py(plural))
-    ids = ["one %(n)s", "no plural yet", "guessed", "Open", "a message on two lines", "untranslated", "obsolete"]
+    ids = ["one %(n)s", "no plural yet", "guessed", "Open", "a message on two lines", "untranslated", "obsolete",
+           "TeX", "after an obsolete entry"]
     assert _said(catalog, ids) == _said(_babel(WRITTEN_BY_HAND, "en"), ids)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import posixpath
 from collections.abc import Callable, Collection, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
@@ -49,7 +48,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
         problems += memo(page.meta.path, around, check) if memo else check()
     problems += [problem for record in content.records for entry in record.data.get("compare") or ()
                  for problem in _check_comparison(record.path, entry, evidence.values)]
-    problems += definition_problems(content.glossary, f"{_content_folder(content)}/glossary.yml")
+    problems += definition_problems(content.glossary, f"{content.folder}/glossary.yml")
     problems += reader_text_problems(content, evidence)
     problems += check_value_text(content.value_text, set(evidence.values),
                                  {v.producer for v in evidence.values.values()})
@@ -130,7 +129,7 @@ def reader_text_problems(content: Content, evidence: Evidence) -> list[Problem]:
     figure's alt text, description, mark labels and drawn texts (titles, axis labels, ticks, legends)."""
     texts = [(content.value_text.path, line, text, "") for _name, text, line in
              (*content.value_text.groups, *content.value_text.patterns)]
-    base = _content_folder(content)
+    base = content.folder
     texts += [(f"{base}/sources.yml", s.line, text, "") for s in content.sources for text in (s.title, s.checked,
                                                                                               s.where)]
     texts += [(f"{base}/glossary.yml", t.line, t.definition, "") for t in content.glossary]
@@ -138,11 +137,6 @@ def reader_text_problems(content: Content, evidence: Evidence) -> list[Problem]:
     texts += [(f.drawn_at[0] or "figures", f.drawn_at[1], text, f.id) for f in evidence.figures.values()
               for text in (f.alt, f.description, *(m.label for m in f.marks), *f.texts)]
     return _forbidden(content.glossary, texts)
-
-
-def _content_folder(content: Content) -> str:
-    """``content`` or, for a translation, ``content/<tag>``: where its glossary.yml and sources.yml are."""
-    return posixpath.dirname(posixpath.dirname(content.pages[0].path)) if content.pages else "content"
 
 
 def _record_text(record: Record, key: str, value_text: ValueText) -> tuple[str, int, str, str]:

@@ -41,8 +41,8 @@ def with_editions(prepared: PreparedSite, parsed: Parsed) -> PreparedSite:
         except ContentError as error:
             problems += error.problems
             continue
-        folder = f"{content.config.path.rsplit('/', 1)[0]}/{edition.config.language}"
-        warnings += untranslated_warnings(edition.fallback, edition.config.language, folder) + list(checked.warnings)
+        warnings += [*untranslated_warnings(edition.fallback, edition.config.language, edition.folder),
+                     *checked.warnings]
         pages = {page_id: checked.pages.get(page_id) or prepared.pages[page_id] for page_id in prepared.pages}
         editions.append(replace(checked, pages=pages, images=prepared.images | checked.images))
     if problems:

@@ -226,6 +226,9 @@ class Content:
     ``content/<tag>/``: its ``pages`` are the translated ones only."""
     fallback: tuple[SourceFile, ...] = ()
     """In a translation: the source-language pages not translated yet, shown with a notice in their place."""
+    folder: str = "content"
+    """Where its files were read from, relative to the project: ``content``, or ``content/<tag>`` for a
+    translation (its glossary.yml and sources.yml are there, whether or not it has pages yet)."""
     read: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
     """Path (``content/…``) → the bytes the loader read there, translations' included: what this content was
     made from, for the digest that says whether anything changed (``load/digest.py``)."""

@@ -94,7 +94,8 @@ def translated_content(source: Content, tag: str, pages: dict[str, SourceFile], 
                       source_language=config.language)
     return Content(edition, tuple(pages[p] for p in config.pages if p in pages),
                    _translated_sources(source.sources, files["sources.yml"], problems), records, glossary,
-                   images + source.images, value_text, frozenset(_stem(f.path) for f in fallback), fallback=fallback)
+                   images + source.images, value_text, frozenset(_stem(f.path) for f in fallback), fallback=fallback,
+                   folder=f"{source.folder}/{tag}")
 
 
 def _stem(path: str) -> str:

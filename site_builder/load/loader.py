@@ -65,7 +65,7 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
     images = _load_images(root, base / "pages", seen)
     content = Content(config, pages, sources, records, glossary, images, value_text,
-                      frozenset(read) - set(config.pages))
+                      frozenset(read) - set(config.pages), folder=content_dir)
     editions = tuple(_edition(root, base / tag, content, problems, seen) for tag in config.translations)
     return replace(content, editions=editions, read=seen), problems
 

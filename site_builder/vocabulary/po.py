@@ -12,10 +12,11 @@ import gettext
 import re
 from collections.abc import Callable
 
-_KEYWORD = re.compile(r'^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)\s+(".*")\s*$')
+_KEYWORD = re.compile(r'^(msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)\s+(".*")\s*$')
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
-_ESCAPE = re.compile(r"\\(.)")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_ESCAPE = re.compile(r'\\([\\trn"])')
+"""The escapes Babel writes and reads; any other backslash is kept (a message may quote TeX: ``\\frac``)."""
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 CONTEXT = "\x04"
 """Between a message's context and its id in a key, as in gettext's compiled catalogs."""
 
@@ -23,7 +24,8 @@ CONTEXT = "\x04"
 def read_po(text: str) -> tuple[dict[str | tuple[str, int], str], str]:
     """(messages, the header's ``Plural-Forms`` expression or ''): msgid (``context`` + CONTEXT + msgid
     with a context) → msgstr, and a plural's forms as (msgid, n) → msgstr[n]. Entries that are fuzzy,
-    untranslated or obsolete (``#~``) are left out, as Babel's compiled catalog leaves them out."""
+    untranslated or obsolete (``#~``) are left out, as Babel's compiled catalog leaves them out; of an id
+    given twice, the first is kept."""
     messages: dict[str | tuple[str, int], str] = {}
     plural = ""
     entry: dict[str, list[str]] = {}
@@ -35,11 +37,13 @@ def read_po(text: str) -> tuple[dict[str | tuple[str, int], str], str]:
         if not line or (starts and any(k.startswith("msgstr") for k in entry)):  # the entry before is whole
             plural = _add(entry, fuzzy, messages) or plural
             entry, fuzzy, last = {}, False, ""
-        if line.startswith("#,"):
+        if line.startswith("#~"):  # an obsolete entry: its flags go with it
+            entry, fuzzy, last = {}, False, ""
+        elif line.startswith("#,"):
             fuzzy = fuzzy or "fuzzy" in (flag.strip() for flag in line[2:].split(","))
         elif keyword:
             last = keyword.group(1)
-            entry[last] = [keyword.group(3)]
+            entry[last] = [keyword.group(2)]
         elif line.startswith('"') and last:
             entry[last].append(line)
     return messages, plural
@@ -57,11 +61,12 @@ def _add(entry: dict[str, list[str]], fuzzy: bool, messages: dict) -> str:
     if fuzzy:
         return ""
     key = f"{said['msgctxt']}{CONTEXT}{msgid}" if "msgctxt" in said else msgid
-    if "msgid_plural" in entry:  # a form left empty says the id's own (singular first), as Babel compiles it
+    if "msgid_plural" in entry and (key, 0) not in messages:  # an id given twice: the first, as Babel reads it
+        # A form left empty says the id's own (singular first), as Babel compiles it.
         messages.update({(key, int(k[7:-1])): text or (said["msgid_plural"] if k != "msgstr[0]" else msgid)
                          for k, text in said.items() if k.startswith("msgstr[")})
     elif said.get("msgstr"):
-        messages[key] = said["msgstr"]
+        messages.setdefault(key, said["msgstr"])
     return ""
 
 
