@@ -29,7 +29,7 @@ from site_builder.load.frontmatter import split_page
 from site_builder.load.loader import load_content
 from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, parse_page
-from site_builder.render.html import make_environment
+from site_builder.render.html import Rendered, make_environment
 from site_builder.render.keys import GENERATED
 from site_builder.render.mathfont import formula_characters, math_font_for
 from site_builder.render.outputs import SiteFiles, make_kit, render_generated, render_page_files
@@ -185,9 +185,10 @@ def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True)
     (``math_font_for``, once every page's files are known, every edition's: one font at the site's root).
 
     Each page is rendered for every site by the same process, one site after the other, so what
-    the sites share is made once: highlighted code and the lesson notebook (both sites publish
-    the same one). ``skip`` names, per site, pages to leave out (the engine still has their files);
-    ``jinja`` is a template environment a long-running process keeps (one is made otherwise).
+    the sites share is made once: highlighted code, the prose a page has in both flavours
+    (``render_sections``) and the lesson notebook (both sites publish the same one). ``skip`` names, per
+    site, pages to leave out (the engine still has their files); ``jinja`` is a template environment a
+    long-running process keeps (one is made otherwise).
     """
     skip = skip or {}
     views = {teacher: SiteView(prepared.content, prepared.pages, prepared.evidence, teacher, prepared.images)
@@ -218,9 +219,10 @@ def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pa
     wanted_sets = {teacher: set(ids) for teacher, ids in wanted.items()}
     files: dict[bool, SiteFiles] = {teacher: {} for teacher in views}
     for page_id in pages:
+        rendered: Rendered = {}  # the page's prose, rendered for the first site, reused where the next has the same
         for teacher, site in views.items():
             if page_id in wanted_sets[teacher]:
-                files[teacher].update(render_page_files(site, site.pages[page_id], kits[teacher]))
+                files[teacher].update(render_page_files(site, site.pages[page_id], kits[teacher], rendered))
     return files
 
 
@@ -240,6 +242,10 @@ def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], p
                    workers: int, jinja: Environment) -> dict[bool, SiteFiles]:
     global _FORKED
     _FORKED = (views, wanted, jinja)
+    # Compiled here, once: a worker would compile each template it uses again, and this process still renders
+    # the generated pages with them.
+    for name in jinja.list_templates(extensions=("j2",)):
+        jinja.get_template(name)
     try:
         # Workers leave Ctrl-C to this process, which stops them: one message, not one traceback each.
         with multiprocessing.get_context("fork").Pool(workers, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:

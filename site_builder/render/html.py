@@ -237,24 +237,48 @@ def render_tokens(md: MarkdownIt, tokens, env: dict[str, Any]) -> Markup:
     return Markup(md.renderer.render(list(tokens), md.options, env))
 
 
-def render_sections(site: SiteView, page: ResolvedPage, md: MarkdownIt, jinja: Environment) -> list[dict]:
-    """The page body as template data: prose runs as HTML, and steppers."""
+Rendered = dict[tuple, tuple[tuple, Markup]]
+"""One page's token runs as HTML, by (the run's identity, what its roles read besides the site): the run kept
+beside its HTML, so the identity cannot be a later run's."""
+
+
+def render_sections(site: SiteView, page: ResolvedPage, md: MarkdownIt, jinja: Environment,
+                    rendered: Rendered | None = None) -> list[dict]:
+    """The page body as template data: prose runs as HTML, and steppers.
+
+    ``rendered``: the runs of the same page already rendered for the other site (``pipeline.render_sites``
+    renders a page for both, one after the other). A run without teacher material is the same tuple of
+    tokens in both flavours (``without_teacher`` keeps it), and its HTML depends besides on the site's
+    shared facts only on where the page shows each figure (``shown``) and the state it is in: such a run
+    is rendered once. Markdown rendering was a fifth of a page's rendering.
+    """
+    rendered = {} if rendered is None else rendered
+    shown = tuple(page.shown.items())  # differs between the flavours when only a teacher note shows a figure
+
+    def html(tokens, env: dict[str, Any], state: tuple[str, str] = ("", "")) -> Markup:
+        key = (id(tokens), shown, state)
+        held = rendered.get(key)
+        if held is None or held[0] is not tokens:
+            held = rendered[key] = (tokens, render_tokens(md, tokens, env))
+        return held[1]
+
     env = {"role_html": role_resolver(site, page, jinja), "image_html": image_resolver(site, page.page, jinja),
            "ref_link": lambda target: ref_link(site, target, page.page.meta.id),
            "say": site.say}
     count = len(page.states)
     return [{"kind": "stepper", "id": section.anchor,
-             "states": [_state_context(site, page, state, count, md, jinja, env) for state in section.states]}
-            if isinstance(section, Stepper) else {"kind": "html", "html": render_tokens(md, section, env)}
+             "states": [_state_context(site, page, state, count, html, jinja, env) for state in section.states]}
+            if isinstance(section, Stepper) else {"kind": "html", "html": html(section, env)}
             for section in page.sections]
 
 
-def _state_context(site: SiteView, page: ResolvedPage, state: ResolvedState, count: int, md: MarkdownIt,
-                   jinja: Environment, env: dict[str, Any]) -> dict[str, Any]:
+def _state_context(site: SiteView, page: ResolvedPage, state: ResolvedState, count: int,
+                   html: Callable[..., Markup], jinja: Environment, env: dict[str, Any]) -> dict[str, Any]:
     source = state.source
+    around = ("", "")
     if source.figure:
-        shown_here = state.anchor if state.figure else ""
-        env = {**env, "role_html": role_resolver(site, page, jinja, source.figure, shown_here)}
+        around = (source.figure, state.anchor if state.figure else "")
+        env = {**env, "role_html": role_resolver(site, page, jinja, *around)}
     return {
         "id": source.id,
         "anchor": state.anchor,
@@ -264,8 +288,8 @@ def _state_context(site: SiteView, page: ResolvedPage, state: ResolvedState, cou
         "provenance": state.provenance,
         "badge": site.badge(state.provenance),
         "figure": figure_context(state.figure, site) if state.figure else None,
-        "caption": render_tokens(md, source.caption, env) if source.caption else "",
-        "body": render_tokens(md, source.body, env),
-        "more": render_tokens(md, source.more, env) if source.more else "",
-        "teacher": render_tokens(md, source.teacher, env) if source.teacher else "",
+        "caption": html(source.caption, env, around) if source.caption else "",
+        "body": html(source.body, env, around),
+        "more": html(source.more, env, around) if source.more else "",
+        "teacher": html(source.teacher, env, around) if source.teacher else "",
     }

@@ -24,7 +24,14 @@ from site_builder.markdown import make_markdown
 from site_builder.parse.page import ParsedPage, StateSource
 from site_builder.render.editions import edition_links, fallback_notice, other_editions, sitemap
 from site_builder.render.gallery import gallery_context
-from site_builder.render.html import figure_anchor, figure_context, make_environment, render_sections, use_language
+from site_builder.render.html import (
+    Rendered,
+    figure_anchor,
+    figure_context,
+    make_environment,
+    render_sections,
+    use_language,
+)
 from site_builder.render.markdown_out import llms_txt, page_markdown, published_pictures, zip_bundle
 from site_builder.render.notebook import REPRODUCED, download_readme, lesson_notebook
 from site_builder.resolve.markdown_text import markdown_text
@@ -53,6 +60,8 @@ class RenderKit:
     """The site context every template sees (title, nav …)."""
     lessons: tuple[ParsedPage, ...]
     """Lessons in site order, for prev/next links."""
+    places: dict[str, int]
+    """Lesson id → its place in ``lessons`` (looking a page up in the list made a page's cost grow with the course)."""
     public: SiteView
     """The public flavour of the site: the notebook (the same in both sites) is made from it."""
     shared: dict[str, bytes] = field(default_factory=dict)
@@ -65,7 +74,8 @@ def make_kit(site: SiteView, jinja: Environment | None = None, shared: dict[str,
     jinja = use_language(jinja or make_environment(), site)
     common = _site_context(site)
     common["chrome"] = _chrome(jinja, common, frozenset(site.pages))
-    return RenderKit(make_markdown(), jinja, common, tuple(p for p in site.pages.values() if p.meta.kind == "lesson"),
+    lessons = tuple(p for p in site.pages.values() if p.meta.kind == "lesson")
+    return RenderKit(make_markdown(), jinja, common, lessons, {p.meta.id: i for i, p in enumerate(lessons)},
                      replace(site, teacher=False) if site.teacher else site, {} if shared is None else shared)
 
 
@@ -89,13 +99,13 @@ def _chrome(jinja: Environment, common: dict[str, Any], pages: frozenset[str]) -
     return chrome
 
 
-def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit) -> SiteFiles:
+def render_page_files(site: SiteView, page: ParsedPage, kit: RenderKit, rendered: Rendered | None = None) -> SiteFiles:
     """The files of one page: its HTML, its Markdown and, for a lesson whose download reproduces
-    something (``reproduces``), the source view, the notebook and the zip."""
+    something (``reproduces``), the source view, the notebook and the zip. (``rendered``: see ``render_sections``.)"""
     jinja, common = kit.jinja, kit.common
     resolved = resolve_page(site, page)
     downloads = page.meta.kind == "lesson" and reproduces(page, site.evidence)
-    context = _page_context(site, resolved, list(kit.lessons), kit.md, jinja, downloads)
+    context = _page_context(site, resolved, kit, downloads, rendered)
     template = "lesson.html.j2" if page.meta.kind == "lesson" else "article.html.j2"
     html = _eager_first_figure(jinja.get_template(template).render(site=common, page=context))
     files: SiteFiles = {f"{page.meta.id}.html": html.encode()}
@@ -194,10 +204,10 @@ def _site_context(site: SiteView) -> dict[str, Any]:
                      "kind": p.meta.kind, "url": f"{p.meta.id}.html"} for p in pages]}
 
 
-def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage], md: MarkdownIt,
-                  jinja, downloads: bool) -> dict[str, Any]:
-    meta = page.page.meta
-    index = next((i for i, p in enumerate(lessons) if p is page.page), None)  # O(lessons); cheap next to rendering
+def _page_context(site: SiteView, page: ResolvedPage, kit: RenderKit, downloads: bool,
+                  rendered: Rendered | None = None) -> dict[str, Any]:
+    meta, lessons = page.page.meta, kit.lessons
+    index = kit.places.get(meta.id)
 
     def neighbour(step: int) -> dict[str, str] | None:
         i = -1 if index is None else index + step
@@ -207,7 +217,7 @@ def _page_context(site: SiteView, page: ResolvedPage, lessons: list[ParsedPage],
             "md_url": f"{meta.id}.md", "source_url": f"{meta.id}.source.html" if downloads else "",
             "zip_url": f"downloads/{meta.id}.zip" if downloads else "", "has_math": bool(page.page.math),
             "notebook_url": f"downloads/{meta.id}.ipynb" if downloads and site.evidence.notebook_setup else "",
-            "sections": render_sections(site, page, md, jinja),
+            "sections": render_sections(site, page, kit.md, kit.jinja, rendered),
             "prev": neighbour(-1), "next": neighbour(1),
             "evidence": _evidence_summary(site, page), "own_evidence": has_evidence_heading(page, site.say),
             "toc": page_toc(page, site.say),
