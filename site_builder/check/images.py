@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from site_builder.check.svg import safe_svg
 from site_builder.load.content import IMAGE_FORMATS, Content, ImageFile
-from site_builder.load.loader import MAX_FILE_BYTES
+from site_builder.load.files import MAX_FILE_BYTES
 from site_builder.parse.page import ParsedPage, image_path
 from site_builder.vocabulary.i18n import Text, _
 from site_builder.vocabulary.problems import Problem

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 
 from site_builder.load.content import SourceFile
@@ -23,6 +23,10 @@ _STRUCTURE = re.compile(r"^(?:---|kind:.*|:{3,}.*|:provenance:.*|\$\$|\*\*[^*]+\
 the teacher notes' bold labels (**模拟问答**), which real lessons keep."""
 
 
+_AROUND = "placeholders"
+"""What ``memo`` keeps a page's placeholders beside: nothing around the page (``check_site`` uses a hash)."""
+
+
 @functools.cache
 def _placeholder_lines() -> tuple[str, ...]:
     """Every prose line of every skeleton, ``{{id}}`` left in (it stands for the page's id)."""
@@ -31,13 +35,32 @@ def _placeholder_lines() -> tuple[str, ...]:
                                if not _STRUCTURE.match(line.strip())))
 
 
-def placeholder_problems(pages: Iterable[SourceFile]) -> list[Problem]:
-    """One problem per line of a page that is still a skeleton's placeholder text."""
+@functools.cache
+def _split_placeholders() -> tuple[frozenset[str], tuple[str, ...]]:
+    """The placeholder lines the same on every page, and those naming the page's id (``{{id}}``)."""
+    lines = _placeholder_lines()
+    return frozenset(line for line in lines if "{{id}}" not in line), tuple(line for line in lines if "{{id}}" in line)
+
+
+def placeholder_problems(pages: Iterable[SourceFile],
+                         memo: Callable[[str, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None,
+                         ) -> list[Problem]:
+    """One problem per line of a page that is still a skeleton's placeholder text. ``memo``: as ``check_site``'s
+    (a page's placeholders depend on its source alone)."""
     problems = []
     for page in pages:
-        page_id = page.path.rsplit("/", 1)[-1].removesuffix(".md")
-        placeholders = {line.replace("{{id}}", page_id) for line in _placeholder_lines()}
-        problems += [Problem(page.path, number, _("still the placeholder text of the 'new lesson' skeleton: "
-                                                  "replace it with the lesson's own, or delete the line"))
-                     for number, line in enumerate(page.text.splitlines(), 1) if line.strip() in placeholders]
+        check = functools.partial(_page_placeholders, page)
+        problems += memo(page.path, _AROUND, check) if memo else check()
     return problems
+
+
+def _page_placeholders(page: SourceFile) -> list[Problem]:
+    fixed, with_id = _split_placeholders()
+    lines = page.text.splitlines()
+    page_id = page.path.rsplit("/", 1)[-1].removesuffix(".md")
+    placeholders = fixed.union(line.replace("{{id}}", page_id) for line in with_id)
+    if placeholders.isdisjoint(map(str.strip, lines)):  # one pass in C: the usual case
+        return []
+    return [Problem(page.path, number, _("still the placeholder text of the 'new lesson' skeleton: "
+                                         "replace it with the lesson's own, or delete the line"))
+            for number, line in enumerate(lines, 1) if line.strip() in placeholders]

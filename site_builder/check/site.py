@@ -24,28 +24,28 @@ ROLES = ("num", "fig", "src", "ref", "example", "term", "mark", *REFERENCE_ROLES
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
-               memo: Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None,
+               memo: Callable[[str, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None,
                failed: Collection[str] = ()) -> list[Problem]:
     """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
 
     ``failed``: ids of pages that failed to load (their own problems say why): a reference to one is
     not reported, neither as a missing page nor as a missing anchor.
 
-    ``memo(page, around, check)`` gives one page's problems: a caller keeping them between builds (the
-    dev server's engine) looks them up by the page's source, the evidence and ``around`` (what they
+    ``memo(path, around, check)`` gives one page's problems: a caller keeping them between builds (the
+    dev server's engine) looks them up by the source at ``path``, the evidence and ``around`` (what they
     depend on of the other pages, the sources and the glossary) and calls ``check`` only on a miss.
     """
     pages = tuple(pages)
     problems = _duplicate_ids(pages)
     problems += _refs_into_teacher_notes(pages)
-    anchors = {p.meta.id: {a[0] for a in p.anchors} for p in pages}
+    anchors = {p.meta.id: frozenset([a[0] for a in p.anchors]) for p in pages}  # hashable: ``around`` holds them
     sources = {s.id for s in content.sources}
-    around = hash((frozenset((page_id, frozenset(names)) for page_id, names in anchors.items()),
-                   frozenset(sources), content.glossary, frozenset(failed))) if memo else None
+    around = hash((frozenset(anchors.items()), frozenset(sources), content.glossary, frozenset(failed))) if memo \
+        else None
     anchors |= {page_id: EveryAnchor() for page_id in failed if page_id not in anchors}
     for page in pages:
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
-        problems += memo(page, around, check) if memo else check()
+        problems += memo(page.meta.path, around, check) if memo else check()
     problems += [problem for record in content.records for entry in record.data.get("compare") or ()
                  for problem in _check_comparison(record.path, entry, evidence.values)]
     problems += definition_problems(content.glossary, f"{content.folder}/glossary.yml")
@@ -81,6 +81,8 @@ def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[st
 
 
 def _duplicate_ids(pages: tuple[ParsedPage, ...]) -> list[Problem]:
+    if len({page.meta.id for page in pages}) == len(pages):  # the usual case, on every save
+        return []
     first: dict[str, str] = {}  # page id → the path of the first page with it
     return [Problem(page.meta.path, 1, _("duplicate page id '{id}' (also used by {other})", id=page.meta.id,
                                          other=first[page.meta.id]))
@@ -235,8 +237,10 @@ def _labels(anchors: dict[str, set[str]]) -> set[str]:
 
 def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
     """A ``{ref}`` in public text to a heading inside a teacher note: its link text would publish the heading."""
-    hidden = {(page.meta.id, anchor) for page in pages for anchor, line, _title in page.anchors
-              if any(start < line <= end for start, end in page.teacher_spans)}
+    hidden = {(page.meta.id, anchor) for page in pages for start, end in page.teacher_spans
+              for anchor, line, _title in page.anchors if start < line <= end}
+    if not hidden:  # the usual case, and every save checks every page: no reference to resolve
+        return []
     return [Problem(page.meta.path, use.line,
                     _("{{ref}} to '#{anchor}', a heading inside a teacher note, would publish it: link to a public "
                       "heading, or move the {{ref}} into the note", anchor=resolve_ref(use.target, page.meta.id)[1]))

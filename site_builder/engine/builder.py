@@ -37,6 +37,7 @@ from site_builder.render.keys import (
     PageFacts,
     code_digest,
     digest,
+    digest_after,
     evidence_digest,
     file_digest,
     folder_identity,
@@ -179,8 +180,9 @@ class Engine:
         """Pages (and ``GENERATED``) whose files the store holds under this build's key; files of an
         earlier build are taken from its folder only while they still have the digest it recorded."""
         held, folder = self._pages[output.teacher], output.folder
+        # Without a persisted store every page's files are held in memory (``_write``): nothing to verify.
         return {page_id for page_id, key in keys.items() if page_id in held and held[page_id][0] == key
-                and (all(isinstance(payload, bytes) for payload in held[page_id][1].values())
+                and (self.store is None or all(isinstance(payload, bytes) for payload in held[page_id][1].values())
                      or self._trusted(folder) and self._intact(folder, held[page_id][1]))}
 
     def _write(self, output: Output, files: SiteFiles, keys: dict[str, str], kept: set[str],
@@ -194,7 +196,7 @@ class Engine:
         held = self._pages[output.teacher]
         pages = {page_id: held[page_id] for page_id in kept}
         kept_files = {rel for _key, made in pages.values() for rel in made}
-        owned = _owned(files, keys)  # of the pages rendered now
+        owned = _owned(files, keys, [page_id for page_id in keys if page_id not in kept])  # rendered now
         files = {**files, **{rel: payload for _key, made in pages.values() for rel, payload in made.items()}}
         # The math font holds the characters of every page's formulas, kept pages' and every edition's included.
         formulas = formula_characters(files, {rel: old_formulas.get(rel, "") for rel in kept_files})
@@ -249,8 +251,9 @@ class Engine:
         self._stored = {}
         with nullcontext() if self.serving else collector_paused():
             held = {}  # source digest → the parse kept in memory or read back from the store
+            source_digest = digest_after(code_digest())
             for source in sources:
-                key = self._keys[source.path] = digest(code_digest(), source.path, source.text)
+                key = self._keys[source.path] = source_digest(source.path, source.text)
                 if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key), lazy=True):
                     held[key] = found
             missing = [source for source in sources if self._keys[source.path] not in held]
@@ -276,14 +279,14 @@ class Engine:
             self._facts[key] = page_facts(page)
         return self._facts[key]
 
-    def _memo(self, evidence: Evidence) -> Callable[[ParsedPage, Hashable, Callable[[], list[Problem]]], list[Problem]]:
+    def _memo(self, evidence: Evidence) -> Callable[[str, Hashable, Callable[[], list[Problem]]], list[Problem]]:
         """Each page's problems kept under its source, the evidence and what they depend on around it
-        (``check_site``); only this build's entries stay."""
+        (``check_site``; its placeholder lines, ``placeholder_problems``); only this build's entries stay."""
         evidence_key = self._evidence_digest(evidence)
         held, self._checked = self._checked, {}
 
-        def memo(page: ParsedPage, around: Hashable, check: Callable[[], list[Problem]]) -> list[Problem]:
-            key = (self._keys[page.meta.path], evidence_key, around)
+        def memo(path: str, around: Hashable, check: Callable[[], list[Problem]]) -> list[Problem]:
+            key = (self._keys[path], evidence_key, around)
             self._checked[key] = held[key] if key in held else check()
             return self._checked[key]
 
@@ -348,10 +351,11 @@ def _sum(payload: bytes | Path) -> str:
     return file_digest(payload) if isinstance(payload, Path) else hashlib.sha256(payload).hexdigest()
 
 
-def _owned(files: SiteFiles, keys: dict[str, str]) -> dict[str, list[str]]:
-    """Page id (or ``GENERATED``) → the files it made: ``x.html``, ``x.md``, ``x.source.html``,
-    ``downloads/x.zip``, ``downloads/x.ipynb``; numbers.html, llms.txt … are the generated pages'."""
-    owned: dict[str, list[str]] = {page_id: [] for page_id in keys}
+def _owned(files: SiteFiles, keys: dict[str, str], rendered: Iterable[str]) -> dict[str, list[str]]:
+    """Each of the ``rendered`` pages' ids (or ``GENERATED``) → the files it made: ``x.html``, ``x.md``,
+    ``x.source.html``, ``downloads/x.zip``, ``downloads/x.ipynb``; numbers.html, llms.txt … are the generated
+    pages'. (Only those rendered: a save renders a few of a thousand.)"""
+    owned: dict[str, list[str]] = {page_id: [] for page_id in rendered}
     for rel in files:
         name = rel.removeprefix("downloads/") if rel.startswith("downloads/") and rel.count("/") == 1 else rel
         owner = next((name[:-len(s)] for s in (".source.html", ".html", ".md", ".zip", ".ipynb")

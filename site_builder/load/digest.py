@@ -17,7 +17,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from site_builder.load.loader import MAX_FILE_BYTES
+from site_builder.load.files import MAX_FILE_BYTES
 
 _CHUNK = 1 << 20
 

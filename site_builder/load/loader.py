@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -13,12 +12,12 @@ from pathlib import Path
 from site_builder.load.bibtex import load_bibtex
 from site_builder.load.content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from site_builder.load.editions import EDITION_FILES, LANGUAGE_TAG, translated_content, translation_tags
+from site_builder.load.files import MAX_FILE_BYTES, folder_prefix, read_content_file
 from site_builder.load.glossary import load_glossary
 from site_builder.load.value_text import parse_value_text, with_record_texts
 from site_builder.load.yamlnodes import Located, load_located, not_text
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.numbers import VALUE_CLASSES
-from site_builder.vocabulary.oserrors import reason
 from site_builder.vocabulary.problems import Problem, invisible_characters, suggest
 
 SITE_KEYS = ("title", "language", "base_url", "pages")
@@ -27,8 +26,11 @@ SOURCE_KEYS = ("id", "title", "authors", "year", "url", "checked", "where")
 RECORD_KEYS = ("id", "title", "date", "machine", "conditions", "command", "source", "values", "compare", "data")
 _SOURCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*\Z")
 _RECORD_ID = re.compile(r"^[a-z0-9_]+\Z")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_CHARACTERS = "".join(map(chr, (*range(0x09), 0x0b, 0x0c, *range(0x0e, 0x20), 0x7f)))
 """Control characters no text file of the course needs (tab and line ends are allowed)."""
+_CONTROL = re.compile(f"[{re.escape(_CONTROL_CHARACTERS)}]")
+_CONTROL_BYTES = _CONTROL_CHARACTERS.encode("ascii")
+"""The same as bytes: UTF-8 writes them as themselves, and no other character uses those bytes."""
 _WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
 
 
@@ -41,7 +43,7 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     base = root / content_dir
     problems: list[Problem] = []
     seen: dict[str, bytes] = {}  # path → the bytes read: the build's inputs are what it read, not what is there later
-    read = {p.stem: _read(root, base, p, problems, seen) for p in sorted((base / "pages").glob("*.md"), key=str)}
+    read = _read_pages(root, base, problems, seen)
     files = {stem: file for stem, file in read.items() if file is not None}
     config_path = base / "site.yml"
     config_file = _read_or_none(root, base, config_path, problems, seen)
@@ -73,24 +75,46 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
 
 def _edition(root: Path, folder: Path, source: Content, problems: list[Problem], seen: dict[str, bytes]) -> Content:
     """The translation in ``folder`` (``content/<tag>/``), read the way the source is read."""
-    read = {p.stem: _read(root, folder, p, problems, seen) for p in sorted((folder / "pages").glob("*.md"), key=str)}
+    read = _read_pages(root, folder, problems, seen)
     files = {name: _read_or_none(root, folder, folder / name, problems, seen) for name in EDITION_FILES}
     return translated_content(source, folder.name, {stem: file for stem, file in read.items() if file}, files,
                               _load_images(root, folder / "pages", seen), problems)
 
 
+def _read_pages(root: Path, base: Path, problems: list[Problem],
+                seen: dict[str, bytes]) -> dict[str, SourceFile | None]:
+    """Each ``*.md`` file of ``base``'s ``pages/`` folder, by its stem, read by ``_read``. A save reads every page:
+    the folder, when it is one and no link, is opened once, and each page its listing says is a plain file
+    (no link, FIFO or device) is opened by its name in it."""
+    folder = base / "pages"
+    try:
+        folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except (OSError, AttributeError):  # missing, a link or not a folder (or no O_NOFOLLOW): each page by its path
+        return {p.stem: _read(root, base, p, problems, seen) for p in sorted(folder.glob("*.md"), key=str)}
+    try:
+        with os.scandir(folder_fd) as entries:  # the kind of each entry comes with its name
+            listed = sorted((e.name, e.is_file(follow_symlinks=False)) for e in entries if e.name.endswith(".md"))
+        inside = folder_prefix(folder)  # each page's path as a string: pathlib would cost more than the reading
+        return {name[:-3] if len(name) > 3 else name:  # the stem: ".md" is a name without a suffix
+                _read(root, base, inside + name, problems, seen, folder_fd if plain else None)
+                for name, plain in listed}
+    finally:
+        os.close(folder_fd)
+
+
 MAX_PAGES = 5_000
 """Most pages a site may list: every page is parsed, checked and rendered on each full build."""
-MAX_FILE_BYTES = 8 * 1024 * 1024
-"""Larger files under ``content/`` are not read: a picture a page shows gets a problem saying how large it is,
-a text file is a problem itself."""
 
 
 def _load_images(root: Path, folder: Path, seen: dict[str, bytes]) -> tuple[ImageFile, ...]:
     """Picture files in the pages' folder and below; links that leave the folder are not followed."""
     images = []
     top = folder.resolve()
-    for path in sorted((p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES), key=str):
+    # What folder.rglob("*") lists (links to folders are not entered), by name first: the pages' folder holds
+    # every page, and a save lists it again; pathlib made a path of each to ask its suffix.
+    found = sorted(os.path.join(where, name) for where, _folders, names in os.walk(folder) for name in names
+                   if _suffix(name) in IMAGE_SUFFIXES)
+    for path in map(Path, found):
         if not path.is_file() or not path.resolve().is_relative_to(top):
             continue
         size = path.stat().st_size
@@ -104,88 +128,26 @@ def _load_images(root: Path, folder: Path, seen: dict[str, bytes]) -> tuple[Imag
     return tuple(images)
 
 
-def read_content_file(base: Path, path: Path) -> bytes:
-    """The bytes of ``path`` if it is a regular file inside the folder ``base``; ``ValueError`` saying why not.
-
-    Checked before opening and again on the open file: a link is followed only
-    within ``base``, and a FIFO or device is never opened for reading (that
-    could block forever or have side effects).
-    """
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = _open_beneath(base, path, flags)
-    if fd is None:  # a link on the way, or not plainly beneath: resolved and checked as a whole
-        fd = _open_resolved(base, path, flags)
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):  # swapped for something else after the check
-            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
-        if status.st_size > MAX_FILE_BYTES:
-            raise ValueError(_("is {size} MiB, over the limit of {limit} MiB for a file under content/: split it or "
-                               "move it out", size=f"{status.st_size / 2**20:.1f}",
-                               limit=f"{MAX_FILE_BYTES / 2**20:.0f}"))
-        chunks = []
-        while (chunk := os.read(fd, 1 << 20)) and sum(map(len, chunks)) <= MAX_FILE_BYTES:  # a file still growing
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+def _suffix(name: str) -> str:
+    """``Path(name).suffix``, lower-cased."""
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
 
-def _open_beneath(base: Path, path: Path, flags: int) -> int | None:
-    """``path`` opened if it and every folder between it and ``base`` is a plain file or folder, no link
-    (so it is inside ``base`` without resolving anything: a save reads every page; only the file itself
-    is opened, as a dev server watching the folder sees every open); ``None`` where that is not so."""
-    prefix = os.path.join(base, "")  # strings, not pathlib: pathlib's parsing cost more than the reading
-    if not str(path).startswith(prefix) or not hasattr(os, "O_NOFOLLOW"):
-        return None
-    *folders, name = str(path)[len(prefix):].split(os.sep)
-    if {"", ".", ".."} & {*folders, name}:
-        return None
-    inner = str(base)
-    try:
-        for part in folders:
-            inner = os.path.join(inner, part)
-            if not stat.S_ISDIR(os.lstat(inner).st_mode):
-                return None
-        target = os.path.join(inner, name)
-        if not stat.S_ISREG(os.lstat(target).st_mode):
-            return None  # a link, FIFO or device is never opened here
-        return os.open(target, flags)
-    except OSError:
-        return None
-
-
-def _open_resolved(base: Path, path: Path, flags: int) -> int:
-    try:
-        target = path.resolve(strict=True)
-    except (FileNotFoundError, RuntimeError):  # a dangling link, or a loop of links
-        raise ValueError(_("is a link to nothing: remove it or copy the file here")) from None
-    except OSError as error:
-        raise ValueError(_("cannot be read ({reason})", reason=reason(error))) from None
-    if not target.is_relative_to(base.resolve()):
-        # Content must not pull in files from elsewhere on the machine (e.g. a link to /etc/passwd).
-        raise ValueError(_("is a link to a file outside {folder}/: copy the file here instead", folder=base.name))
-    try:
-        if not stat.S_ISREG(target.stat().st_mode):
-            raise ValueError(_("is not a regular file: save the text in an ordinary file"))
-        return os.open(target, flags)
-    except OSError as error:
-        raise ValueError(_("cannot be read ({reason})", reason=reason(error))) from None
-
-
-def _read(root: Path, base: Path, path: Path, problems: list[Problem], seen: dict[str, bytes]) -> SourceFile | None:
+def _read(root: Path, base: Path, path: Path | str, problems: list[Problem], seen: dict[str, bytes],
+          folder_fd: int | None = None) -> SourceFile | None:
     """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too.
-    ``seen`` gets its bytes under its path."""
-    prefix = os.path.join(root, "")  # strings where they can be: a save reads every page
+    ``seen`` gets its bytes under its path. ``folder_fd``: see ``read_content_file``."""
+    prefix = folder_prefix(root)  # strings where they can be: a save reads every page
     relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
-        path.relative_to(root).as_posix()
+        Path(path).relative_to(root).as_posix()
     if _CONTROL.search(relative) or "\n" in relative or "\r" in relative:  # would break the one-line message
         shown = relative.encode("unicode_escape").decode("ascii")
         problems.append(Problem(shown, 0, _("the file name contains a control character or line break: rename "
                                             "the file")))
         return None
     try:
-        data = read_content_file(base, path)
+        data = read_content_file(base, path, folder_fd)
     except ValueError as refused:
         problems.append(Problem(relative, 0, refused.args[0]))
         return None
@@ -196,7 +158,9 @@ def _read(root: Path, base: Path, path: Path, problems: list[Problem], seen: dic
         line = data.count(b"\n", 0, error.start) + 1
         problems.append(Problem(relative, line, _("is not UTF-8 text: save the file as UTF-8")))
         return SourceFile(relative, data.decode("utf-8", errors="replace"))
-    if control := _CONTROL.search(text):  # ESC, BEL …: invisible in an editor, and terminal escapes in a page
+    # ESC, BEL …: invisible in an editor, and terminal escapes in a page. Looked for in the bytes first: deleting
+    # them is faster than searching the text, and a save reads every page.
+    if len(data.translate(None, _CONTROL_BYTES)) != len(data) and (control := _CONTROL.search(text)):
         problems.append(Problem(relative, text.count("\n", 0, control.start()) + 1,
                                 _("contains the control character U+{code:04X}: delete it",
                                   code=ord(control.group()))))

@@ -123,12 +123,23 @@ def _said(error: yaml.YAMLError, text: str) -> tuple[int, str]:
 
 
 def _compose(text: str) -> yaml.Node | None:
-    _check_depth(text)
+    if _indicators(text) > MAX_DEPTH:  # else it cannot nest that deep: no need to walk its events
+        _check_depth(text)
     try:
         return yaml.compose(text, Loader=LOADER)
     except yaml.YAMLError:
         # libyaml is fast but terse; errors are rare, so let the Python parser word the message.
         return yaml.compose(text, Loader=_WORDING_LOADER)
+
+
+_BLOCK_ENTRY = re.compile(r"-(?=\s|\Z)")
+
+
+def _indicators(text: str) -> int:
+    """How many collections ``text`` can start at most: each starts at its own '[', '{', ':' (a mapping's first
+    value), '?' (an explicit key) or '-' before a blank (a block list's first item); site.yml's list of a
+    thousand ids in brackets has a handful."""
+    return sum(map(text.count, "[{:?")) + len(_BLOCK_ENTRY.findall(text))
 
 
 def _check_depth(text: str) -> None:
@@ -168,11 +179,18 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
             if key in children:
                 raise _Slip(key_node.start_mark.line, _("'{key}' is given twice (first on line {line}): keep one",
                                                         key=key, line=children[key].line))
-            children[key] = Located(_construct(value_node), first_line + key_node.start_mark.line,
-                                    _locate(value_node, first_line, done, open_nodes).children)
+            # A text or list of texts is what it is located as (site.yml's pages: a thousand ids, built once).
+            plain = _plain(value_node)
+            value = None if plain else _construct(value_node)
+            found = _locate(value_node, first_line, done, open_nodes)
+            children[key] = Located(found.value if plain else value, first_line + key_node.start_mark.line,
+                                    found.children)
         located = Located({k: v.value for k, v in children.items()}, line, children)
     elif isinstance(node, yaml.SequenceNode):
-        items = tuple(_locate(item, first_line, done, open_nodes) for item in node.value)
+        # A text item is located at once (site.yml's pages: a thousand ids, on every save).
+        items = tuple(Located(item.value, first_line + item.start_mark.line)
+                      if item.tag == _STR and isinstance(item, yaml.ScalarNode)
+                      else _locate(item, first_line, done, open_nodes) for item in node.value)
         located = Located([item.value for item in items], line, items)
     else:
         located = Located(_construct(node), line)
@@ -181,7 +199,18 @@ def _locate(node: yaml.Node, first_line: int, done: dict[int, Located], open_nod
     return located
 
 
+_STR, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq"
+
+
+def _plain(node: yaml.Node) -> bool:
+    """A scalar, or a list of texts without a tag of its own: its value is its items' values."""
+    return isinstance(node, yaml.ScalarNode) or (node.tag == _SEQ and isinstance(node, yaml.SequenceNode) and all(
+        item.tag == _STR and isinstance(item, yaml.ScalarNode) for item in node.value))
+
+
 def _construct(node: yaml.Node) -> Any:
+    if node.tag == _STR and isinstance(node, yaml.ScalarNode):  # what the constructor returns for text
+        return node.value
     loader = LOADER("")
     try:
         return loader.construct_object(node, deep=True)

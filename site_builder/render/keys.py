@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,11 +29,21 @@ rendered like one more page; never a page id."""
 
 def digest(*parts: str | bytes) -> str:
     """sha256 of the parts, each length-prefixed so that ('ab', 'c') and ('a', 'bc') differ."""
-    h = hashlib.sha256()
+    return _hashed(hashlib.sha256(), parts).hexdigest()
+
+
+def digest_after(*first: str | bytes) -> Callable[..., str]:
+    """``digest(*first, *rest)`` as a function of ``rest``: ``first`` is hashed once (a save keys every page)."""
+    start = _hashed(hashlib.sha256(), first)
+    return lambda *rest: _hashed(start.copy(), rest).hexdigest()
+
+
+def _hashed(h: hashlib._Hash, parts: Iterable[str | bytes]) -> hashlib._Hash:
+    """``h`` with ``parts`` added as ``digest`` adds them."""
     for part in parts:
         data = part.encode() if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little") + data)
-    return h.hexdigest()
+    return h
 
 
 def file_digest(path: Path) -> str:
@@ -108,9 +118,9 @@ def _linked_page(name: str, target: str, page_id: str) -> str:
     return target.partition("#")[0] or page_id
 
 
-def _depends(page: PageFacts, facts: dict[str, PageFacts]) -> list[str]:
+def _depends(page: PageFacts, facts: dict[str, PageFacts]) -> Iterable[str]:
     """The pages whose outlines a page's links show: those it names, or every page when it names a label."""
-    return list(facts) if any(t not in facts for t in page.links) else [t for t in page.links if t in facts]
+    return page.links if all(map(facts.__contains__, page.links)) else facts
 
 
 def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Callable[[ParsedPage], str],
@@ -126,8 +136,8 @@ def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Ca
                   repr(sorted(site.images.items())))
     facts = {page_id: facts_of(page) for page_id, page in site.pages.items()}
     nav = digest(*(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}" for p in site.pages.values()))
-    keys = {page_id: digest(base, nav, source_key_of(page),
-                            *(facts[t].outline for t in _depends(facts[page_id], facts)))
+    key = digest_after(base, nav)
+    keys = {page_id: key(source_key_of(page), *(facts[t].outline for t in _depends(facts[page_id], facts)))
             for page_id, page in site.pages.items()}
     generated = digest(base, nav, repr(site.content.sources), repr(site.content.value_text),
                        *(f.outline + f.roles + f.shown for f in facts.values()))

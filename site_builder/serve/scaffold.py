@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from site_builder.check.placeholders import SKELETONS
-from site_builder.load.loader import read_content_file
+from site_builder.load.files import read_content_file
 from site_builder.load.yamlnodes import course_language
 from site_builder.vocabulary.atomic import write_atomic
 from site_builder.vocabulary.i18n import _, catalog_name

@@ -36,7 +36,8 @@ from typing import Any
 
 from site_builder.engine.builder import BuildReport, Engine
 from site_builder.load.content import Content, Evidence
-from site_builder.load.loader import load_content, read_content_file
+from site_builder.load.files import read_content_file
+from site_builder.load.loader import load_content
 from site_builder.load.yamlnodes import course_language
 from site_builder.serve.devhttp import handler, listen
 from site_builder.vocabulary.i18n import _, localize
