@@ -728,7 +728,7 @@ def test_every_download_of_a_lesson_belongs_to_it():
 
     files = dict.fromkeys(("r55.html", "r55.md", "r55.source.html", "downloads/r55.zip", "downloads/r55.ipynb",
                            "figures/r55-b0.svg"), b"")
-    assert _owned(files, {"r55": "key"}) == {"r55": list(files)[:5]}
+    assert _owned(files, {"r55": "key"}, ["r55"]) == {"r55": list(files)[:5]}
 
 
 @pytest.mark.slow  # Every test runs builds in new processes, as the command line does.
