@@ -98,10 +98,9 @@ class Catalog(gettext.NullTranslations):
     def _one(self, key: str, message: str) -> str:
         """A message's translation; a message with plural forms says its form for one, as gettext does."""
         found = self._messages.get(key)
-        return found if found is not None else self._messages.get((key, self._plural(1)), message) \
-            if (key, 0) in self._messages else message
+        return found if found is not None else self._forms(key, message, message, 1)
 
     def _forms(self, key: str, singular: str, plural: str, n: int) -> str:
-        if (key, 0) not in self._messages:
-            return singular if n == 1 else plural
-        return self._messages.get((key, self._plural(n)), singular if n == 1 else plural)
+        """The form for ``n``; the plural rule is asked only of a message that has forms (it may import Babel)."""
+        found = self._messages.get((key, self._plural(n))) if (key, 0) in self._messages else None
+        return found if found is not None else singular if n == 1 else plural
