@@ -13,7 +13,6 @@ a names file found damaged is only found again, silently: it holds no value a pa
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import importlib
@@ -127,12 +126,18 @@ def _cached_run(name: str, cache_dir: Path, cfg: ModelConfig, src_hash: str) -> 
     entry, discarded = _read_cached(path, key)
     if entry is None:
         entry = compute_experiment(name, cfg)
-        try:  # key order kept: a cache hit must read back what was computed
-            write_atomically(path, json.dumps({"key": key, "entry_sha256": entry_digest(entry), "entry": entry},
-                                              indent=1))
-        except OSError:
-            discarded = True
+        discarded = not _store(path, key, entry) or discarded
     return entry, discarded
+
+
+def _store(path: Path, key: str, entry: dict[str, Any]) -> bool:
+    """Keep ``entry`` at ``path`` under ``key``, with its digest (what ``_read_cached`` checks); whether it could."""
+    try:  # key order kept: a cache hit must read back what was computed
+        write_atomically(path, json.dumps({"key": key, "entry_sha256": entry_digest(entry), "entry": entry},
+                                          indent=1))
+    except OSError:
+        return False
+    return True
 
 
 def run_experiment(name: str, cache_dir: Path | None = None, cfg: ModelConfig = DEFAULT_CONFIG,
@@ -174,7 +179,6 @@ def _names(cache_dir: Path | None, src_hash: str) -> list[str]:
     listed, _discarded = _read_cached(path, src_hash)  # a damaged list is only found again: it holds no value
     if listed is not None and isinstance(listed.get("names"), list):
         return listed["names"]
-    entry = {"names": list(experiments())}
-    with contextlib.suppress(OSError):
-        write_atomically(path, json.dumps({"key": src_hash, "entry_sha256": entry_digest(entry), "entry": entry}))
-    return entry["names"]
+    names = list(experiments())
+    _store(path, src_hash, {"names": names})  # not kept: found again next time
+    return names

@@ -713,7 +713,9 @@ def test_cached_results_are_read_without_numpy_and_a_damaged_name_list_is_found_
 
     assert fresh_run() == [[], json.loads(json.dumps(first))]
     (names,) = tmp_path.glob("experiments-*.json")
-    names.write_text(names.read_text(encoding="utf-8").replace('"names": ["', '"names": ["x', 1), encoding="utf-8")
+    stored = json.loads(names.read_text(encoding="utf-8"))
+    stored["entry"]["names"][0] = "x" + stored["entry"]["names"][0]  # edited, its digest not: damaged
+    names.write_text(json.dumps(stored), encoding="utf-8")
     imported, again = fresh_run()
     assert again == json.loads(json.dumps(first)) and "lessonmodel.model" in imported
     assert json.loads(names.read_text(encoding="utf-8"))["entry"]["names"] == list(EXPERIMENTS)
