@@ -36,8 +36,8 @@ def test_uv_on_path_installs_the_pinned_requirements(tmp_path):
     subprocess.run(["make", ".venv/.installed"], cwd=project, env=env, check=True, capture_output=True)
     calls = log.read_text(encoding="utf-8").splitlines()
     assert calls == ["venv --quiet --seed --allow-existing --python python3 .venv",
-                     "pip install --quiet --python .venv/bin/python -r requirements.txt",
-                     "pip install --quiet --python .venv/bin/python -r requirements-test.txt"]
+                     "pip install --quiet --compile-bytecode --python .venv/bin/python -r requirements.txt",
+                     "pip install --quiet --compile-bytecode --python .venv/bin/python -r requirements-test.txt"]
     assert (project / ".venv" / ".installed").is_file()
 
 
