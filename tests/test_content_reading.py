@@ -119,3 +119,45 @@ def test_a_change_made_during_a_build_is_built_by_the_next_one(tmp_path, change)
         return
     assert "改过的正文" in (tmp_path / "out" / "a.html").read_text(encoding="utf-8")
     assert engine().build(evidence).prepared is None  # and then nothing changed
+
+
+def _later(monkeypatch):
+    """Every page's last change settled (``SETTLED_NS``): the loader's clock ten seconds ahead."""
+    import site_builder.load.loader as loader
+
+    now = time.time_ns() + 10 * 10**9
+    monkeypatch.setattr(loader.time, "time_ns", lambda: now)
+
+
+def test_a_dev_servers_load_reads_only_the_pages_whose_stamp_changed(tmp_path, monkeypatch):
+    """A page kept from the last load (``pages_read``) is the very page read then only while its stamp is the one
+    recorded; a page saved in place, saved by renaming over it, removed, added, or turned into a link or FIFO is
+    read (or refused) as a load from scratch does."""
+    write_site(tmp_path, {"a": PAGE, "b": PAGE, "c": PAGE, "d": PAGE})
+    pages = tmp_path / "content" / "pages"
+    pages_read = {}
+    first, _problems = load_content(tmp_path, "content", pages_read)
+    assert pages_read == {}, "pages changed a moment ago are not kept: a write in the same clock step keeps the stamp"
+    _later(monkeypatch)
+    first, _problems = load_content(tmp_path, "content", pages_read)
+    assert sorted(pages_read) == [str(pages / f"{p}.md") for p in "abcd"]
+    again, problems = load_content(tmp_path, "content", pages_read)
+    assert all(new is old for new, old in zip(again.pages, first.pages, strict=True)) and not problems
+    assert again.read == first.read
+    (pages / "a.md").write_text(PAGE + "改过的正文\n", encoding="utf-8")
+    (pages / "b.md.new").write_text(PAGE.replace("正文", "新文"), encoding="utf-8")  # as long as b.md
+    os.replace(pages / "b.md.new", pages / "b.md")
+    (pages / "c.md").unlink()
+    (pages / "c.md").symlink_to(tmp_path / "elsewhere.md")
+    (tmp_path / "elsewhere.md").write_text(PAGE, encoding="utf-8")
+    (pages / "d.md").unlink()
+    os.mkfifo(pages / "d.md")
+    (pages / "e.md").write_text(PAGE, encoding="utf-8")
+    changed, problems = load_content(tmp_path, "content", pages_read)
+    fresh, fresh_problems = load_content(tmp_path)
+    assert changed == fresh and problems == fresh_problems and changed.read == fresh.read
+    assert [str(p) for p in problems if p.path.endswith(("c.md", "d.md"))] == [
+        "content/pages/c.md: is a link to a file outside content/: copy the file here instead",
+        "content/pages/d.md: is not a regular file: save the text in an ordinary file"]
+    assert "改过的正文" in changed.pages[0].text and "新文" in changed.pages[1].text
+    assert sorted(pages_read) == [str(pages / f"{p}.md") for p in "abe"]

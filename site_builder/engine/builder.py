@@ -111,8 +111,10 @@ class Engine:
         self._parsed: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
         self._keys: dict[str, str] = {}
         """Page path → its source digest, this build."""
+        self._sources: dict[str, tuple[SourceFile, str]] = {}  # page path → the last build's source, its digest
         self._facts: dict[str, PageFacts] = {}
         self._checked: dict[tuple, list[Problem]] = {}
+        self._key_memo: dict[bool, dict[tuple[str, ...], str]] = {}  # per site: ``render_keys``'s memo
         self._evidence: tuple[Evidence, str] | None = None
         self._pages: dict[bool, dict[str, tuple[str, SiteFiles]]] = {o.teacher: {} for o in outputs}
         self._written: dict[Path, dict] = {o.folder: self._load_state(o.folder) for o in outputs}
@@ -152,10 +154,11 @@ class Engine:
                      if o.finish and (kept[o.teacher] != set(keys[o.teacher]) or not self._trusted(o.folder))}
         files = render_sites(prepared, tuple(o.teacher for o in self.outputs), self.workers, kept,
                              self._environment(looks))
+        linking = [page for page in prepared.pages.values() if page.file_links]  # the others have nothing to check
         made = {rel: payload for teacher in sorted(files)  # public, then teacher: its pages hold every anchor
                 for site in ([self._pages[teacher][page_id][1] for page_id in kept[teacher]] + [files[teacher]])
-                for rel, payload in site.items()}
-        if dead := source_link_problems(prepared.pages.values(), made):  # before writing: both sites stay
+                for rel, payload in site.items()} if linking else {}
+        if dead := source_link_problems(linking, made):  # before writing: both sites stay
             raise ContentError(dead)
         with together():  # both sites are swapped in at the end, or neither is
             changed = {output: self._write(output, files[output.teacher], keys[output.teacher], kept[output.teacher],
@@ -172,8 +175,10 @@ class Engine:
         from site_builder.render.html import SiteView
 
         site = SiteView(prepared.content, prepared.pages, evidence, teacher, prepared.images)
+        if len(memo := self._key_memo.setdefault(teacher, {})) > 2 * len(prepared.pages) + 8:
+            memo.clear()  # a long editing session's old keys go
         keys, generated = render_keys(site, looks, self._evidence_digest(evidence),
-                                      lambda page: self._keys[page.meta.path], self._page_facts)
+                                      lambda page: self._keys[page.meta.path], self._page_facts, memo)
         return keys | {GENERATED: generated}  # the generated pages are kept, or not, like one more page
 
     def _kept(self, output: Output, keys: dict[str, str]) -> set[str]:
@@ -252,8 +257,12 @@ class Engine:
         with nullcontext() if self.serving else collector_paused():
             held = {}  # source digest → the parse kept in memory or read back from the store
             source_digest = digest_after(code_digest())
+            known, self._sources = self._sources, {}
             for source in sources:
-                key = self._keys[source.path] = source_digest(source.path, source.text)
+                # The very source of the last build (a dev server's loader keeps a page not saved since) is unchanged.
+                last = known.get(source.path)
+                key = last[1] if last and last[0] is source else source_digest(source.path, source.text)
+                self._keys[source.path], self._sources[source.path] = key, (source, key)
                 if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key), lazy=True):
                     held[key] = found
             missing = [source for source in sources if self._keys[source.path] not in held]

@@ -7,6 +7,7 @@ site's files in memory (each page resolved, then its outputs made: outputs.py);
 
 from __future__ import annotations
 
+import functools
 import gc
 import multiprocessing
 import re
@@ -276,8 +277,8 @@ def _shared_files(site: SiteView) -> SiteFiles:
         if path.is_file() and (site.teacher or path.name not in TEACHER_ONLY) \
                 and (site.content.config.translations or path.name not in EDITIONS_ONLY):
             rel = f"static/{path.relative_to(STATIC).as_posix()}"
-            compact = _COMPACTORS.get(path.suffix)
-            files[rel] = compact(path.read_text(encoding="utf-8")).encode() if compact else path
+            files[rel] = _compacted(path.suffix, path.read_text(encoding="utf-8")) if path.suffix in _COMPACTORS \
+                else path
     for repo_path, absolute in site.evidence.experiment_files.items():
         files[f"code/{repo_path}"] = Path(absolute)
     return files
@@ -325,3 +326,10 @@ def compact_js(source: str) -> str:
 
 _COMPACTORS = {".js": compact_js, ".css": compact_css}
 """What each kind of static file loses on its way to readers: comments and indentation."""
+
+
+@functools.lru_cache(maxsize=64)
+def _compacted(suffix: str, source: str) -> bytes:
+    """A static file as published, kept by its text: every build (a dev server's save too) copies the static
+    files, and compacting them again cost more than the rest of a one-page save's copying."""
+    return _COMPACTORS[suffix](source).encode()

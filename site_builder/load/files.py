@@ -10,6 +10,7 @@ import os
 import stat
 from pathlib import Path
 
+from site_builder.load.content import SourceFile
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.oserrors import reason
 
@@ -109,3 +110,21 @@ def _open_resolved(base: Path, path: Path, flags: int) -> int:
         return os.open(target, flags)
     except OSError as error:
         raise ValueError(_("cannot be read ({reason})", reason=reason(error))) from None
+
+
+PagesRead = dict[str, tuple[tuple[int, ...], SourceFile, bytes]]
+"""A dev server's pages as its last load read them: path → the stamp (``stamp_in``) taken before the read, the page
+and its bytes; only pages read without a problem whose change time was settled (``SETTLED_NS``)."""
+SETTLED_NS = 3 * 10**9
+"""How long ago a page must have changed for its stamp to stand for its bytes: longer than the coarsest step a file
+system stamps times with (FAT's two seconds), so no write after the read can leave the stamp as it was."""
+
+
+def stamp_in(folder_fd: int, name: str) -> tuple[int, ...] | None:
+    """A plain file's device, inode, change time, size and modification time, or ``None`` (not a plain file, gone).
+    A write sets the change time, which no program can set back; a file put in its place has another inode."""
+    try:
+        st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_ctime_ns, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None

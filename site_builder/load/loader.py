@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import time
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from site_builder.load.bibtex import load_bibtex
 from site_builder.load.content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from site_builder.load.editions import EDITION_FILES, LANGUAGE_TAG, translated_content, translation_tags
-from site_builder.load.files import MAX_FILE_BYTES, folder_prefix, read_content_file
+from site_builder.load.files import MAX_FILE_BYTES, SETTLED_NS, PagesRead, folder_prefix, read_content_file, stamp_in
 from site_builder.load.glossary import load_glossary
 from site_builder.load.value_text import parse_value_text, with_record_texts
 from site_builder.load.yamlnodes import Located, load_located, not_text
@@ -34,16 +36,22 @@ _CONTROL_BYTES = _CONTROL_CHARACTERS.encode("ascii")
 _WEB_URL = re.compile(r"^https?://[^\s\x00-\x1f]+$", re.IGNORECASE)
 
 
-def load_content(root: Path, content_dir: str = "content") -> tuple[Content | None, list[Problem]]:
+def load_content(root: Path, content_dir: str = "content",
+                 pages_read: PagesRead | None = None) -> tuple[Content | None, list[Problem]]:
     """Read everything under ``content_dir`` (relative to ``root``); check its shape.
 
     A file that may not be read (a link out of the folder, a FIFO, a device) is
-    reported once and then left out, so nothing else complains about it.
+    reported once and then left out, so nothing else complains about it. ``pages_read``: the pages as the
+    last load read them (a dev server's); a page whose stamp is the one recorded then is taken as read then,
+    and the pages read now replace them.
     """
     base = root / content_dir
     problems: list[Problem] = []
     seen: dict[str, bytes] = {}  # path → the bytes read: the build's inputs are what it read, not what is there later
-    read = _read_pages(root, base, problems, seen)
+    reuse = _Reuse(dict(pages_read), pages_read, time.time_ns() - SETTLED_NS) if pages_read is not None else None
+    if pages_read is not None:
+        pages_read.clear()  # refilled with this load's pages: a page removed is forgotten
+    read = _read_pages(root, base, problems, seen, reuse)
     files = {stem: file for stem, file in read.items() if file is not None}
     config_path = base / "site.yml"
     config_file = _read_or_none(root, base, config_path, problems, seen)
@@ -69,23 +77,34 @@ def load_content(root: Path, content_dir: str = "content") -> tuple[Content | No
     images = _load_images(root, base / "pages", seen)
     content = Content(config, pages, sources, records, glossary, images, value_text,
                       frozenset(read) - set(config.pages), folder=content_dir)
-    editions = tuple(_edition(root, base / tag, content, problems, seen) for tag in config.translations)
+    editions = tuple(_edition(root, base / tag, content, problems, seen, reuse) for tag in config.translations)
     return replace(content, editions=editions, read=seen), problems
 
 
-def _edition(root: Path, folder: Path, source: Content, problems: list[Problem], seen: dict[str, bytes]) -> Content:
+def _edition(root: Path, folder: Path, source: Content, problems: list[Problem], seen: dict[str, bytes],
+             reuse: _Reuse | None) -> Content:
     """The translation in ``folder`` (``content/<tag>/``), read the way the source is read."""
-    read = _read_pages(root, folder, problems, seen)
+    read = _read_pages(root, folder, problems, seen, reuse)
     files = {name: _read_or_none(root, folder, folder / name, problems, seen) for name in EDITION_FILES}
     return translated_content(source, folder.name, {stem: file for stem, file in read.items() if file}, files,
                               _load_images(root, folder / "pages", seen), problems)
 
 
-def _read_pages(root: Path, base: Path, problems: list[Problem],
-                seen: dict[str, bytes]) -> dict[str, SourceFile | None]:
-    """Each ``*.md`` file of ``base``'s ``pages/`` folder, by its stem, read by ``_read``. A save reads every page:
-    the folder, when it is one and no link, is opened once, and each page its listing says is a plain file
-    (no link, FIFO or device) is opened by its name in it."""
+@dataclass(frozen=True)
+class _Reuse:
+    """The pages the last load read (``before``), those of this load (``now``, filled as they are found)."""
+
+    before: PagesRead
+    now: PagesRead
+    settled: int
+    """A page that changed before this time (ns since the epoch) is settled."""
+
+
+def _read_pages(root: Path, base: Path, problems: list[Problem], seen: dict[str, bytes],
+                reuse: _Reuse | None = None) -> dict[str, SourceFile | None]:
+    """Each ``*.md`` file of ``base``'s ``pages/`` folder, by its stem, read by ``_read`` (or, with ``reuse``, as
+    read before when its stamp is the one recorded then). The folder, when it is one and no link, is opened
+    once, and each page its listing says is a plain file (no link, FIFO or device) is opened by its name in it."""
     folder = base / "pages"
     try:
         folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -96,10 +115,28 @@ def _read_pages(root: Path, base: Path, problems: list[Problem],
             listed = sorted((e.name, e.is_file(follow_symlinks=False)) for e in entries if e.name.endswith(".md"))
         inside = folder_prefix(folder)  # each page's path as a string: pathlib would cost more than the reading
         return {name[:-3] if len(name) > 3 else name:  # the stem: ".md" is a name without a suffix
+                _reread(root, base, inside + name, problems, seen, folder_fd, reuse) if reuse and plain else
                 _read(root, base, inside + name, problems, seen, folder_fd if plain else None)
                 for name, plain in listed}
     finally:
         os.close(folder_fd)
+
+
+def _reread(root: Path, base: Path, path: str, problems: list[Problem], seen: dict[str, bytes], folder_fd: int,
+            reuse: _Reuse) -> SourceFile | None:
+    """The page at ``path`` as the last load read it if its stamp is the one recorded then (a save changes one
+    page and stats the others), else read; kept for the next load when read without a problem and settled."""
+    stamp = stamp_in(folder_fd, path.rpartition(os.sep)[2])
+    held = reuse.before.get(path)
+    if stamp and held and held[0] == stamp:
+        reuse.now[path] = held
+        seen[held[1].path] = held[2]
+        return held[1]
+    before = len(problems)
+    source = _read(root, base, path, problems, seen, folder_fd)
+    if stamp and source and len(problems) == before and stamp[2] < reuse.settled:
+        reuse.now[path] = (stamp, source, seen[source.path])
+    return source
 
 
 MAX_PAGES = 5_000
@@ -184,13 +221,23 @@ def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: s
             for key, item in located.children.items() if key not in allowed]
 
 
+@functools.lru_cache(maxsize=2)
+def _config_yaml(text: str, path: str) -> Located | None:
+    """site.yml's YAML, when it has no syntax error, kept by its text: a dev server loads site.yml on every save,
+    and parsing its thousand page ids cost about as much as reading every page. (Nothing changes a ``Located``.)"""
+    located, errors = load_located(text, path)
+    return None if errors else located
+
+
 def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refused: set[str],
                  problems: list[Problem], content_dir: str, base: Path) -> SiteConfig | None:
     if source is None:
         problems.append(Problem(f"{content_dir}/site.yml", 0, _("missing: create it with title, language, "
                                                                "base_url and pages")))
         return None
-    located, errors = load_located(source.text, source.path)
+    located, errors = _config_yaml(source.text, source.path), []
+    if located is None:
+        located, errors = load_located(source.text, source.path)
     problems += errors
     if located is None or not isinstance(located.value, dict):
         problems += [] if located is None else [Problem(source.path, 1, _("site.yml must be a mapping"))]

@@ -37,8 +37,14 @@ _TAG = re.compile(r"<[^>]+>")
 def math_font_for(formulas: Mapping[str, str]) -> dict[str, bytes]:
     """The site's math font, cut to the characters of every HTML file's formulas (``formula_characters``);
     nothing when no page has maths (the committed full subset is copied but never linked)."""
-    chars = "".join(sorted(set("".join(formulas.values()))))
+    chars = _characters(frozenset(formulas.values()))
     return {FONT_PATH: math_font(chars)} if chars else {}
+
+
+@functools.lru_cache(maxsize=4)
+def _characters(formulas: frozenset[str]) -> str:
+    """Every character of ``formulas``, sorted: kept by the formulas, as a save changes a page's at most."""
+    return "".join(sorted(set("".join(formulas))))
 
 
 def formula_characters(files: Mapping[str, bytes | Path], known: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -36,7 +36,7 @@ from typing import Any
 
 from site_builder.engine.builder import BuildReport, Engine
 from site_builder.load.content import Content, Evidence
-from site_builder.load.files import read_content_file
+from site_builder.load.files import PagesRead, read_content_file
 from site_builder.load.loader import load_content
 from site_builder.load.yamlnodes import course_language
 from site_builder.serve.devhttp import handler, listen
@@ -147,6 +147,8 @@ class DevServer:
         self._watching = threading.Event()
         self._httpd = httpd
         self._threads: list[threading.Thread] = []
+        self._pages_read: PagesRead = {}
+        """The pages as the last build read them: a save reads the page saved and only stats the others."""
 
     @property
     def language(self) -> str:
@@ -244,7 +246,7 @@ class DevServer:
     def _loaded(self) -> tuple[Content | None, list[Problem]]:
         """The content to build, without the translations whose figures are still being drawn (``drawing``):
         the source language's pages are served first, never a translation with figures not its own."""
-        content, problems = load_content(self.engine.root, self.engine.content_dir)
+        content, problems = load_content(self.engine.root, self.engine.content_dir, self._pages_read)
         self.drawing = tuple(tag for tag in content.config.translations if tag not in self._evidence.editions) \
             if content is not None and self._sooner else ()
         if self.drawing:
