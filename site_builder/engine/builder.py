@@ -40,6 +40,8 @@ from site_builder.render.keys import (
     digest_after,
     evidence_digest,
     file_digest,
+    file_stamp,
+    file_stamps,
     folder_identity,
     page_facts,
     render_keys,
@@ -196,23 +198,27 @@ class Engine:
         folder, otherwise a whole new site swapped in, linking the unchanged files. Returns the changed paths."""
         state, folder = self._written[output.folder], output.folder
         trusted = self._trusted(folder)
-        # A kept page's files are those of the last build, so their formula characters are as recorded.
+        # A kept page's files are those of the last build: their digests and formula characters are as recorded.
         old_sums, old_formulas = state.get("files", {}) if trusted else {}, state.get("formulas", {})
         held = self._pages[output.teacher]
         pages = {page_id: held[page_id] for page_id in kept}
-        kept_files = {rel for _key, made in pages.values() for rel in made}
+        kept_files = set().union(*(made for _key, made in pages.values()))
         owned = _owned(files, keys, [page_id for page_id in keys if page_id not in kept])  # rendered now
-        files = {**files, **{rel: payload for _key, made in pages.values() for rel, payload in made.items()}}
+        files = dict(files)
+        for _key, made in pages.values():
+            files.update(made)
         # The math font holds the characters of every page's formulas, kept pages' and every edition's included.
-        formulas = formula_characters(files, {rel: old_formulas.get(rel, "") for rel in kept_files})
+        formulas = {rel: old_formulas[rel] for rel in kept_files & old_formulas.keys()}
+        formulas.update(formula_characters({rel: files[rel] for rel in files.keys() - kept_files}))
         files.update(math_font_for(formulas))
-        sums = {rel: old_sums[rel] if rel in kept_files and rel in old_sums else _sum(payload)
-                for rel, payload in files.items()}
+        sums = {rel: old_sums[rel] for rel in kept_files & old_sums.keys()}
+        fresh = files.keys() - sums.keys()  # only these are looked at one by one: a save keeps thousands of files
+        sums.update((rel, _sum(files[rel])) for rel in fresh)
         # A file made now is left (or linked) as it is only while the folder's copy still has the recorded
         # digest; a kept page's files were checked when it was kept (or are the dev server's, in memory).
-        unchanged = {rel for rel, value in sums.items() if old_sums.get(rel) == value
-                     and (rel in kept_files or self._intact(folder, (rel,)))}
-        changed = (set(sums) - unchanged) | (set(old_sums) - set(sums))
+        unchanged = (sums.keys() - fresh) | {rel for rel in fresh
+                                             if old_sums.get(rel) == sums[rel] and self._intact(folder, (rel,))}
+        changed = (sums.keys() - unchanged) | (old_sums.keys() - sums.keys())
         if self.serving and trusted:
             update_in_place(files, changed, folder)
         elif changed or not trusted or len(kept) < len(keys):
@@ -239,7 +245,7 @@ class Engine:
         written, base = self._written[folder], os.fspath(folder)
         sums, stamps = written.get("files", {}), written.get("stamps", {})
         try:  # plain strings for the paths: with thousands of files, pathlib's overhead shows
-            return all(rel in sums and (_stamp(os.path.join(base, rel)) == stamps.get(rel)
+            return all(rel in sums and (file_stamp(os.path.join(base, rel)) == stamps.get(rel)
                                         or file_digest(folder / rel) == sums[rel]) for rel in files)
         except OSError:  # gone, or no longer a file
             return False
@@ -343,17 +349,10 @@ class Engine:
         its own folder, stamps only those) and, with a persisted store, the folder's state."""
         state, file = self._written[output.folder], self._state_file(output.folder)
         state["identity"] = list(folder_identity(output.folder) or ())  # after the swap: the new folder's
-        stamps = {rel: stamp for rel, stamp in state["stamps"].items() if rel not in changed}
-        base = os.fspath(output.folder)
-        state["stamps"] = {rel: stamps.get(rel) or _stamp(os.path.join(base, rel)) for rel in state["files"]}
+        state["stamps"] = file_stamps(output.folder, state["files"], state["stamps"], changed)
         if file is not None:
             pages = {p: [keys[p], sorted(made)] for p, (_key, made) in self._pages[output.teacher].items()}
             write_atomic(file, json.dumps({**state, "pages": pages}).encode())
-
-
-def _stamp(path: str) -> list[int]:
-    st = os.stat(path)
-    return [st.st_size, st.st_ctime_ns, st.st_ino]
 
 
 def _sum(payload: bytes | Path) -> str:
