@@ -1,7 +1,8 @@
 """Reading one file under ``content/``: only a regular file, only inside its folder.
 
-The loader reads every page on every save, so the common case (a plain file in a plain folder) is
-checked with ``lstat`` and opened by its name, and a link is resolved and checked only when there is one.
+A build reads every page (a dev server's save, every page whose stamp changed: ``stamp_in``), so the common
+case (a plain file in a plain folder) is checked with ``lstat`` and opened by its name, and a link is resolved
+and checked only when there is one.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def read_content_file(base: Path, path: Path | str, folder_fd: int | None = None
             raise ValueError(_("is {size} MiB, over the limit of {limit} MiB for a file under content/: split it or "
                                "move it out", size=f"{status.st_size / 2**20:.1f}",
                                limit=f"{MAX_FILE_BYTES / 2**20:.0f}"))
-        # One read when the file has the size it had when opened (a save reads every page); otherwise it
+        # One read when the file has the size it had when opened (a build reads every page); otherwise it
         # changes as it is read: read on to its end, or just past the limit.
         chunks = [os.read(fd, status.st_size + 1)]
         if len(chunks[0]) == status.st_size:
@@ -57,7 +58,7 @@ def read_content_file(base: Path, path: Path | str, folder_fd: int | None = None
 
 def _open_beneath(base: Path, path: Path | str, flags: int) -> int | None:
     """``path`` opened if it and every folder between it and ``base`` is a plain file or folder, no link
-    (so it is inside ``base`` without resolving anything: a save reads every page; only the file itself
+    (so it is inside ``base`` without resolving anything: a build reads every page; only the file itself
     is opened, as a dev server watching the folder sees every open); ``None`` where that is not so."""
     prefix, target = folder_prefix(base), str(path)  # strings, not pathlib: its parsing cost more than the reading
     if not target.startswith(prefix) or not hasattr(os, "O_NOFOLLOW"):

@@ -175,7 +175,7 @@ def _read(root: Path, base: Path, path: Path | str, problems: list[Problem], see
           folder_fd: int | None = None) -> SourceFile | None:
     """The file's text, or ``None`` (and a problem) when it may not be read; non-UTF-8 is a problem too.
     ``seen`` gets its bytes under its path. ``folder_fd``: see ``read_content_file``."""
-    prefix = folder_prefix(root)  # strings where they can be: a save reads every page
+    prefix = folder_prefix(root)  # strings where they can be: a build reads every page
     relative = str(path)[len(prefix):].replace(os.sep, "/") if str(path).startswith(prefix) else \
         Path(path).relative_to(root).as_posix()
     if _CONTROL.search(relative) or "\n" in relative or "\r" in relative:  # would break the one-line message
@@ -196,7 +196,7 @@ def _read(root: Path, base: Path, path: Path | str, problems: list[Problem], see
         problems.append(Problem(relative, line, _("is not UTF-8 text: save the file as UTF-8")))
         return SourceFile(relative, data.decode("utf-8", errors="replace"))
     # ESC, BEL …: invisible in an editor, and terminal escapes in a page. Looked for in the bytes first: deleting
-    # them is faster than searching the text, and a save reads every page.
+    # them is faster than searching the text, and a build reads every page.
     if len(data.translate(None, _CONTROL_BYTES)) != len(data) and (control := _CONTROL.search(text)):
         problems.append(Problem(relative, text.count("\n", 0, control.start()) + 1,
                                 _("contains the control character U+{code:04X}: delete it",
