@@ -15,7 +15,7 @@ VNU_VERSION := 26.9.27
 # the one on PATH, else one installed with pip into the user's cache (a single wheel, kept for the next
 # clone); pip when neither works. --compile-bytecode does what pip does by default: without it, where
 # PYTHONDONTWRITEBYTECODE is set (container images often set it; these machines do), every process compiled
-# numpy, matplotlib and the rest anew: about 2 CPU-s more for each build process `make test` starts.
+# numpy, matplotlib and the rest anew: about 2 CPU-s more for each process importing them.
 UV_VERSION := 0.13.8
 UV_TOOL := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/verified-lessons/uv-$(UV_VERSION)
 FIND_UV = command -v uv || { test -x $(UV_TOOL)/bin/uv || $(PYTHON) -m pip install --quiet \
