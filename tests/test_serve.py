@@ -29,6 +29,7 @@ from sitekit import (
     state,
     time_limit,
 )
+from test_engine import tree_hashes
 
 import figures
 import lessonmodel
@@ -369,6 +370,30 @@ def test_broken_save_shows_errors_keeps_the_last_good_page_and_recovers(served):
     edit(root, "alpha", "{num}`exp.dif`", "{num}`exp.diff`")
     assert stream.wait_for("reload") == {"build": 2, "urls": []}  # same HTML as before: nothing to reload
     assert json.loads(get(server.port, "/__dev/errors")[1])["problems"] == []
+
+
+def test_pages_kept_between_saves_by_their_stamp_are_the_pages_on_disk(served, monkeypatch):
+    """Once every page's last change is settled (the loader's ``SETTLED_NS`` moved so that it is), a save reads the
+    pages whose stamp changed and keeps the others' reads: each save's pages are what is on disk, and the folder
+    ends as a clean build of the same content writes it."""
+    import site_builder.load.loader as loader
+
+    root, server, stream = served
+    monkeypatch.setattr(loader, "SETTLED_NS", -10 * 10**9)  # every change ten seconds in the past
+    edit(root, "alpha", "进一步的解释文字", "进一步的解释文字，第一次改")  # every page read and kept
+    assert stream.wait_for("reload")["urls"] == ["/alpha.html", "/alpha.source.html"]
+    edit(root, "beta", "第一步。", "第一步，改过。")  # beta read, alpha and index kept
+    assert "/beta.html" in stream.wait_for("reload")["urls"]
+    pages = root / "content" / "pages"
+    text = (pages / "alpha.md").read_text(encoding="utf-8")
+    (root / "alpha.new").write_text(text.replace("第一次改", "第二次改"), encoding="utf-8")  # as long: same size
+    os.replace(root / "alpha.new", pages / "alpha.md")  # an editor's save: another file under the same name
+    assert stream.wait_for("reload")["urls"] == ["/alpha.html", "/alpha.source.html"]
+    alpha, beta = (get(server.port, f"/{page}.html")[1].decode() for page in ("alpha", "beta"))
+    assert "第二次改" in alpha and "第一次改" not in alpha and "第一步，改过。" in beta
+    evidence = fake_evidence(root / "figs")
+    Engine(root, (Output(True, root / "clean"),)).build(evidence)
+    assert tree_hashes(root / "out") == tree_hashes(root / "clean")
 
 
 def test_a_crash_is_shown_with_its_traceback_and_the_server_keeps_serving(tmp_path):
