@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from site_builder.load.content import Content, Evidence, SourceFile
 from site_builder.load.digest import content_digest
+from site_builder.load.files import file_stamp
 from site_builder.load.loader import load_content
 from site_builder.render.keys import (
     GENERATED,
@@ -40,7 +41,6 @@ from site_builder.render.keys import (
     digest_after,
     evidence_digest,
     file_digest,
-    file_stamp,
     file_stamps,
     folder_identity,
     page_facts,
@@ -245,7 +245,7 @@ class Engine:
         written, base = self._written[folder], os.fspath(folder)
         sums, stamps = written.get("files", {}), written.get("stamps", {})
         try:  # plain strings for the paths: with thousands of files, pathlib's overhead shows
-            return all(rel in sums and (file_stamp(os.path.join(base, rel)) == stamps.get(rel)
+            return all(rel in sums and ((stamp := file_stamp(os.path.join(base, rel))) and stamp == stamps.get(rel)
                                         or file_digest(folder / rel) == sums[rel]) for rel in files)
         except OSError:  # gone, or no longer a file
             return False

@@ -1,6 +1,6 @@
 """Reading one file under ``content/``: only a regular file, only inside its folder.
 
-A build reads every page (a dev server's save, every page whose stamp changed: ``stamp_in``), so the common
+A build reads every page (a dev server's save, every page whose stamp changed: ``file_stamp``), so the common
 case (a plain file in a plain folder) is checked with ``lstat`` and opened by its name, and a link is resolved
 and checked only when there is one.
 """
@@ -113,19 +113,20 @@ def _open_resolved(base: Path, path: Path, flags: int) -> int:
         raise ValueError(_("cannot be read ({reason})", reason=reason(error))) from None
 
 
-PagesRead = dict[str, tuple[tuple[int, ...], SourceFile, bytes]]
-"""A dev server's pages as its last load read them: path → the stamp (``stamp_in``) taken before the read, the page
+PagesRead = dict[str, tuple[list[int], SourceFile, bytes]]
+"""A dev server's pages as its last load read them: path → the stamp (``file_stamp``) taken before the read, the page
 and its bytes; only pages read without a problem whose change time was settled (``SETTLED_NS``)."""
 SETTLED_NS = 3 * 10**9
 """How long ago a page must have changed for its stamp to stand for its bytes: longer than the coarsest step a file
 system stamps times with (FAT's two seconds), so no write after the read can leave the stamp as it was."""
 
 
-def stamp_in(folder_fd: int, name: str) -> tuple[int, ...] | None:
-    """A plain file's device, inode, change time, size and modification time, or ``None`` (not a plain file, gone).
-    A write sets the change time, which no program can set back; a file put in its place has another inode."""
+def file_stamp(path: str, dir_fd: int | None = None) -> list[int] | None:
+    """A plain file's device, inode, change time, size and modification time, or ``None`` (not a plain file, gone):
+    while they are as recorded, it is the file recorded. A write sets the change time, which no program can set
+    back; a file put in its place has another inode. (Pages read by a dev server, and the files a build wrote.)"""
     try:
-        st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+        st = os.stat(path, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
         return None
-    return (st.st_dev, st.st_ino, st.st_ctime_ns, st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+    return [st.st_dev, st.st_ino, st.st_ctime_ns, st.st_size, st.st_mtime_ns] if stat.S_ISREG(st.st_mode) else None

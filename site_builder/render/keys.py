@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from site_builder.check.refs import REFERENCE_ROLES, split_title
 from site_builder.load.content import Evidence
+from site_builder.load.files import file_stamp
 
 if TYPE_CHECKING:  # only named: importing the renderer or the parser would slow a build that changes nothing
     from site_builder.parse.page import ParsedPage
@@ -51,17 +52,10 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def file_stamp(path: str) -> list[int]:
-    """A file's size, change time and inode: while they are as recorded, it is the file recorded (no write
-    can keep its change time)."""
-    st = os.stat(path)
-    return [st.st_size, st.st_ctime_ns, st.st_ino]
-
-
-def file_stamps(folder: Path, files: Iterable[str], recorded: dict[str, list[int]],
-                changed: Iterable[str]) -> dict[str, list[int]]:
-    """Each of ``files``' stamp: as ``recorded`` for a file not ``changed`` since, taken now for the others (set
-    operations: a dev server's save changes a few of thousands)."""
+def file_stamps(folder: Path, files: Iterable[str], recorded: dict[str, list[int] | None],
+                changed: Iterable[str]) -> dict[str, list[int] | None]:
+    """Each of ``files``' stamp (``file_stamp``): as ``recorded`` for a file not ``changed`` since, taken now for
+    the others (set operations: a dev server's save changes a few of thousands)."""
     stamps, wanted, base = dict(recorded), set(files), os.fspath(folder)
     for rel in (stamps.keys() - wanted) | set(changed):
         stamps.pop(rel, None)
