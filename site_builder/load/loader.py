@@ -14,7 +14,7 @@ from pathlib import Path
 from site_builder.load.bibtex import load_bibtex
 from site_builder.load.content import IMAGE_SUFFIXES, Content, ImageFile, Record, SiteConfig, Source, SourceFile
 from site_builder.load.editions import EDITION_FILES, LANGUAGE_TAG, translated_content, translation_tags
-from site_builder.load.files import MAX_FILE_BYTES, SETTLED_NS, PagesRead, folder_prefix, read_content_file, stamp_in
+from site_builder.load.files import MAX_FILE_BYTES, SETTLED_NS, PagesRead, file_stamp, folder_prefix, read_content_file
 from site_builder.load.glossary import load_glossary
 from site_builder.load.value_text import parse_value_text, with_record_texts
 from site_builder.load.yamlnodes import Located, load_located, not_text
@@ -126,7 +126,7 @@ def _reread(root: Path, base: Path, path: str, problems: list[Problem], seen: di
             reuse: _Reuse) -> SourceFile | None:
     """The page at ``path`` as the last load read it if its stamp is the one recorded then (a save changes one
     page and stats the others), else read; kept for the next load when read without a problem and settled."""
-    stamp = stamp_in(folder_fd, path.rpartition(os.sep)[2])
+    stamp = file_stamp(path.rpartition(os.sep)[2], folder_fd)
     held = reuse.before.get(path)
     if stamp and held and held[0] == stamp:
         reuse.now[path] = held
@@ -222,11 +222,11 @@ def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: s
 
 
 @functools.lru_cache(maxsize=2)
-def _config_yaml(text: str, path: str) -> Located | None:
-    """site.yml's YAML, when it has no syntax error, kept by its text: a dev server loads site.yml on every save,
-    and parsing its thousand page ids cost about as much as reading every page. (Nothing changes a ``Located``.)"""
+def _config_yaml(text: str, path: str) -> tuple[Located | None, tuple[Problem, ...]]:
+    """``load_located`` of site.yml, kept by its text: a dev server loads site.yml on every save, and parsing its
+    thousand page ids cost about as much as reading every page. (Nothing changes a ``Located`` or a ``Problem``.)"""
     located, errors = load_located(text, path)
-    return None if errors else located
+    return located, tuple(errors)
 
 
 def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refused: set[str],
@@ -235,9 +235,7 @@ def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refuse
         problems.append(Problem(f"{content_dir}/site.yml", 0, _("missing: create it with title, language, "
                                                                "base_url and pages")))
         return None
-    located, errors = _config_yaml(source.text, source.path), []
-    if located is None:
-        located, errors = load_located(source.text, source.path)
+    located, errors = _config_yaml(source.text, source.path)
     problems += errors
     if located is None or not isinstance(located.value, dict):
         problems += [] if located is None else [Problem(source.path, 1, _("site.yml must be a mapping"))]
