@@ -47,11 +47,9 @@ def _characters(formulas: frozenset[str]) -> str:
     return "".join(sorted(set("".join(formulas))))
 
 
-def formula_characters(files: Mapping[str, bytes | Path], known: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Each HTML file's formula characters (``math_characters``); ``known`` has them for files read before."""
-    known = known or {}
-    return {name: known[name] if name in known else
-            math_characters([(data if isinstance(data, bytes) else data.read_bytes()).decode()])
+def formula_characters(files: Mapping[str, bytes | Path]) -> dict[str, str]:
+    """Each HTML file's formula characters (``math_characters``)."""
+    return {name: math_characters([(data if isinstance(data, bytes) else data.read_bytes()).decode()])
             for name, data in files.items() if name.endswith(".html")}
 
 
