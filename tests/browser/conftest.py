@@ -238,9 +238,18 @@ def npm_installed(package: str, file: Path) -> Path:
 
 def search_hrefs(page, term: str) -> list[str]:
     """The result links the Chinese search box lists for ``term``, in order, once its status names the query."""
+    ask(page, term)
+    return answer(page, term)
+
+
+def ask(page, term: str) -> None:
+    """Type ``term`` into the Chinese search box; ``answer`` reads what it finds."""
+    page.get_by_role("searchbox", name="搜索课程").fill(term)
+
+
+def answer(page, term: str) -> list[str]:
+    """The result links listed for ``term`` (asked last in ``page``), in order, once its status names the query."""
     from playwright.sync_api import expect
 
-    page.get_by_role("searchbox", name="搜索课程").fill(term)
     expect(page.locator("[data-search-status]")).to_contain_text(f"“{term}”：", timeout=15000)
-    links = page.locator("[data-search-list] a")
-    return [links.nth(i).get_attribute("href") for i in range(links.count())]
+    return page.eval_on_selector_all("[data-search-list] a", "links => links.map(a => a.getAttribute('href'))")
