@@ -31,8 +31,9 @@ GUIDES = (("docs/programmer-tutorial.md", "## Worked example"),)
 """Where the guide is, (file, heading of its section): the first that exists (the README no longer holds it)."""
 
 
-FAST_TIER = ("-m", "pytest", "-m", "not slow", "--ignore=tests/browser", "-q", "-p", "no:cacheprovider", "-n", "auto",
-             "--dist", "loadscope")
+FAST_TIER = ("-m", "pytest", "-m", "not slow", "--ignore=tests/browser", "-q", "-p", "no:cacheprovider", "-n", "0")
+"""``make test-fast``'s tests in one process: the run around this test keeps both cores busy already, and two more
+workers would each start and prepare the course again (about 10 CPU-s more)."""
 
 
 NOT_COPIED = (".git", ".venv", "_site", "_site-teacher", ".cache", "__pycache__", ".*_cache")
