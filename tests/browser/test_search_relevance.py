@@ -61,7 +61,7 @@ def _squeezed(text: str) -> str:
 def test_queries_from_the_course_registries_find_their_page_and_state_first(site, open_tab, real_course):
     queries = relevance_set(real_course, site.public_dir)
     assert len(queries) >= 30, len(queries)
-    # a few readers at once: each search waits out the box's 250-ms pause for typing, so one tab asking them
+    # readers side by side: each search waits out the box's 250-ms pause for typing, so one tab asking them
     # all in turn spent most of the test waiting
     tabs = [open_tab(site.url(False, "index.html")) for _ in range(READERS)]
     misses = []
