@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+
+import pytest
 
 from site_builder.engine import parsed_store, pipeline
 from site_builder.load.content import SourceFile
@@ -19,18 +22,44 @@ def _sources(count: int) -> list[SourceFile]:
     return sources
 
 
-def test_a_worker_parses_its_share_into_what_this_process_would_make():
+def test_a_worker_parses_its_share_into_what_this_process_would_make(monkeypatch):
     sources = _sources(pipeline.PARALLEL_MIN_PAGES + 6)
     alone = pipeline.parse_split(sources, workers=1)
+    _after_the_worker_began(monkeypatch, len(sources))
     split = pipeline.parse_split(sources, workers=2)
     assert [parsed for parsed, _entry in split] == [parsed for parsed, _entry in alone]
     assert all(entry == b"" for _parsed, entry in alone)
-    share = round(len(sources) * pipeline.WORKER_SHARE)
+    # The pages parsed here come first, without entries; the worker's are the rest, each sent back as its entry
+    # (but the page with a problem, parsed here again).
     entries = [entry for _parsed, entry in split]
-    assert entries[:len(sources) - share] == [b""] * (len(sources) - share)  # parsed here: the store encodes them
+    mine = next(n for n, entry in enumerate(entries) if entry)
+    assert mine <= len(sources) - pipeline.PARSE_CHUNK and mine % pipeline.PARSE_CHUNK == 0, mine
+    assert entries[:mine] == [b""] * mine
     assert entries[-2] == b"" and split[-2][0][1], "the page with a problem is parsed here, with its problem"
-    assert all(parsed_store.read_entry(entry) == parsed for parsed, entry in split[len(sources) - share:] if entry)
-    assert sum(1 for entry in entries if entry) == share - 1
+    assert all(parsed_store.read_entry(entry) == parsed for parsed, entry in split[mine:] if entry)
+    assert sum(1 for entry in entries if entry) == len(sources) - mine - 1
+
+
+def _after_the_worker_began(monkeypatch, pages: int) -> None:
+    """This process takes its first pages only once the worker has taken its own: on a busy machine, this
+    process could otherwise parse them all before the worker starts."""
+    take = pipeline._take
+
+    def later(bounds, front, everything=False):
+        waited = time.monotonic() + 60
+        while front and bounds[1] == pages and time.monotonic() < waited:
+            time.sleep(0.005)
+        return take(bounds, front, everything)
+
+    monkeypatch.setattr(pipeline, "_take", later)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_asked_for_entries_every_page_the_store_keeps_has_one(workers):
+    sources = _sources(pipeline.PARALLEL_MIN_PAGES + 6)
+    split = pipeline.parse_split(sources, workers=workers, entries=True)
+    assert [entry for _parsed, entry in split] == [parsed_store.entry(parsed) for parsed, _entry in split]
+    assert split[-2][1] == b"" and sum(1 for _parsed, entry in split if entry) > len(sources) // 2
 
 
 def test_a_short_course_is_parsed_in_this_process(monkeypatch):

@@ -272,11 +272,11 @@ class Engine:
                 if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key), lazy=True):
                     held[key] = found
             missing = [source for source in sources if self._keys[source.path] not in held]
-            # The dev server's process has threads (its HTTP server): it parses alone, never forks.
-            fresh = dict(zip(missing, parse_split(missing, 1 if self.serving else self.workers), strict=True))
+            workers = 1 if self.serving else self.workers  # the dev server has threads (its HTTP server): no fork
+            fresh = dict(zip(missing, parse_split(missing, workers, entries=bool(self.store)), strict=True))
             for source in sources:
                 key = self._keys[source.path]
-                # Only an entry read back, or made by a parsing worker, is kept as it is.
+                # An entry read back or made with its parse is kept as it is; a parse kept in memory is encoded.
                 parsed, text = (held[key], stored.get(key, b"")) if key in held else fresh[source]
                 kept[key] = parsed
                 if self.store and (text := text or parsed_store.entry(parsed)):

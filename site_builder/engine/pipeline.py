@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment
 from markdown_it import MarkdownIt
@@ -65,11 +66,9 @@ def parse_sources(sources: list[SourceFile]) -> Parsed:
         return [parsed for parsed, _entry in parse_split(sources)]
 
 
-WORKER_SHARE = 0.6
-"""Of the pages to parse, the share a forked worker parses: this process parses the others, then reads the
-worker's pages back from JSON (about half the cost of parsing them), so both finish at about the same time."""
-PARSE_CHUNK = 25
-"""Pages the worker parses at a time: its pages come back as they are done, and Ctrl-C waits for one chunk at most."""
+PARSE_CHUNK = 10
+"""Pages taken at a time by either process parsing a course: the two meet within a chunk of each other, and
+Ctrl-C waits for one chunk at most."""
 
 
 PARALLEL_MIN_PAGES = 64
@@ -82,42 +81,74 @@ def _forks(workers: int, pages: int) -> bool:
     return workers > 1 and pages >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods()
 
 
-def parse_split(sources: list[SourceFile], workers: int = 1) -> list[tuple[tuple[ParsedPage | None, list[Problem]],
-                                                                          bytes]]:
-    """Each source's parse (``parse_source``) and, for a page a worker parsed, the parsed-page store's entry it came
-    back as (``b''`` for the others).
+def parse_split(sources: list[SourceFile], workers: int = 1, entries: bool = False,
+                ) -> list[tuple[tuple[ParsedPage | None, list[Problem]], bytes]]:
+    """Each source's parse (``parse_source``) and its parsed-page store's entry: for a page a worker parsed, the
+    entry it came back as; for a page parsed here, its entry when ``entries`` is asked (a build keeping the store),
+    else ``b''``.
 
-    With ``workers`` > 1 and from ``PARALLEL_MIN_PAGES`` pages on, one forked worker parses the last
-    ``WORKER_SHARE`` of them while this process parses the rest: both cores are busy from the start of a
-    clean build instead of one. The pages come back as the store's JSON (a parse's tokens unpickle slower
-    than they parse), which the store then keeps as it is. A page the worker cannot send so (one with
-    problems or warnings, which are rare) is parsed again here.
+    With ``workers`` > 1 and from ``PARALLEL_MIN_PAGES`` pages on, one forked worker parses the pages chunk by
+    chunk from the end while this process parses them from the start, until they meet (``_take``): both cores
+    are busy from the start of a clean build and finish together, whatever parsing, encoding and reading back
+    cost on the machine. The worker's pages come back at the end, in one message, as the store's JSON (a parse's
+    tokens unpickle slower than they parse), which the store then keeps as it is. A page the worker cannot send
+    so (one with problems or warnings, which are rare) is parsed again here.
     """
     md = make_markdown()
+
+    def here(chunk: list[SourceFile]) -> list[tuple[tuple[ParsedPage | None, list[Problem]], bytes]]:
+        return [(parsed, parsed_store.entry(parsed) if entries else b"")
+                for parsed in (parse_source(source, md) for source in chunk)]
+
     if not _forks(workers, len(sources)):
-        return [(parse_source(source, md), b"") for source in sources]
-    mine = round(len(sources) * (1 - WORKER_SHARE))
-    chunks = [sources[start:start + PARSE_CHUNK] for start in range(mine, len(sources), PARSE_CHUNK)]
-    # Forked before its first task, with no thread alive here; it leaves Ctrl-C to this process.
-    with ProcessPoolExecutor(1, multiprocessing.get_context("fork"), signal.signal,
-                             (signal.SIGINT, signal.SIG_IGN)) as pool:
-        sent = [pool.submit(_entries, chunk) for chunk in chunks]
+        return here(sources)
+    context = multiprocessing.get_context("fork")
+    bounds = context.Array("q", [0, len(sources)])  # the first page neither took yet, and the one after the last
+    # Forked before its first task, with no thread alive here, inheriting the pages and the bounds; it leaves
+    # Ctrl-C to this process.
+    with ProcessPoolExecutor(1, context, _parsing_worker, (sources, bounds)) as pool:
+        tail = pool.submit(_parse_from_the_end)
         try:
-            here = [(parse_source(source, md), b"") for source in sources[:mine]]
-            there = [(parsed_store.read_entry(text) or parse_source(source, md), text)
-                     for chunk, future in zip(chunks, sent, strict=True)
-                     for source, text in zip(chunk, future.result(), strict=True)]
-        except BaseException:  # Ctrl-C or a bug: the chunk under way ends, the others are dropped
-            for future in sent:
-                future.cancel()
+            parsed = []
+            while span := _take(bounds, front=True):
+                parsed += here(sources[span[0]:span[1]])
+            parsed += [(parsed_store.read_entry(text) or parse_source(source, md), text)
+                       for source, text in zip(sources[len(parsed):], tail.result(), strict=True)]
+        except BaseException:  # Ctrl-C or a bug: the worker ends the chunk under way and takes no other
+            _take(bounds, front=True, everything=True)
             raise
-    return here + there
+    return parsed
 
 
-def _entries(sources: list[SourceFile]) -> list[bytes]:
-    """In a parsing worker: each source's parse as the parsed-page store's entry (``parsed_store.entry``)."""
-    md = make_markdown()
-    return [parsed_store.entry(parse_source(source, md)) for source in sources]
+def _take(bounds: Any, front: bool, everything: bool = False) -> tuple[int, int] | None:
+    """The next ``PARSE_CHUNK`` pages (all that are left with ``everything``) neither process has taken, from the
+    front or from the back of the pages, as (start, end); ``None`` once they have met."""
+    with bounds.get_lock():
+        low, high = bounds[0], bounds[1]
+        if low >= high:
+            return None
+        step = high - low if everything else PARSE_CHUNK
+        span = (low, min(low + step, high)) if front else (max(high - step, low), high)
+        bounds[0 if front else 1] = span[1] if front else span[0]
+        return span
+
+
+_WORKER: dict[str, Any] = {}
+"""In a parsing worker: the pages and the shared bounds, inherited when it was forked (``_parsing_worker``)."""
+
+
+def _parsing_worker(sources: list[SourceFile], bounds: Any) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER.update(sources=sources, bounds=bounds)
+
+
+def _parse_from_the_end() -> list[bytes]:
+    """In a parsing worker: the entries (``parsed_store.entry``) of the pages it took, in order, from the first it
+    took to the last page."""
+    md, sources, taken = make_markdown(), _WORKER["sources"], []
+    while span := _take(_WORKER["bounds"], front=False):
+        taken.append([parsed_store.entry(parse_source(source, md)) for source in sources[span[0]:span[1]]])
+    return [entry for chunk in reversed(taken) for entry in chunk]
 
 
 @contextmanager
