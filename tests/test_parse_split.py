@@ -45,11 +45,11 @@ def _after_the_worker_began(monkeypatch, pages: int) -> None:
     process could otherwise parse them all before the worker starts."""
     take = pipeline._take
 
-    def later(bounds, front, everything=False):
+    def later(bounds, front):
         waited = time.monotonic() + 60
         while front and bounds[1] == pages and time.monotonic() < waited:
             time.sleep(0.005)
-        return take(bounds, front, everything)
+        return take(bounds, front)
 
     monkeypatch.setattr(pipeline, "_take", later)
 

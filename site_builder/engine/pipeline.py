@@ -81,6 +81,13 @@ def _forks(workers: int, pages: int) -> bool:
     return workers > 1 and pages >= PARALLEL_MIN_PAGES and "fork" in multiprocessing.get_all_start_methods()
 
 
+_FORKED: tuple | None = None
+"""What a forked worker works on, inherited through fork: a parsing worker's pages and the bounds it shares with
+this process (``parse_split``); a rendering worker's sites, pages wanted per site and template environment
+(``_render_forked``: the parsed tokens are never pickled, as unpickling them costs more than parsing; only the
+rendered bytes travel back)."""
+
+
 def parse_split(sources: list[SourceFile], workers: int = 1, entries: bool = False,
                 ) -> list[tuple[tuple[ParsedPage | None, list[Problem]], bytes]]:
     """Each source's parse (``parse_source``) and its parsed-page store's entry: for a page a worker parsed, the
@@ -102,51 +109,49 @@ def parse_split(sources: list[SourceFile], workers: int = 1, entries: bool = Fal
 
     if not _forks(workers, len(sources)):
         return here(sources)
+    global _FORKED
     context = multiprocessing.get_context("fork")
     bounds = context.Array("q", [0, len(sources)])  # the first page neither took yet, and the one after the last
-    # Forked before its first task, with no thread alive here, inheriting the pages and the bounds; it leaves
-    # Ctrl-C to this process.
-    with ProcessPoolExecutor(1, context, _parsing_worker, (sources, bounds)) as pool:
-        tail = pool.submit(_parse_from_the_end)
-        try:
-            parsed = []
-            while span := _take(bounds, front=True):
-                parsed += here(sources[span[0]:span[1]])
-            parsed += [(parsed_store.read_entry(text) or parse_source(source, md), text)
-                       for source, text in zip(sources[len(parsed):], tail.result(), strict=True)]
-        except BaseException:  # Ctrl-C or a bug: the worker ends the chunk under way and takes no other
-            _take(bounds, front=True, everything=True)
-            raise
+    _FORKED = (sources, bounds)
+    # Forked before its first task, with no thread alive here; it leaves Ctrl-C to this process.
+    try:
+        with ProcessPoolExecutor(1, context, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
+            tail = pool.submit(_parse_from_the_end)
+            try:
+                parsed = []
+                while span := _take(bounds, front=True):
+                    parsed += here(sources[span[0]:span[1]])
+                parsed += [(parsed_store.read_entry(text) or parse_source(source, md), text)
+                           for source, text in zip(sources[len(parsed):], tail.result(), strict=True)]
+            except BaseException:  # Ctrl-C or a bug: the worker ends the chunk under way and takes no other
+                with bounds.get_lock():
+                    bounds[1] = bounds[0]
+                raise
+    finally:
+        _FORKED = None
     return parsed
 
 
-def _take(bounds: Any, front: bool, everything: bool = False) -> tuple[int, int] | None:
-    """The next ``PARSE_CHUNK`` pages (all that are left with ``everything``) neither process has taken, from the
-    front or from the back of the pages, as (start, end); ``None`` once they have met."""
+def _take(bounds: Any, front: bool) -> tuple[int, int] | None:
+    """The next ``PARSE_CHUNK`` pages neither process has taken, from the front or from the back of the pages, as
+    (start, end); ``None`` once the two have met."""
     with bounds.get_lock():
         low, high = bounds[0], bounds[1]
         if low >= high:
             return None
-        step = high - low if everything else PARSE_CHUNK
-        span = (low, min(low + step, high)) if front else (max(high - step, low), high)
-        bounds[0 if front else 1] = span[1] if front else span[0]
-        return span
-
-
-_WORKER: dict[str, Any] = {}
-"""In a parsing worker: the pages and the shared bounds, inherited when it was forked (``_parsing_worker``)."""
-
-
-def _parsing_worker(sources: list[SourceFile], bounds: Any) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER.update(sources=sources, bounds=bounds)
+        if front:
+            bounds[0] = min(low + PARSE_CHUNK, high)
+            return low, bounds[0]
+        bounds[1] = max(high - PARSE_CHUNK, low)
+        return bounds[1], high
 
 
 def _parse_from_the_end() -> list[bytes]:
     """In a parsing worker: the entries (``parsed_store.entry``) of the pages it took, in order, from the first it
     took to the last page."""
-    md, sources, taken = make_markdown(), _WORKER["sources"], []
-    while span := _take(_WORKER["bounds"], front=False):
+    assert _FORKED is not None
+    (sources, bounds), md, taken = _FORKED, make_markdown(), []
+    while span := _take(bounds, front=False):
         taken.append([parsed_store.entry(parse_source(source, md)) for source in sources[span[0]:span[1]]])
     return [entry for chunk in reversed(taken) for entry in chunk]
 
@@ -256,12 +261,6 @@ def _render_pages(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pa
             if page_id in wanted_sets[teacher]:
                 files[teacher].update(render_page_files(site, site.pages[page_id], kits[teacher], rendered))
     return files
-
-
-_FORKED: tuple | None = None
-"""What a forked worker renders (sites, pages wanted per site, the template environment): inherited through
-fork, so the parsed tokens are never pickled (unpickling them costs more than parsing); only the rendered
-bytes travel back."""
 
 
 def _render_share(page_ids: list[str]) -> dict[bool, SiteFiles]:
