@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -18,7 +19,7 @@ BROKEN = "---\ntitle: 坏页\n---\n\n:::{state} x\n:title: 没有结束\n"
 def _sources(count: int) -> list[SourceFile]:
     texts = [path.read_text(encoding="utf-8") for path in sorted(FIXTURE.glob("*.md"))]
     sources = [SourceFile(f"content/pages/p{n}.md", texts[n % len(texts)]) for n in range(count)]
-    sources[-2] = SourceFile("content/pages/broken.md", BROKEN)  # in the worker's share
+    sources[-2] = SourceFile("content/pages/broken.md", BROKEN)  # in the worker's first chunk, once it began
     return sources
 
 
@@ -32,12 +33,29 @@ def test_a_worker_parses_its_share_into_what_this_process_would_make(monkeypatch
     # The pages parsed here come first, without entries; the worker's are the rest, each sent back as its entry
     # (but the page with a problem, parsed here again).
     entries = [entry for _parsed, entry in split]
-    mine = next(n for n, entry in enumerate(entries) if entry)
-    assert mine <= len(sources) - pipeline.PARSE_CHUNK and mine % pipeline.PARSE_CHUNK == 0, mine
+    mine = next((n for n, entry in enumerate(entries) if entry), len(entries))
+    assert mine <= len(sources) - pipeline.PARSE_CHUNK, "the worker parsed nothing"
     assert entries[:mine] == [b""] * mine
     assert entries[-2] == b"" and split[-2][0][1], "the page with a problem is parsed here, with its problem"
     assert all(parsed_store.read_entry(entry) == parsed for parsed, entry in split[mine:] if entry)
     assert sum(1 for entry in entries if entry) == len(sources) - mine - 1
+    assert pipeline._FORKED is None
+
+
+def test_a_failure_here_stops_the_worker_and_comes_through(monkeypatch):
+    sources = _sources(pipeline.PARALLEL_MIN_PAGES + 6)
+    _after_the_worker_began(monkeypatch, len(sources))
+    parent, parse = os.getpid(), pipeline.parse_source
+
+    def failing_here(source, md):
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+        return parse(source, md)
+
+    monkeypatch.setattr(pipeline, "parse_source", failing_here)
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.parse_split(sources, workers=2, entries=True)
+    assert pipeline._FORKED is None
 
 
 def _after_the_worker_began(monkeypatch, pages: int) -> None:

@@ -96,10 +96,10 @@ def parse_split(sources: list[SourceFile], workers: int = 1, entries: bool = Fal
 
     With ``workers`` > 1 and from ``PARALLEL_MIN_PAGES`` pages on, one forked worker parses the pages chunk by
     chunk from the end while this process parses them from the start, until they meet (``_take``): both cores
-    are busy from the start of a clean build and finish together, whatever parsing, encoding and reading back
-    cost on the machine. The worker's pages come back at the end, in one message, as the store's JSON (a parse's
-    tokens unpickle slower than they parse), which the store then keeps as it is. A page the worker cannot send
-    so (one with problems or warnings, which are rare) is parsed again here.
+    parse from the start of a clean build until the pages run out, however long a page takes on either side.
+    Then the worker's pages come back, in one message, as the store's JSON (a parse's tokens unpickle slower
+    than they parse), and this process reads them back; the store keeps them as they are. A page the worker
+    cannot send so (one with problems or warnings, which are rare) is parsed again here.
     """
     md = make_markdown()
 
@@ -116,8 +116,8 @@ def parse_split(sources: list[SourceFile], workers: int = 1, entries: bool = Fal
     # Forked before its first task, with no thread alive here; it leaves Ctrl-C to this process.
     try:
         with ProcessPoolExecutor(1, context, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
-            tail = pool.submit(_parse_from_the_end)
             try:
+                tail = pool.submit(_parse_from_the_end)
                 parsed = []
                 while span := _take(bounds, front=True):
                     parsed += here(sources[span[0]:span[1]])
@@ -147,8 +147,8 @@ def _take(bounds: Any, front: bool) -> tuple[int, int] | None:
 
 
 def _parse_from_the_end() -> list[bytes]:
-    """In a parsing worker: the entries (``parsed_store.entry``) of the pages it took, in order, from the first it
-    took to the last page."""
+    """In a parsing worker: the entries (``parsed_store.entry``) of the pages it took, in page order, from where the
+    two processes met to the last page."""
     assert _FORKED is not None
     (sources, bounds), md, taken = _FORKED, make_markdown(), []
     while span := _take(bounds, front=False):
