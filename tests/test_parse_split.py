@@ -42,7 +42,7 @@ def test_a_worker_parses_its_share_into_what_this_process_would_make(monkeypatch
     assert pipeline._FORKED is None
 
 
-def test_a_failure_here_stops_the_worker_and_comes_through(monkeypatch):
+def test_a_failure_in_this_process_comes_through_and_what_the_worker_inherits_is_let_go(monkeypatch):
     sources = _sources(pipeline.PARALLEL_MIN_PAGES + 6)
     _after_the_worker_began(monkeypatch, len(sources))
     parent, parse = os.getpid(), pipeline.parse_source
