@@ -109,27 +109,34 @@ def parse_split(sources: list[SourceFile], workers: int = 1, entries: bool = Fal
 
     if not _forks(workers, len(sources)):
         return here(sources)
-    global _FORKED
     context = multiprocessing.get_context("fork")
     bounds = context.Array("q", [0, len(sources)])  # the first page neither took yet, and the one after the last
-    _FORKED = (sources, bounds)
     # Forked before its first task, with no thread alive here; it leaves Ctrl-C to this process.
+    with _forking((sources, bounds)), ProcessPoolExecutor(1, context, signal.signal,
+                                                          (signal.SIGINT, signal.SIG_IGN)) as pool:
+        try:
+            tail = pool.submit(_parse_from_the_end)
+            parsed = []
+            while span := _take(bounds, front=True):
+                parsed += here(sources[span[0]:span[1]])
+            parsed += [(parsed_store.read_entry(text) or parse_source(source, md), text)
+                       for source, text in zip(sources[len(parsed):], tail.result(), strict=True)]
+        except BaseException:  # Ctrl-C or a bug: the worker ends the chunk under way and takes no other
+            with bounds.get_lock():
+                bounds[1] = bounds[0]
+            raise
+    return parsed
+
+
+@contextmanager
+def _forking(work: tuple):
+    """``work`` as ``_FORKED`` for the workers forked meanwhile; this process lets it go afterwards."""
+    global _FORKED
+    _FORKED = work
     try:
-        with ProcessPoolExecutor(1, context, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
-            try:
-                tail = pool.submit(_parse_from_the_end)
-                parsed = []
-                while span := _take(bounds, front=True):
-                    parsed += here(sources[span[0]:span[1]])
-                parsed += [(parsed_store.read_entry(text) or parse_source(source, md), text)
-                           for source, text in zip(sources[len(parsed):], tail.result(), strict=True)]
-            except BaseException:  # Ctrl-C or a bug: the worker ends the chunk under way and takes no other
-                with bounds.get_lock():
-                    bounds[1] = bounds[0]
-                raise
+        yield
     finally:
         _FORKED = None
-    return parsed
 
 
 def _take(bounds: Any, front: bool) -> tuple[int, int] | None:
@@ -271,18 +278,14 @@ def _render_share(page_ids: list[str]) -> dict[bool, SiteFiles]:
 
 def _render_forked(views: dict[bool, SiteView], wanted: dict[bool, list[str]], pages: list[str],
                    workers: int, jinja: Environment) -> dict[bool, SiteFiles]:
-    global _FORKED
-    _FORKED = (views, wanted, jinja)
     # Compiled here, once: a worker would compile each template it uses again, and this process still renders
     # the generated pages with them.
     for name in jinja.list_templates(extensions=("j2",)):
         jinja.get_template(name)
-    try:
-        # Workers leave Ctrl-C to this process, which stops them: one message, not one traceback each.
-        with multiprocessing.get_context("fork").Pool(workers, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
-            shares = pool.map(_render_share, [pages[i::workers] for i in range(workers)])
-    finally:
-        _FORKED = None
+    # Workers leave Ctrl-C to this process, which stops them: one message, not one traceback each.
+    with _forking((views, wanted, jinja)), \
+            multiprocessing.get_context("fork").Pool(workers, signal.signal, (signal.SIGINT, signal.SIG_IGN)) as pool:
+        shares = pool.map(_render_share, [pages[i::workers] for i in range(workers)])
     return {teacher: dict(sorted(item for share in shares for item in share[teacher].items())) for teacher in views}
 
 
