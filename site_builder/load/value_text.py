@@ -28,6 +28,7 @@ The text is text with named slots, never a format string: a brace that is not a 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -80,7 +81,10 @@ def _filled(text: str, slots: dict[str, str]) -> str:
     return _SLOT.sub(lambda slot: slots[slot.group(1)], text)
 
 
+@functools.lru_cache(maxsize=1024)
 def _key_regex(key: str) -> re.Pattern[str]:
+    """Kept: ``describe`` tries every key for each value it is asked about, and each site's numbers page, search
+    and gallery ask about every value; escaping a key anew each time was a third of the real course's build."""
     return re.compile(_PLACEHOLDER.sub(r"(?P<\1>\\d+)", re.escape(key)))
 
 
@@ -175,7 +179,7 @@ def check_value_text(text: ValueText, value_names: set[str], groups: set[str]) -
     """Entries that describe nothing: a renamed value would otherwise lose its text silently."""
     problems = []
     for key, _text, line in text.patterns:
-        if not any(_key_regex(key).fullmatch(name) for name in value_names):
+        if not any(map(_key_regex(key).fullmatch, value_names)):
             problems.append(Problem(text.path, line, _("no value matches '{key}'", key=key)))
     for group, _title, line in text.groups:
         if group not in groups:
