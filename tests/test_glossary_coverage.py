@@ -89,4 +89,4 @@ def test_the_generated_pages_own_words_keep_to_the_course_glossary():
     catalog = (ROOT / "site_builder" / "locales" / "zh_CN" / "LC_MESSAGES" / "messages.po").read_text(encoding="utf-8")
     translations = [line for line in catalog.splitlines() if line.startswith("msgstr")]
     assert not problems and not definition_problems(terms, "content/glossary.yml") and translations
-    assert [(line, word) for line in translations for word, _term in forbidden_uses(terms, line)] == []
+    assert [(line, word) for line in translations for word, _term in forbidden_uses(terms)(line)] == []

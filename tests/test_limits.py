@@ -21,7 +21,7 @@ def test_forbidden_wordings_are_matched_at_word_boundaries():
     assert problems == []
     texts = ("他抬头维持着姿势。", "每个头维是 64。", "头维很小", "看一下头维。", "头维度是 64。", "（头维）",
              "head 头维")
-    flagged = {text: [w for w, _term in forbidden_uses(terms, text)] for text in texts}
+    flagged = {text: [w for w, _term in forbidden_uses(terms)(text)] for text in texts}
     assert flagged == {"他抬头维持着姿势。": [], "每个头维是 64。": ["头维"], "头维很小": ["头维"],
                        "看一下头维。": ["头维"], "头维度是 64。": [], "（头维）": ["头维"], "head 头维": ["头维"]}
 

@@ -148,9 +148,10 @@ def _record_text(record: Record, key: str, value_text: ValueText) -> tuple[str, 
 
 def _forbidden(terms: tuple[Term, ...], texts: list[tuple[str, int, str, str]]) -> list[Problem]:
     """The glossary's forbidden wordings in ``texts``: (path, line, text, the figure that draws it or '')."""
+    found_in = forbidden_uses(terms)
     return [Problem(path, line, _("'{word}' is a forbidden variant in the glossary: write '{term}'", word=word,
                                   term=term.term) + (_(" (figure {figure})", figure=figure) if figure else ""))
-            for path, line, text, figure in texts for word, term in forbidden_uses(terms, text)]
+            for path, line, text, figure in texts for word, term in found_in(text)]
 
 
 def state_figure(page: ParsedPage, state_id: str) -> str:

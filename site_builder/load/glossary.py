@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from site_builder.load.yamlnodes import Located, load_located
@@ -160,8 +161,9 @@ def find_term(terms: tuple[Term, ...], wording: str) -> Term | None:
     return next((t for t in terms if wording in t.words), None)
 
 
-def forbidden_uses(terms: tuple[Term, ...], text: str) -> list[tuple[str, Term]]:
-    """Forbidden wordings in ``text``, each with its entry, in order.
+def forbidden_uses(terms: tuple[Term, ...]) -> Callable[[str], list[tuple[str, Term]]]:
+    """A function giving the forbidden wordings in a text, each with its entry, in order. Made once for all the
+    texts of a check: looking the glossary's pattern up by its terms hashes and compares every entry.
 
     A forbidden wording inside an accepted one is fine (``头维`` inside ``头维度``):
     matches are taken at each position longest first, over every wording. Chinese has no spaces, so a
@@ -169,17 +171,19 @@ def forbidden_uses(terms: tuple[Term, ...], text: str) -> list[tuple[str, Term]]
     ``头维`` in 每个头维是 is flagged, the 头维 that runs across 抬头 and 维持 is not.
     """
     pattern, meaning = _wordings(terms)
-    if pattern is None:
-        return []
-    found, previous_end = [], -1
-    for match in pattern.finditer(text):
-        word = match.group()
-        if meaning[word][1] and (_at_boundary(text, match.start(), previous_end == match.start(), before=True)
-                                 or _at_boundary(text, match.end(), pattern.match(text, match.end()) is not None,
-                                                 before=False)):
-            found.append((word, meaning[word][0]))
-        previous_end = match.end()
-    return found
+
+    def found_in(text: str) -> list[tuple[str, Term]]:
+        found, previous_end = [], -1
+        for match in pattern.finditer(text) if pattern else ():
+            word = match.group()
+            if meaning[word][1] and (_at_boundary(text, match.start(), previous_end == match.start(), before=True)
+                                     or _at_boundary(text, match.end(), pattern.match(text, match.end()) is not None,
+                                                     before=False)):
+                found.append((word, meaning[word][0]))
+            previous_end = match.end()
+        return found
+
+    return found_in
 
 
 _FUNCTION_CHARACTERS = frozenset("的地得了着过是在和与及或把被将对从向为以于这那每各其也都很就还又更最比个里中上下")
