@@ -256,6 +256,32 @@ def test_an_edit_of_a_translation_rebuilds_it_and_writes_what_a_clean_build_writ
         assert _tree(tmp_path / "kept" / site) == _tree(tmp_path / "clean" / site), site
 
 
+@pytest.mark.parametrize("serving", [True, False], ids=["dev server", "new process"])
+def test_a_save_renders_only_the_pages_it_changes_in_every_edition(tmp_path, serving):
+    """A translation's pages are kept by their keys as the source's are: an edit of a translated page renders that
+    language's page alone, one of a page not translated yet renders it in both (the translation shows it); each
+    time both folders hold what a clean build writes."""
+    from site_builder.engine.builder import Engine, Output
+
+    root = write_course(tmp_path / "course")
+    evidence = course_evidence(tmp_path / "fig")
+    outputs = (Output(False, tmp_path / "public"), Output(True, tmp_path / "teacher"))
+    server = Engine(root, outputs, serving=True)  # or, each build, a new process's engine keeping a store
+
+    def build():
+        return (server if serving else Engine(root, outputs, store=tmp_path / "store")).build(evidence)
+
+    tag = build().prepared.editions[0].content.config.prefix
+    for path, old, new, rendered in ((ZH, "开场：", "开场白：", ("r1",)), (EN, "Opening:", "To begin:", (f"{tag}r1",)),
+                                     ("content/pages/r2.md", "新的查询", "新来的查询", ("r2", f"{tag}r2"))):
+        (root / path).write_text((root / path).read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+        assert build().rendered == rendered, path
+        clean = tuple(Output(output.teacher, tmp_path / "clean" / output.folder.name) for output in outputs)
+        Engine(root, clean).build(evidence)
+        for output, built in zip(outputs, clean, strict=True):
+            assert _tree(output.folder) == _tree(built.folder), (path, output.folder.name)
+
+
 def test_states_in_another_order_name_both_files(tmp_path):
     first, second = R1_EN.index(":::{state} b0"), R1_EN.index(":::{state} b1")
     swapped = R1_EN[:first] + R1_EN[second:] + "\n" + R1_EN[first:second]

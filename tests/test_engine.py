@@ -723,12 +723,15 @@ def test_an_asset_edited_in_place_in_one_site_is_written_again_into_both(project
 
 @pytest.mark.slow  # Every test runs builds in new processes, as the command line does.
 def test_every_download_of_a_lesson_belongs_to_it():
-    """A kept page keeps all its files: a download left out of its list vanished from the next build."""
-    from site_builder.engine.builder import _owned
+    """A kept page keeps all its files: a download left out of its list vanished from the next build. A
+    translation's page has the same files in its folder, and its generated pages are its own."""
+    from site_builder.render.keys import GENERATED, files_of_pages
 
-    files = dict.fromkeys(("r55.html", "r55.md", "r55.source.html", "downloads/r55.zip", "downloads/r55.ipynb",
-                           "figures/r55-b0.svg"), b"")
-    assert _owned(files, {"r55": "key"}, ["r55"]) == {"r55": list(files)[:5]}
+    mine = ("r55.html", "r55.md", "r55.source.html", "downloads/r55.zip", "downloads/r55.ipynb")
+    files = dict.fromkeys((*mine, *(f"en/{name}" for name in mine), "figures/r55-b0.svg", "en/numbers.html"), b"")
+    keys = dict.fromkeys(("r55", "en/r55", GENERATED, f"en/{GENERATED}"), "key")
+    assert files_of_pages(files, keys, keys) == {"r55": list(mine), "en/r55": [f"en/{name}" for name in mine],
+                                                 GENERATED: [], f"en/{GENERATED}": ["en/numbers.html"]}
 
 
 @pytest.mark.slow  # Every test runs builds in new processes, as the command line does.

@@ -3,7 +3,8 @@
 One keyed store (keys.py says what each key is made of):
 
 - source digest → the parsed page and its problems (persisted for pages without problems);
-- per site, render key → that page's files (the generated pages are one more entry);
+- per site, render key → that page's files (the generated pages are one more entry, and each translation's
+  pages and generated pages more, under its folder: ``en/alpha``);
 - per output folder → what the last build wrote there: each file's sha256 and formula characters,
   and the digest of every input of that build.
 
@@ -42,6 +43,7 @@ from site_builder.render.keys import (
     evidence_digest,
     file_digest,
     file_stamps,
+    files_of_pages,
     folder_identity,
     page_facts,
     render_keys,
@@ -168,20 +170,27 @@ class Engine:
         for output in self.outputs:  # once every site is written: linking a shared file changes its stamp
             self._save_state(output, keys[output.teacher], changed[output])
         rendered = tuple(dict.fromkeys(p for o in self.outputs for p in keys[o.teacher]
-                                       if p not in kept[o.teacher] and p != GENERATED))
+                                       if p not in kept[o.teacher] and not p.endswith(GENERATED)))
         changed_files = set().union(*changed.values())
         return BuildReport(prepared, _urls_to_reload(changed_files, prepared), tuple(sorted(changed_files)), rendered,
                            time.perf_counter() - started)
 
     def _render_keys(self, prepared: PreparedSite, teacher: bool, looks: str, evidence: Evidence) -> dict[str, str]:
+        """Each page's key and the generated pages' (``GENERATED``), a translation's under its folder (``en/alpha``);
+        the evidence's digest covers every edition's figures."""
         from site_builder.render.html import SiteView
 
-        site = SiteView(prepared.content, prepared.pages, evidence, teacher, prepared.images)
-        if len(memo := self._key_memo.setdefault(teacher, {})) > 2 * len(prepared.pages) + 8:
+        editions = (prepared, *prepared.editions)
+        if len(memo := self._key_memo.setdefault(teacher, {})) > 2 * len(editions) * len(prepared.pages) + 8:
             memo.clear()  # a long editing session's old keys go
-        keys, generated = render_keys(site, looks, self._evidence_digest(evidence),
-                                      lambda page: self._keys[page.meta.path], self._page_facts, memo)
-        return keys | {GENERATED: generated}  # the generated pages are kept, or not, like one more page
+        keys = {}
+        for edition in editions:
+            site = SiteView(edition.content, edition.pages, edition.evidence, teacher, edition.images)
+            pages, generated = render_keys(site, looks, self._evidence_digest(evidence),
+                                           lambda page: self._keys[page.meta.path], self._page_facts, memo)
+            prefix = edition.content.config.prefix
+            keys.update({prefix + page_id: key for page_id, key in pages.items()} | {prefix + GENERATED: generated})
+        return keys
 
     def _kept(self, output: Output, keys: dict[str, str]) -> set[str]:
         """Pages (and ``GENERATED``) whose files the store holds under this build's key; files of an
@@ -203,7 +212,7 @@ class Engine:
         held = self._pages[output.teacher]
         pages = {page_id: held[page_id] for page_id in kept}
         kept_files = set().union(*(made for _key, made in pages.values()))
-        owned = _owned(files, keys, [page_id for page_id in keys if page_id not in kept])  # rendered now
+        owned = files_of_pages(files, keys, [page_id for page_id in keys if page_id not in kept])  # rendered now
         files = dict(files)
         for _key, made in pages.values():
             files.update(made)
@@ -357,22 +366,6 @@ class Engine:
 
 def _sum(payload: bytes | Path) -> str:
     return file_digest(payload) if isinstance(payload, Path) else hashlib.sha256(payload).hexdigest()
-
-
-def _owned(files: SiteFiles, keys: dict[str, str], rendered: Iterable[str]) -> dict[str, list[str]]:
-    """Each of the ``rendered`` pages' ids (or ``GENERATED``) → the files it made: ``x.html``, ``x.md``,
-    ``x.source.html``, ``downloads/x.zip``, ``downloads/x.ipynb``; numbers.html, llms.txt … are the generated
-    pages'. (Only those rendered: a save renders a few of a thousand.)"""
-    owned: dict[str, list[str]] = {page_id: [] for page_id in rendered}
-    for rel in files:
-        name = rel.removeprefix("downloads/") if rel.startswith("downloads/") and rel.count("/") == 1 else rel
-        owner = next((name[:-len(s)] for s in (".source.html", ".html", ".md", ".zip", ".ipynb")
-                      if "/" not in name and name.endswith(s)), "")
-        if owner not in keys and "/" not in rel:
-            owner = GENERATED
-        if owner in owned:
-            owned[owner].append(rel)
-    return owned
 
 
 def _urls_to_reload(changed: set[str], prepared: PreparedSite) -> tuple[str, ...]:

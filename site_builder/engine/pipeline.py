@@ -248,11 +248,15 @@ def render_sites(prepared: PreparedSite, sites: tuple[bool, ...] = (False, True)
         if GENERATED not in skip.get(teacher, ()):
             files[teacher].update(render_generated(site, make_kit(site, jinja)))
         files[teacher].update(copied_files(site))
-    # Each translation in its folder, made the same way; with templates of its own, since a template's
-    # macros (``.module``) keep the catalog of the language installed when they were first used.
+    # Each translation in its folder, made the same way (``skip`` names its pages in it: ``en/alpha``); with
+    # templates of its own, since a template's macros (``.module``) keep the catalog of the language installed
+    # when they were first used.
     for edition in prepared.editions:
-        for teacher, made in render_sites(edition, sites, workers).items():
-            files[teacher].update({f"{edition.content.config.prefix}{rel}": payload for rel, payload in made.items()})
+        prefix = edition.content.config.prefix
+        its = {teacher: {name.removeprefix(prefix) for name in skip.get(teacher, ()) if name.startswith(prefix)}
+               for teacher in sites}
+        for teacher, made in render_sites(edition, sites, workers, its).items():
+            files[teacher].update({f"{prefix}{rel}": payload for rel, payload in made.items()})
     return files
 
 

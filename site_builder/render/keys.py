@@ -11,7 +11,7 @@ import functools
 import hashlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -183,3 +183,21 @@ def folder_identity(folder: Path) -> tuple[int, int, int] | None:
         return None
     return st.st_dev, st.st_ino, st.st_ctime_ns
 
+
+def files_of_pages(files: Mapping[str, object], keys: dict[str, str], rendered: Iterable[str]) -> dict[str, list[str]]:
+    """Each of the ``rendered`` pages' ids (or ``GENERATED``) → the files it made: ``x.html``, ``x.md``,
+    ``x.source.html``, ``downloads/x.zip``, ``downloads/x.ipynb``; numbers.html, llms.txt … are the generated
+    pages'; a translation's, the same in its folder (``en/x``). Only those rendered: a save renders a few."""
+    owned: dict[str, list[str]] = {page_id: [] for page_id in rendered}
+    folders = {page_id.rpartition("/")[0] + "/" for page_id in keys if "/" in page_id}
+    for rel in files:
+        folder = next((f for f in folders if rel.startswith(f)), "")
+        inner = rel[len(folder):]
+        name = inner.removeprefix("downloads/") if inner.startswith("downloads/") and inner.count("/") == 1 else inner
+        owner = next((name[:-len(s)] for s in (".source.html", ".html", ".md", ".zip", ".ipynb")
+                      if "/" not in name and name.endswith(s)), "")
+        if folder + owner not in keys and "/" not in inner:
+            owner = GENERATED
+        if folder + owner in owned:
+            owned[folder + owner].append(rel)
+    return owned
