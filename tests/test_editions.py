@@ -280,6 +280,12 @@ def test_a_save_renders_only_the_pages_it_changes_in_every_edition(tmp_path, ser
         Engine(root, clean).build(evidence)
         for output, built in zip(outputs, clean, strict=True):
             assert _tree(output.folder) == _tree(built.folder), (path, output.folder.name)
+    # a translation's own problems are found on the save that makes them, by the check a save runs
+    (root / EN).write_text((root / EN).read_text(encoding="utf-8") + "\n{num}`exp.nope`\n", encoding="utf-8")
+    with pytest.raises(ContentError) as caught:
+        build()
+    problems = caught.value.problems
+    assert {p.path for p in problems} == {EN} and any("exp.nope" in str(p) for p in problems), problems
 
 
 def test_states_in_another_order_name_both_files(tmp_path):

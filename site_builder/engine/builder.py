@@ -147,8 +147,9 @@ class Engine:
         from site_builder.write.verify import source_link_problems
 
         parsed = self._parse((*content.pages, *edition_sources(content)))  # one pass: the store keeps them all
-        prepared = with_editions(check_parsed(content, parsed[:len(content.pages)], problems, evidence,
-                                              self._memo(evidence)), parsed[len(content.pages):])
+        memo = self._memo(evidence)
+        prepared = with_editions(check_parsed(content, parsed[:len(content.pages)], problems, evidence, memo),
+                                 parsed[len(content.pages):], memo)
         self.prepared = prepared
         looks = digest(code_digest(), tree_digest(TEMPLATES, STATIC))
         keys = {o.teacher: self._render_keys(prepared, o.teacher, looks, evidence) for o in self.outputs}

@@ -10,6 +10,7 @@ source shows (check/parity.py); a page not translated yet is the source page, wi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from site_builder.check.parity import parity_problems, untranslated_warnings
@@ -24,9 +25,9 @@ def edition_sources(content: Content) -> list[SourceFile]:
     return [file for edition in content.editions for file in edition.pages]
 
 
-def with_editions(prepared: PreparedSite, parsed: Parsed) -> PreparedSite:
-    """``prepared`` with its editions checked (``parsed``: ``edition_sources``'s parses, in order); raise
-    ``ContentError`` with every problem of every edition, parity included."""
+def with_editions(prepared: PreparedSite, parsed: Parsed, memo: Callable | None = None) -> PreparedSite:
+    """``prepared`` with its editions checked (``parsed``: ``edition_sources``'s parses, in order; ``memo``: the
+    source's, see ``check_site``); raise ``ContentError`` with every problem of every edition, parity included."""
     content = prepared.content
     problems: list[Problem] = []
     warnings: list[Problem] = []
@@ -37,7 +38,7 @@ def with_editions(prepared: PreparedSite, parsed: Parsed) -> PreparedSite:
         problems += [p for page, _errors in mine if page is not None and page.meta.id in prepared.pages
                      for p in parity_problems(prepared.pages[page.meta.id], page)]
         try:
-            checked = check_parsed(edition, mine, [], prepared.evidence.edition(edition.config.language))
+            checked = check_parsed(edition, mine, [], prepared.evidence.edition(edition.config.language), memo)
         except ContentError as error:
             problems += error.problems
             continue
