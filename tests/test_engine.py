@@ -73,13 +73,21 @@ MODEL_DAMAGE = {
 }
 
 
+def tiny(cfg):
+    """An experiment of this test's own, made at once: every cache path is the same for it and for the course's."""
+    from lessonmodel.result import Result, Value
+
+    return Result("a test's experiment", cfg, {"n": 3}, (Value("n_layers", cfg.n_layers, "", "layers"),
+                                                          Value("half", 0.5, "", "a half")))
+
+
 @pytest.fixture
 def one_experiment(monkeypatch):
-    """lessonmodel reduced to its cheapest experiment: every cache path is the same for one or twelve."""
+    """lessonmodel reduced to ``tiny``: the course's experiments each run the model (seconds)."""
     from lessonmodel import runner
+    from lessonmodel.result import experiment
 
-    only = {"kv_bytes": runner.EXPERIMENTS["kv_bytes"]}
-    monkeypatch.setattr(runner, "experiments", lambda: only)
+    monkeypatch.setattr(runner, "experiments", lambda: {"tiny": experiment(tiny)})
     return runner
 
 
@@ -88,11 +96,11 @@ def test_a_damaged_model_cache_entry_is_recomputed_with_one_warning(one_experime
     cache = tmp_path / "lessonmodel"
     true = one_experiment.run_all(cache)
     assert capsys.readouterr().err == ""
-    (file,) = cache.glob("lessonmodel-kv_bytes-*.json")
+    (file,) = cache.glob("lessonmodel-tiny-*.json")
     MODEL_DAMAGE[damage](file)
     assert one_experiment.run_all(cache) == true
     warning = capsys.readouterr().err.splitlines()
-    assert len(warning) == 1 and "kv_bytes" in warning[0], warning
+    assert len(warning) == 1 and "tiny" in warning[0], warning
     if cache.is_dir() and file.is_file():  # stored again, and trusted again
         assert one_experiment.run_all(cache) == true and capsys.readouterr().err == ""
 
@@ -101,7 +109,7 @@ def test_an_entry_carries_the_digest_of_its_inputs_and_of_its_content(one_experi
     one_experiment.run_all(tmp_path)
     (file,) = tmp_path.glob("lessonmodel-*.json")
     stored = json.loads(file.read_text(encoding="utf-8"))
-    assert stored["key"] == one_experiment.cache_key("kv_bytes", one_experiment.DEFAULT_CONFIG,
+    assert stored["key"] == one_experiment.cache_key("tiny", one_experiment.DEFAULT_CONFIG,
                                                      one_experiment.source_hash())
     assert stored["entry_sha256"] == one_experiment.entry_digest(stored["entry"])
 
