@@ -31,13 +31,10 @@ _BROWSER_IGNORED = re.compile(r"[\t\n\r]")
 _C0_OR_SPACE = "".join(map(chr, range(0x21)))
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TAG = re.compile(r"<([A-Za-z][^\s/>]*)((?:[^>\"']+|\"[^\"]*\"|'[^']*')*)>")
-_NOT_URLS = re.compile(rb' (?:alt|alttext|aria-keyshortcuts|aria-label|data-definition|data-marks|style|title)'
-                       rb'="[^"<>=]*"')
-"""Text no browser follows: alternative texts and labels, MathML's TeX source, SVG's inline styles, the search
-box's key (``/``, which would look like a path leaving the site), hover titles, a glossary card's definition
-and a figure's mark outlines (JSON). They are most of the values of a math page or a figure, and each would send
-its page to the slow check: ``fill: #fff``, ``prefill: …`` and a mark's ``{"top":…`` look like schemes. A value
-holding ``=`` is not skipped: a span starting inside another value ends with the next attribute's ``name=``."""
+_NOT_URLS = re.compile(rb' (?:alttext|style|aria-keyshortcuts)="[^"<>]*"')
+"""MathML's TeX source, SVG's inline styles and the search box's key (``/``, which would look like a path
+leaving the site and send every public page to the slow check): no browser follows them, and they are most
+of the values of a math page or a figure (``fill: #fff`` would look like a scheme)."""
 _VALUES = re.compile(rb"=\s*(\"[^\"<>]*\"|'[^'<>]*'|[^\s\"'=<>`]+|[\"'])")
 # No look-behind for the start of a name: it makes the scan three times slower, and a name found inside a longer
 # one (``data-href``) only adds a value to judge (an over-approximation, like the check it serves).
