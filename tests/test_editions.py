@@ -288,6 +288,22 @@ def test_a_save_renders_only_the_pages_it_changes_in_every_edition(tmp_path, ser
     assert {p.path for p in problems} == {EN} and any("exp.nope" in str(p) for p in problems), problems
 
 
+def test_a_group_title_edited_in_values_yml_reaches_every_page_citing_the_group(tmp_path):
+    """A page's evidence footer names the group of each value it cites: an edit of its title is rendered
+    into every page of that edition on the next save, as a clean build would."""
+    from site_builder.engine.builder import Engine, Output
+
+    root = write_course(tmp_path / "course", en_files={"values.yml": "groups:\n  exp: Alpha title\n"})
+    evidence = course_evidence(tmp_path / "fig")
+    server = Engine(root, (Output(False, tmp_path / "public"),), serving=True)
+    tag = server.build(evidence).prepared.editions[0].content.config.prefix
+    (root / "content" / tag / "values.yml").write_text("groups:\n  exp: Beta title\n", encoding="utf-8")
+    server.build(evidence)
+    Engine(root, (Output(False, tmp_path / "clean"),)).build(evidence)
+    assert "Beta title" in (tmp_path / "clean" / tag / "r1.html").read_text(encoding="utf-8")
+    assert _tree(tmp_path / "public") == _tree(tmp_path / "clean")
+
+
 def test_states_in_another_order_name_both_files(tmp_path):
     first, second = R1_EN.index(":::{state} b0"), R1_EN.index(":::{state} b1")
     swapped = R1_EN[:first] + R1_EN[second:] + "\n" + R1_EN[first:second]

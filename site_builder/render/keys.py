@@ -144,21 +144,22 @@ def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Ca
     A page's files depend on its source, the navigation (every page's id, title, label and kind,
     which also fixes prev/next), the outlines of the pages its ``{ref}`` links show, the code,
     templates and static files (``looks``), the evidence, the site config, the glossary (its terms'
-    hover cards), the teacher flag and the teacher-supplied pictures.
+    hover cards), ``values.yml`` (its evidence footer's group titles), the teacher flag and the teacher-supplied
+    pictures.
 
     ``memo``: each key by the digests it is made of, filled here; a dev server keeps it between saves,
     so a save hashes the keys of the pages whose inputs changed (a key is a function of its inputs).
     """
     memo = {} if memo is None else memo
-    base = digest(looks, evidence_key, repr(site.content.config), repr(site.content.glossary), str(site.teacher),
-                  repr(sorted(site.images.items())))
+    base = digest(looks, evidence_key, repr(site.content.config), repr(site.content.glossary),
+                  repr(site.content.value_text), str(site.teacher), repr(sorted(site.images.items())))
     facts = {page_id: facts_of(page) for page_id, page in site.pages.items()}
     nav = _memoized(memo, "nav", tuple(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}"
                                        for p in site.pages.values()))
     keys = {page_id: _memoized(memo, "page", (base, nav, source_key_of(page),
                                               *[facts[t].outline for t in _depends(facts[page_id], facts)]))
             for page_id, page in site.pages.items()}
-    generated = _memoized(memo, "generated", (base, nav, repr(site.content.sources), repr(site.content.value_text),
+    generated = _memoized(memo, "generated", (base, nav, repr(site.content.sources),
                                               *(f.outline + f.roles + f.shown for f in facts.values())))
     return keys, generated
 
