@@ -168,7 +168,7 @@ def assert_no_unsafe_url(files: dict[str, str]) -> None:
     def root(name: str, text: str) -> str:
         return page_root(text) if name.endswith("404.html") else "../" * (name.count("/") - 1)
     found = [f"{name}: {p}" for name, text in files.items()
-             for p in url_problems(text, images=name.endswith(".svg"), root=root(name, text))]
+             for p in url_problems(text.encode(), images=name.endswith(".svg"), root=root(name, text))]
     assert not found, "\n".join(found[:20])
 
 

@@ -344,7 +344,7 @@ def assert_only_allowed_urls(files: dict[str, bytes | Path]) -> None:
             data = payload if isinstance(payload, bytes) else payload.read_bytes()
             text = data.decode("utf-8")
             root = page_root(text) if name.endswith("404.html") else ""  # 404.html links from the site's path
-            found += [f"{name}: {p}" for p in url_problems(text, images=name.endswith(".svg"), root=root)]
+            found += [f"{name}: {p}" for p in url_problems(data, images=name.endswith(".svg"), root=root)]
     assert not found, "\n".join(found[:20])
 
 

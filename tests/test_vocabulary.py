@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from site_builder.vocabulary.atomic import write_atomic
-from site_builder.vocabulary.urls import UnsafeOutputError, allowed_url, check_html, url_problems
+from site_builder.vocabulary.urls import allowed_url, url_problems
 
 # ---------------------------------------------------------------------------
 # The one atomic write (site_builder/vocabulary/atomic.py): old or new, never half, nothing left behind.
@@ -48,46 +46,44 @@ def test_the_allowlist(url, allowed):
     assert allowed_url(url) is allowed
 
 
-def test_the_scanner_finds_urls_in_every_attribute_form():
+def test_the_guard_finds_urls_in_every_attribute_form():
     page = ("<a href='javascript:x'>a</a><img src=javascript:y><svg><a xlink:href=\"&#106;avascript:z\"/></svg>"
             "<math><mrow href=\"vbscript:w\"/></math><form action=\"//evil\"></form><iframe srcdoc=\"x\"></iframe>"
             "<script src=\"static/site.js\">if (a<b) { x = '<a href=\"javascript:no\">' }</script>"
-            "<p>&lt;a href=\"javascript:text\"&gt;</p><image xlink:href=\"data:image/png;base64,AAAA\"/>")
-    assert url_problems(page, images=True) == [
-        "<a href='javascript:x'>", "<img src=javascript:y>", '<a xlink:href="&#106;avascript:z">',
-        '<mrow href="vbscript:w">', '<form action="//evil">', '<iframe srcdoc="x">']
+            "<p>&lt;a href=\"javascript:text\"&gt;</p><img srcset=\"a.png 1x, //evil 2x\" alt=\"&quot;\">")
+    assert url_problems(page.encode()) == [
+        '<a href="javascript:x">', '<img src="javascript:y">', '<a xlink:href="javascript:z">',
+        '<mrow href="vbscript:w">', '<form action="//evil">', '<iframe srcdoc="x">',
+        '<img srcset="a.png 1x, //evil 2x">']
 
 
-ATTRIBUTE_NAMES = ["href", "HREF", "src", "xlink:href", "action", "formaction", "srcset", "data", "title", "class",
-                   "alttext", "data-x", "poster", "SrC", "srcdoc"]
+@pytest.mark.parametrize("page", [
+    # A quote that does not pair up: a scanner of patterns lost track of where values end (both got through).
+    '<a title="x alttext="y" href="javascript:alert(1)">', '<a title=a=" href="javascript:alert(1)">',
+    "<a data-x='x/ alttext=\"' href=\"javascript:alert(1)\" y='z'>",
+    # A comment or a script ends where a browser says, not at the next quote or at '</script>' alone.
+    '<!-- <a title=" --> <a href="javascript:c"> " -->', '<script>x="</script foo><a href=javascript:s>"</script>',
+    # Links that no link attribute holds: an SVG animation, a page sending the reader on, markup set aside.
+    '<svg><set attributeName="href" to="javascript:x"/></svg>', '<meta http-equiv="Refresh" content="0;url=//evil">',
+    '<template><a href="javascript:t">x</a></template>',
+    '<a href="java&#x09;script:x">', '<a HREF="  /etc/passwd">', '<base href="//evil/">',
+])
+def test_what_a_browser_would_follow_is_refused_however_it_is_written(page):
+    assert url_problems(page.encode()), page
 
 
-VALUES = ["javascript:alert(1)", " JaVaScRiPt:x", "java&#x73;cript:x", "&#106;avascript:x", "data:text/html,x",
-          "//evil", "\\\\evil", "/etc/passwd", "../x", "a.png 1x, javascript:x 2x", "https://example.org/",
-          "numbers.html#x", "#b0", "static/site.css", "mailto:a@b.org", "x = \\frac{a}{b}", "注意：内容", "", "a=b"]
+def test_what_only_looks_like_a_link_passes():
+    page = ('<p title="href=javascript:x" data-x=\'src="//evil"\'>javascript:x</p><code>&lt;a href="/etc"&gt;</code>'
+            '<math alttext="f: X \\to Y"><mi>x</mi></math><input aria-keyshortcuts="/"><a href="numbers.html#x">n</a>'
+            '<textarea><a href="javascript:ta"></textarea><svg><path style="fill: #fff" d="M 0 0"/></svg>')
+    assert url_problems(page.encode()) == []
 
 
-@st.composite
-def markup(draw) -> str:
-    """Tags with URL and other attributes in every quoting, between text, script and escaped look-alikes."""
-    parts = []
-    for _ in range(draw(st.integers(1, 6))):
-        name, value = draw(st.sampled_from(ATTRIBUTE_NAMES)), draw(st.sampled_from(VALUES))
-        quoted = draw(st.sampled_from([f'"{value}"', f"'{value}'", value.replace(" ", "") or "x"]))
-        space = draw(st.sampled_from(["", " ", "\n"]))
-        parts.append(draw(st.sampled_from([
-            f"<a {name}{space}={space}{quoted}>x</a>", f"<mrow title=\"t\" {name}={quoted}/>",
-            f"<p>{name}={quoted}</p>", f"<script>var s = '<a {name}={quoted}>'</script>",
-            f"<img alt='{value}' {name}={quoted}>", f"text = {value}"])))
-    return "".join(parts)
-
-
-@settings(max_examples=300, deadline=None, derandomize=True)
-@given(page=markup())
-def test_the_fast_check_never_passes_what_the_full_scan_refuses(page):
-    problems = url_problems(page)
-    if problems:
-        with pytest.raises(UnsafeOutputError):
-            check_html("x.html", page.encode())
-    else:
-        check_html("x.html", page.encode())
+def test_a_figure_is_read_as_xml_with_its_namespaces():
+    """A browser opening the SVG resolves prefixes and entities: so does the guard."""
+    xlink = 'xmlns:l="http://www.w3.org/1999/xlink"'
+    assert url_problems(f'<svg {xlink}><a l:href="javascript:x"/></svg>'.encode(), images=True) == [
+        '<a xlink:href="javascript:x">']
+    declared = '<!DOCTYPE svg [<!ENTITY j "javascript:x">]><svg><a href="&j;"/></svg>'
+    assert url_problems(declared.encode(), images=True) == ['<a href="javascript:x">']
+    assert url_problems(b"<svg><a href='#x'></svg>", images=True)[0].startswith("not well-formed XML")

@@ -7,14 +7,20 @@ MathML and SVG alike) is either a web or mail address (``https:``, ``http:``,
 ``#b2``). Anything else — ``javascript:``, ``data:``, ``//host``, ``/etc``,
 ``../`` — never reaches a page. The check stage refuses such URLs in the
 content with ``path:line``; ``check_html`` guards every HTML file as it is
-produced, so a URL that slips past those checks is a bug that stops the build.
+produced, and every figure, so a URL that slips past those checks is a bug that
+stops the build. The guard reads a file with a browser's parser, never by patterns:
+what it passes is what a browser would follow.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from urllib.parse import quote, unquote, urlsplit
+from xml.parsers import expat
+
+from selectolax.lexbor import LexborHTMLParser
 
 from site_builder.vocabulary.i18n import _
 
@@ -28,26 +34,12 @@ RASTER_DATA = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _BROWSER_IGNORED = re.compile(r"[\t\n\r]")
+_XLINK = "http://www.w3.org/1999/xlink "
 _C0_OR_SPACE = "".join(map(chr, range(0x21)))
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_TAG = re.compile(r"<([A-Za-z][^\s/>]*)((?:[^>\"']+|\"[^\"]*\"|'[^']*')*)>")
-_NOT_URLS = re.compile(rb' (?:alttext|style|aria-keyshortcuts)="[^"<>]*"')
-"""MathML's TeX source, SVG's inline styles and the search box's key (``/``, which would look like a path
-leaving the site and send every public page to the slow check): no browser follows them, and they are most
-of the values of a math page or a figure (``fill: #fff`` would look like a scheme)."""
-_VALUES = re.compile(rb"=\s*(\"[^\"<>]*\"|'[^'<>]*'|[^\s\"'=<>`]+|[\"'])")
-# No look-behind for the start of a name: it makes the scan three times slower, and a name found inside a longer
-# one (``data-href``) only adds a value to judge (an over-approximation, like the check it serves).
-_SVG_URL_VALUES = re.compile(rb"(?:" + b"|".join(re.escape(n.encode()) for n in sorted(URL_ATTRIBUTES, key=len,
-                             reverse=True)) + rb")\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+)")
-_FRAGMENT = re.compile(rb'"(?!\.\.")#?[\w.-]*"')
-"""A reference inside the same document (a figure's glyphs, ``xlink:href="#DejaVuSans-30"``) or a plain name in the
-same folder (a page's ids and links, ``page-0004.html``; not ``..``): allowed as it is."""
-_ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?")
-# Case-insensitive by character classes: re.IGNORECASE makes a search many times slower on CJK text.
-_RAW_TEXT = re.compile(r"<([sS][cC][rR][iI][pP][tT]|[sS][tT][yY][lL][eE])\b[^>]*>.*?</\1\s*>", re.DOTALL)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a site's pages link to the same pages and assets again and again
 def allowed_url(url: str, *, images: bool = False) -> bool:
     """True if ``url`` (already unescaped) is a web or mail address or a path inside the site.
 
@@ -80,74 +72,74 @@ def site_path(url: str) -> bool:
     return not path.startswith("/") and ".." not in path.split("/")
 
 
-def url_problems(markup: str, *, images: bool = False, root: str = "") -> list[str]:
-    """Every URL-bearing attribute of ``markup`` (HTML or SVG) that the allowlist refuses, as ``<tag attr="…">``
-    (``root``: as for ``check_html``)."""
-    if root:
-        markup = markup.replace('="' + root, '="')
+def url_problems(markup: bytes, *, images: bool = False, root: str = "") -> list[str]:
+    """Everything in page (or, with ``images``, SVG figure) ``markup`` that could take a reader elsewhere and
+    the allowlist refuses, as ``<tag attr="…">``. ``root``: a value starting with it is judged as the path
+    after it (404.html links from the site's path, a translation's pages one folder up).
+
+    The file is read the way a browser reads it, never by patterns: a page by an HTML5 parser (Lexbor, the
+    tokenizer rules of the HTML standard: quotes, comments, script bodies, character references, SVG and
+    MathML inside), a figure by an XML parser (expat, as a browser opening the file). A scanner of our own
+    once let ``title="a=" href="javascript:…"`` through: a quote that does not pair up moved its idea of
+    where a value ends away from the browser's.
+    """
+    try:
+        elements = _figure_elements(markup) if images else _page_elements(markup)
+    except expat.ExpatError as error:
+        return [f"not well-formed XML: {error}"]
     found = []
-    for tag in _TAG.finditer(_RAW_TEXT.sub(_keep_opening_tag, markup)):
-        for name, quoted in _ATTRIBUTE.findall(tag.group(2)):
-            name = name.lower()
-            if name not in URL_ATTRIBUTES:
-                continue
-            value = html.unescape(quoted[1:-1] if quoted[:1] in ("'", '"') else quoted)
-            urls = [part.strip().split(" ")[0] for part in value.split(",")] if name == "srcset" else [value]
-            if name == "srcdoc" or not all(allowed_url(url, images=images) for url in urls):
-                found.append(f"<{tag.group(1)} {name}={quoted or '(empty)'}>")
+    for tag, attributes in elements:
+        for name, value in attributes.items():
+            if not allowed_attribute(tag, name, value or "", images=images, root=root):
+                found.append(f'<{tag} {name}="{html.escape(value or "")}">')
+        if tag == "template":  # its markup is parsed apart from the page, for a script to copy in later
+            found.append("<template>")
     return found
 
 
-def _surely_allowed(markup: bytes) -> bool:
-    """A fast over-approximation of ``not url_problems(markup)``: every attribute-like value in the page
-    (``=`` then a value, tags or not) passes the allowlist whole and word by word.
-
-    Parsing each tag costs more than rendering the page; most values repeat on every page
-    (navigation, footer), so they are judged once. A page where this says no is parsed properly.
-    """
-    if b"srcdoc" in markup.lower():  # holds a page, not a URL: never allowed
-        return False
-    unseen = set(_VALUES.findall(_NOT_URLS.sub(b"", markup))) - _ALLOWED_VALUES
-    if not all(map(_value_allowed, unseen)):
-        return False
-    if len(_ALLOWED_VALUES) > 100_000:  # a long dev-server session: start afresh rather than grow
-        _ALLOWED_VALUES.clear()
-    _ALLOWED_VALUES.update(unseen)
-    return True
-
-
-_ALLOWED_VALUES: set[bytes] = set()
-"""Values already judged allowed: a set difference (in C) skips them on the next page."""
+def allowed_attribute(tag: str, name: str, value: str, *, images: bool = False, root: str = "") -> bool:
+    """Whether attribute ``name="value"`` of element ``tag`` (as a parser gives them: references decoded)
+    takes a reader nowhere the allowlist refuses (``images``, ``root``: as for ``url_problems``)."""
+    name = name.lower().rpartition(" ")[2]  # a figure's attribute in a namespace: its local name
+    if name in URL_ATTRIBUTES:
+        if name == "srcdoc":  # a whole page, not a URL
+            return False
+        value = value.removeprefix(root) if root else value
+        urls = [part.strip().split(" ")[0] for part in value.split(",")] if name == "srcset" else [value]
+        return all(allowed_url(url, images=images) for url in urls)
+    # An SVG animation that sets a link (``<set attributeName="href" to="javascript:…">``), a page that
+    # sends the reader on by itself: URLs the attributes above do not hold. (Event handlers are code, not
+    # URLs: every page's Content-Security-Policy refuses inline ones.)
+    return not (name == "attributename" and value.lower() in URL_ATTRIBUTES
+                or tag == "meta" and name == "http-equiv" and value.strip().lower() == "refresh")
 
 
-def _value_allowed(value: bytes, images: bool = False) -> bool:
-    if _FRAGMENT.fullmatch(value):  # nothing in it to unescape or split: most of a figure's or page's values
-        return True
-    if value[:1] in (b'"', b"'"):
-        if len(value) < 2 or value[-1:] != value[:1]:
-            return False  # a quote that does not close before < or >: not our serializers' output
-        value = value[1:-1]
-    text = html.unescape(value.decode("utf-8", errors="replace"))
-    if images and RASTER_DATA.match(text):
-        return True
-    # Word by word too, unless the value is one word (most are: ids, paths), which was just judged.
-    return allowed_url(text, images=images) and all(allowed_url(word, images=images)
-                                                     for word in re.split(r"[\s,]+", text) if word and word != text)
+_LINKING = ",".join([f"[{name.replace(':', chr(92) + ':')}]" for name in sorted(URL_ATTRIBUTES)]
+                    + ["[attributeName]", "meta[http-equiv]", "template"])
+"""The elements ``allowed_attribute`` may refuse, as one CSS selector: Lexbor finds them in C."""
 
 
-def _keep_opening_tag(match: re.Match[str]) -> str:
-    """Script and style bodies are not markup; their opening tag (``src``) still counts."""
-    return match.group(0)[:match.group(0).index(">") + 1]
+def _page_elements(markup: bytes) -> list[tuple[str, dict[str, str | None]]]:
+    return [(node.tag, node.attributes) for node in LexborHTMLParser(markup).css(_LINKING)]
+
+
+def _figure_elements(svg: bytes) -> list[tuple[str, dict[str, str]]]:
+    """Names by namespace (``http://www.w3.org/1999/xlink href``, whatever prefix the file gave it), as a
+    browser resolves them; shown in a message as ``xlink:href``."""
+    elements: list[tuple[str, dict[str, str]]] = []
+
+    def start(tag: str, attributes: dict[str, str]) -> None:
+        elements.append((tag.rpartition(" ")[2], {name.replace(_XLINK, "xlink:"): value
+                                                  for name, value in attributes.items()}))
+
+    parser = expat.ParserCreate(namespace_separator=" ")
+    parser.StartElementHandler = start
+    parser.Parse(svg, True)
+    return elements
 
 
 class UnsafeOutputError(RuntimeError):
     """A produced file holds a URL outside the allowlist: a check let it through (a bug, not a typo)."""
-
-
-def _svg_surely_allowed(svg: bytes) -> bool:
-    """The fast check for SVG figures: XML attribute names are case-sensitive, so the URL attributes
-    can be found by name (a figure's thousands of coordinates and styles are no URLs)."""
-    return all(_value_allowed(value, images=True) for value in set(_SVG_URL_VALUES.findall(svg)))
 
 
 def site_root(base_url: str) -> str:
@@ -165,12 +157,7 @@ def page_root(markup: str) -> str:
 
 def check_html(name: str, markup: bytes, *, images: bool = False, root: str = "") -> None:
     """Raise ``UnsafeOutputError`` if page (or, with ``images``, SVG figure) ``name`` holds a URL
-    the allowlist refuses. ``root`` (404.html: ``site_root``): links starting with it are judged as the
-    same paths inside the site."""
-    if root:
-        markup = markup.replace(b'="' + root.encode(), b'="')
-    if _svg_surely_allowed(markup) if images else _surely_allowed(markup):
-        return
-    problems = url_problems(markup.decode("utf-8"), images=images)
+    the allowlist refuses (``root``: as for ``url_problems``)."""
+    problems = url_problems(markup, images=images, root=root)
     if problems:
         raise UnsafeOutputError(f"{name}: URL outside the allowlist: " + "; ".join(problems[:5]))
