@@ -103,3 +103,20 @@ def test_a_changed_style_sheet_reloads_the_pages_of_every_edition(tmp_path, monk
     for edition in (prepared, *prepared.editions):
         pages = {f"{edition.content.config.prefix}{page_id}.html" for page_id in edition.pages}
         assert pages <= set(report.changed_urls), (pages, report.changed_urls)
+
+
+def test_a_figure_redrawn_in_a_translation_reloads_that_edition_s_pages_showing_it(tmp_path):
+    """The dev server: a translation's figures are its own (``en/figures/``), so are the tabs to reload."""
+    root = write_course(tmp_path / "course")
+    evidence = course_evidence(root / "fig")
+    engine = Engine(root, (Output(False, root / "out"),), serving=True)
+    (edition,) = engine.build(evidence).prepared.editions
+    prefix = edition.content.config.prefix
+    figure = next(iter(evidence.editions[edition.content.config.language].figures.values()))
+    drawing = Path(evidence.editions[edition.content.config.language].figure_dir) / figure.file
+    drawing.write_text("<svg xmlns='http://www.w3.org/2000/svg'><g/></svg>", encoding="utf-8")
+    report = engine.build(evidence)
+    assert report.changed_files == (f"{prefix}figures/{figure.file}",)
+    showing = {f"{prefix}{page_id}.html" for page_id, page in edition.pages.items()
+               if f"figures/{figure.file}" in (root / "out" / f"{prefix}{page_id}.html").read_text(encoding="utf-8")}
+    assert showing and set(report.changed_urls) == showing | {f"{prefix}figures.html"}

@@ -376,12 +376,12 @@ def _urls_to_reload(changed: set[str], prepared: PreparedSite) -> tuple[str, ...
         html |= {f"{edition.content.config.prefix}{name}" for edition in (prepared, *prepared.editions)
                  for name in [f"{page_id}.html" for page_id in edition.pages]
                  + ["numbers.html", "sources.html", "glossary.html", "figures.html"]}
-    files = {name: f.id for f in prepared.evidence.figures.values() for name in (f.file, f.dark_file) if name}
-    redrawn = {files[rel.removeprefix("figures/")] for rel in changed
-               if rel.startswith("figures/") and rel.removeprefix("figures/") in files}
-    if redrawn:
-        html |= {f"{page_id}.html" for page_id, page in prepared.pages.items() if _figures_shown(page) & redrawn}
-        html.add("figures.html")
+    for edition in (prepared, *prepared.editions):  # each draws its figures in its language, in its folder
+        folder = f"{edition.content.config.prefix}figures/"
+        files = {name: f.id for f in edition.evidence.figures.values() for name in (f.file, f.dark_file) if name}
+        if redrawn := {files[name] for rel in changed if (name := rel.removeprefix(folder)) in files}:
+            html |= {f"{edition.content.config.prefix}{page_id}.html" for page_id, page in edition.pages.items()
+                     if _figures_shown(page) & redrawn} | {f"{edition.content.config.prefix}figures.html"}
     return tuple(sorted(html))
 
 
