@@ -647,8 +647,16 @@ def test_char_stream():
     assert value_of(result, "n_chars") == len(result.parameters["text"])
 
 
-def test_disk_cache_hit_and_miss_by_source_hash(tmp_path, monkeypatch):
+def computed_as_in(doc, monkeypatch) -> None:
+    """Experiments "computed" by handing back ``doc``'s entries: for tests of the cache, not of the model
+    (each real run takes seconds; ``test_run_all_is_deterministic`` is the one that repeats it)."""
+    monkeypatch.setattr(runner, "compute_experiment", lambda name, cfg: doc["experiments"][name])
+
+
+def test_disk_cache_hit_and_miss_by_source_hash(tmp_path, monkeypatch, doc):
+    computed_as_in(doc, monkeypatch)
     first = run_all(tmp_path)
+    assert first == doc
     assert len(list(tmp_path.glob("lessonmodel-*.json"))) == len(EXPERIMENTS)
 
     def fail(*args, **kwargs):
@@ -699,9 +707,10 @@ def test_first_token_choice_temperature_and_top_p(doc):
     assert 1 <= v["top_p_kept"] <= v["vocab_size"] and v["top_p_top1_prob"] >= v["top1_prob"]
 
 
-def test_cached_results_are_read_without_numpy_and_a_damaged_name_list_is_found_again(tmp_path):
+def test_cached_results_are_read_without_numpy_and_a_damaged_name_list_is_found_again(tmp_path, monkeypatch, doc):
     """A run whose entries are all cached imports no experiment module: NumPy stays out of a build that
     changes nothing. The names it read instead are the discovered ones; damaged, they are found again."""
+    computed_as_in(doc, monkeypatch)
     first = run_all(tmp_path)
     script = ("import json, sys; from pathlib import Path; import lessonmodel; "
               f"doc = lessonmodel.run_all(Path({str(tmp_path)!r})); "
