@@ -365,6 +365,16 @@ def test_an_english_teacher_sentence_in_a_page_is_found(planted):
                                       "public site: 'tell the class the answer is forty two…'"]
 
 
+def test_a_teacher_sentence_in_an_attribute_is_found(planted):
+    """A picture's alt text or a tooltip is shown to readers as much as a paragraph is."""
+    prepared, site, _teacher = planted
+    page = site / "x.html"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "</main>", '<img src="a.png" alt="Tell the class the answer is forty two!"></main>'), encoding="utf-8")
+    assert _found(prepared, site) == ["_site/x.html: teacher note from content/pages/x.md:7 leaks into the "
+                                      "public site: 'tell the class the answer is forty two…'"]
+
+
 def test_a_teacher_sentence_in_a_zip_member_is_found(planted):
     prepared, site, _teacher = planted
     bundle_path = site / "downloads" / "x.zip"

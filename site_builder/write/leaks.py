@@ -2,10 +2,11 @@
 
 It depends on neither the language nor the file format. Text is compared as tokens: a word of a
 script written with spaces (English, Russian …) or one character of a script written without
-(Chinese, Japanese, Thai …), case-folded, with punctuation, whitespace and HTML tags left out. Each
-run of ``WINDOW`` tokens in a teacher note that occurs nowhere in the public source (the pages outside
-their notes, their front matter, the glossary, sources, records, values, figures and experiment code)
-is teacher-only; so is every picture only teacher notes show, by the SHA-256 of its bytes.
+(Chinese, Japanese, Thai …), case-folded, with punctuation, whitespace and HTML tags left out (their
+attribute values are read after the text). Each run of ``WINDOW`` tokens in a teacher note that occurs
+nowhere in the public source (the pages outside their notes, their front matter, the glossary, sources,
+records, values, figures and experiment code) is teacher-only; so is every picture only teacher notes
+show, by the SHA-256 of its bytes.
 
 Every public file is opened by what it holds, not by its name: a zip's members and a gzip's content
 are opened in turn, JSON is read as its strings (a notebook's cells, a Pagefind fragment after its
@@ -48,6 +49,7 @@ _UNSPACED_CHAR = re.compile(f"[{_UNSPACED}]")
 _PAIRS = re.compile(f"[{_UNSPACED}]{{2}}(?: [{_UNSPACED}]{{2}})+")
 """Search text holds such runs as overlapping pairs (缓存 存与, see render/search.py): joined back, 缓存与."""
 _TAG = re.compile(r"<[/!]?[A-Za-z][^<>]*>")
+_VALUE = re.compile(r"""=\s*(?:"([^"]*)"|'([^']*)')""")
 _ROLE = re.compile(r"\{[A-Za-z][\w-]*\}")
 """``{term}`` in ``{term}`KV 缓存```: the page shows the target, not the role's name."""
 _MARKUP = re.compile(r"<[A-Za-z][^<>]*?(data-teacher|teacher-note)")
@@ -59,8 +61,15 @@ Window = tuple[str, ...]
 
 
 def tokens(text: str) -> list[str]:
-    """``text`` as the leak check compares it."""
-    return _TOKEN.findall(_PAIRS.sub(_unpaired, html.unescape(_TAG.sub(" ", _ROLE.sub(" ", text)))).casefold())
+    """``text`` as the leak check compares it: its words outside tags (a sentence split by ``<em>`` is one run),
+    then the words of its tags' attribute values (what ``alt``, ``title`` or ``aria-label`` holds is shown too)."""
+    text = _ROLE.sub(" ", text)
+    values = "\n".join(double or single for double, single in _VALUE.findall("\n".join(_TAG.findall(text))))
+    return _words(_TAG.sub(" ", text)) + (_words(values) if values else [])
+
+
+def _words(text: str) -> list[str]:
+    return _TOKEN.findall(_PAIRS.sub(_unpaired, html.unescape(text)).casefold())
 
 
 def _unpaired(chain: re.Match) -> str:
