@@ -296,6 +296,20 @@ def test_svg_figures_are_held_to_the_same_allowlist():
             check_html("figures/bad.svg", bad, images=True)
 
 
+
+def test_a_figure_s_dark_variant_is_held_to_the_allowlist_too(tmp_path):
+    """Both drawings of a figure are published; the dark one was never checked (found in review)."""
+    from site_builder.load.evidence import evidence_from
+
+    (tmp_path / "f.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", encoding="utf-8")
+    (tmp_path / "f.dark.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'><a href='javascript:x'/></svg>",
+                                         encoding="utf-8")
+    info = {"f": {"file": "f.svg", "dark_file": "f.dark.svg", "alt": "a", "description": "d",
+                  "provenance": "teaching"}}
+    with pytest.raises(UnsafeOutputError, match="f.dark.svg"):
+        evidence_from({"experiments": {}}, {}, info, tmp_path, tmp_path, "zh-CN")
+
+
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 
 

@@ -379,7 +379,8 @@ def _urls_to_reload(changed: set[str], prepared: PreparedSite) -> tuple[str, ...
     for edition in (prepared, *prepared.editions):  # each draws its figures in its language, in its folder
         folder = f"{edition.content.config.prefix}figures/"
         files = {name: f.id for f in edition.evidence.figures.values() for name in (f.file, f.dark_file) if name}
-        if redrawn := {files[name] for rel in changed if (name := rel.removeprefix(folder)) in files}:
+        if redrawn := {files[rel.removeprefix(folder)] for rel in changed
+                       if rel.startswith(folder) and rel.removeprefix(folder) in files}:
             html |= {f"{edition.content.config.prefix}{page_id}.html" for page_id, page in edition.pages.items()
                      if _figures_shown(page) & redrawn} | {f"{edition.content.config.prefix}figures.html"}
     return tuple(sorted(html))

@@ -56,8 +56,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     """Model results, records (id → JSON) and drawn figures (id → file and metadata) as the site builder's
     ``Evidence``; texts made here are in ``language``, experiment sources are found under ``root``.
     The figures go into the site as they are, so they pass the pages' URL allowlist first."""
-    for info in figure_info.values():
-        check_html(f"figures/{info['file']}", (Path(figure_dir) / info["file"]).read_bytes(), images=True)
+    for name in (name for info in figure_info.values() for name in (info["file"], info.get("dark_file")) if name):
+        check_html(f"figures/{name}", (Path(figure_dir) / name).read_bytes(), images=True)
     values: dict[str, Value] = {}
     for name, experiment in results["experiments"].items():
         for key, entry in experiment["values"].items():

@@ -8,8 +8,8 @@ MathML and SVG alike) is either a web or mail address (``https:``, ``http:``,
 ``../`` — never reaches a page. The check stage refuses such URLs in the
 content with ``path:line``; ``check_html`` guards every HTML file as it is
 produced, and every figure, so a URL that slips past those checks is a bug that
-stops the build. The guard reads a file with a browser's parser, never by patterns:
-what it passes is what a browser would follow.
+stops the build. The guard reads a file with a standard parser, never by patterns, and
+refuses what that parser could read unlike a browser (see ``url_problems``).
 """
 
 from __future__ import annotations
@@ -27,8 +27,12 @@ from site_builder.vocabulary.i18n import _
 ALLOWED_SCHEMES = ("https", "http", "mailto")
 """Schemes a link or resource may use; everything else must be a path inside the site."""
 URL_ATTRIBUTES = frozenset({"href", "src", "xlink:href", "action", "formaction", "poster", "data", "background",
-                            "cite", "longdesc", "ping", "manifest", "codebase", "srcset", "srcdoc"})
+                            "cite", "longdesc", "ping", "manifest", "codebase", "srcset", "imagesrcset", "srcdoc"})
 """Attributes whose value a browser loads or navigates to (``srcdoc`` holds a whole page: never allowed)."""
+_URL_LISTS = {"srcset": re.compile(r",\s*"), "imagesrcset": re.compile(r",\s*"), "ping": re.compile(r"\s+")}
+"""Attributes holding several URLs, and what separates them (a candidate of a srcset is its URL, a space and a
+size: the size is cut off)."""
+_CSS_URL = re.compile(r"url\(\s*(['\"]?)(.*?)\1\s*\)", re.IGNORECASE)
 RASTER_DATA = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$")
 """Inline raster images (matplotlib embeds them in SVG figures): pixels, nothing that runs."""
 
@@ -68,33 +72,37 @@ def link_problem(href: str) -> str:
 def site_path(url: str) -> bool:
     """A relative reference that stays inside the site: no ``/`` or ``\\`` at the start, no ``..``."""
     path = re.split(r"[?#]", url, maxsplit=1)[0].replace("\\", "/")  # browsers read \ as / in web URLs
-    # "/x" leaves a site served from a sub-folder; "//host" and "\\host" leave the site
-    return not path.startswith("/") and ".." not in path.split("/")
+    # "/x" leaves a site served from a sub-folder; "//host" and "\\host" leave the site; "%2e%2e" is ".." too
+    return not path.startswith("/") and ".." not in path.lower().replace("%2e", ".").split("/")
 
 
 def url_problems(markup: bytes, *, images: bool = False, root: str = "") -> list[str]:
     """Everything in page (or, with ``images``, SVG figure) ``markup`` that could take a reader elsewhere and
-    the allowlist refuses, as ``<tag attr="…">``. ``root``: a value starting with it is judged as the path
+    the allowlist refuses, as ``<tag attr="…">``. ``root``: a URL starting with it is judged as the path
     after it (404.html links from the site's path, a translation's pages one folder up).
 
     The file is read the way a browser reads it, never by patterns: a page by an HTML5 parser (Lexbor, the
     tokenizer rules of the HTML standard: quotes, comments, script bodies, character references, SVG and
     MathML inside), a figure by an XML parser (expat, as a browser opening the file). A scanner of our own
     once let ``title="a=" href="javascript:…"`` through: a quote that does not pair up moved its idea of
-    where a value ends away from the browser's.
+    where a value ends away from the browser's. What the two parsers could read unlike a browser is refused
+    instead: ``<noscript>`` (markup or text, as scripts run or not), ``<template>`` (markup set aside for a
+    script), a figure's DTD declarations and processing instructions.
     """
-    try:
-        elements = _figure_elements(markup) if images else _page_elements(markup)
-    except expat.ExpatError as error:
-        return [f"not well-formed XML: {error}"]
-    found = []
+    if images:
+        try:
+            elements, found = _figure_elements(markup)
+        except expat.ExpatError as error:
+            return [f"not well-formed XML: {error}"]
+    else:
+        elements, found = _page_elements(markup), []
     for tag, attributes in elements:
         for name, value in attributes.items():
             if not allowed_attribute(tag, name, value or "", images=images, root=root):
                 found.append(f'<{tag} {name}="{html.escape(value or "")}">')
-        if tag == "template":  # its markup is parsed apart from the page, for a script to copy in later
-            found.append("<template>")
-    return found
+        if tag in ("template", "noscript"):
+            found.append(f"<{tag}>")
+    return list(dict.fromkeys(found))  # an element matching two names of the selector comes twice
 
 
 def allowed_attribute(tag: str, name: str, value: str, *, images: bool = False, root: str = "") -> bool:
@@ -102,40 +110,69 @@ def allowed_attribute(tag: str, name: str, value: str, *, images: bool = False, 
     takes a reader nowhere the allowlist refuses (``images``, ``root``: as for ``url_problems``)."""
     name = name.lower().rpartition(" ")[2]  # a figure's attribute in a namespace: its local name
     if name in URL_ATTRIBUTES:
-        if name == "srcdoc":  # a whole page, not a URL
-            return False
-        value = value.removeprefix(root) if root else value
-        urls = [part.strip().split(" ")[0] for part in value.split(",")] if name == "srcset" else [value]
-        return all(allowed_url(url, images=images) for url in urls)
-    # An SVG animation that sets a link (``<set attributeName="href" to="javascript:…">``), a page that
-    # sends the reader on by itself: URLs the attributes above do not hold. (Event handlers are code, not
-    # URLs: every page's Content-Security-Policy refuses inline ones.)
-    return not (name == "attributename" and value.lower() in URL_ATTRIBUTES
-                or tag == "meta" and name == "http-equiv" and value.strip().lower() == "refresh")
+        urls = [part.strip().split(" ")[0] for part in _URL_LISTS[name].split(value)] if name in _URL_LISTS \
+            else [value]
+        return name != "srcdoc" and all(allowed_url(url.removeprefix(root) if root else url, images=images)
+                                        for url in urls if url or name not in _URL_LISTS)
+    # An SVG animation that sets a link (``<set attributeName="l:href" to="javascript:…">``, any prefix), a page
+    # that sends the reader on by itself: URLs the attributes above do not hold.
+    if name == "attributename" and value.lower().rpartition(":")[2] in URL_ATTRIBUTES \
+            or tag == "meta" and name == "http-equiv" and value.strip().lower() == "refresh":
+        return False
+    # A figure opened by itself runs its event handlers and fetches what its styles name (no page's
+    # Content-Security-Policy applies to it): handlers are refused, styles' URLs judged.
+    return not images or not name.startswith("on") and _allowed_css(value)
+
+
+def _allowed_css(text: str) -> bool:
+    """No ``@import``, no escape (which could spell either), every ``url(…)`` allowed (``url(#clip)``)."""
+    if "url(" not in text.lower() and "@" not in text and "\\" not in text:
+        return True
+    return "@" not in text and "\\" not in text and all(allowed_url(m[2]) for m in _CSS_URL.finditer(text))
 
 
 _LINKING = ",".join([f"[{name.replace(':', chr(92) + ':')}]" for name in sorted(URL_ATTRIBUTES)]
-                    + ["[attributeName]", "meta[http-equiv]", "template"])
-"""The elements ``allowed_attribute`` may refuse, as one CSS selector: Lexbor finds them in C."""
+                    + ["[attributeName]", "meta[http-equiv]", "template", "noscript"])
+"""The elements ``url_problems`` may refuse, as one CSS selector: Lexbor finds them in C."""
 
 
 def _page_elements(markup: bytes) -> list[tuple[str, dict[str, str | None]]]:
-    return [(node.tag, node.attributes) for node in LexborHTMLParser(markup).css(_LINKING)]
+    # encoding: a byte-order mark or a declared charset is followed, as a browser follows it
+    return [(node.tag, node.attributes) for node in LexborHTMLParser(markup, encoding=True).css(_LINKING)]
 
 
-def _figure_elements(svg: bytes) -> list[tuple[str, dict[str, str]]]:
-    """Names by namespace (``http://www.w3.org/1999/xlink href``, whatever prefix the file gave it), as a
-    browser resolves them; shown in a message as ``xlink:href``."""
+def _figure_elements(svg: bytes) -> tuple[list[tuple[str, dict[str, str]]], list[str]]:
+    """The elements, names by namespace (``http://www.w3.org/1999/xlink href``, whatever prefix the file gave
+    it, shown as ``xlink:href``), and what the figure holds that expat would read unlike a browser: a DTD's
+    own declarations (expat skips parameter entities), processing instructions (a style sheet to fetch),
+    and a ``<style>`` that imports or fetches."""
     elements: list[tuple[str, dict[str, str]]] = []
+    refused: list[str] = []
+    styles: list[list[str]] = []
+    open_tags: list[str] = []
 
     def start(tag: str, attributes: dict[str, str]) -> None:
-        elements.append((tag.rpartition(" ")[2], {name.replace(_XLINK, "xlink:"): value
-                                                  for name, value in attributes.items()}))
+        open_tags.append(tag.rpartition(" ")[2])
+        elements.append((open_tags[-1], {name.replace(_XLINK, "xlink:"): value for name, value in attributes.items()}))
+        if open_tags[-1] == "style":
+            styles.append([])
+
+    def text(data: str) -> None:
+        if open_tags and open_tags[-1] == "style":
+            styles[-1].append(data)
+
+    def doctype(name: str, system: str | None, public: str | None, internal_subset: int) -> None:
+        if internal_subset:
+            refused.append(f"<!DOCTYPE {name} [...]>")
 
     parser = expat.ParserCreate(namespace_separator=" ")
-    parser.StartElementHandler = start
+    parser.StartElementHandler, parser.CharacterDataHandler = start, text
+    parser.EndElementHandler = lambda tag: open_tags.pop()
+    parser.StartDoctypeDeclHandler = doctype
+    parser.ProcessingInstructionHandler = lambda target, data: refused.append(f"<?{target} {data}?>")
     parser.Parse(svg, True)
-    return elements
+    refused += [f"<style>{html.escape(css)}</style>" for css in map("".join, styles) if not _allowed_css(css)]
+    return elements, refused
 
 
 class UnsafeOutputError(RuntimeError):
