@@ -112,6 +112,7 @@ def test_a_figure_is_read_as_xml_with_its_namespaces():
     # A figure opened by itself has no page's Content-Security-Policy: handlers run, styles fetch.
     SVG + ' onload="location.href=1"/>', SVG + '><path fill="url(/evil/p.svg#g)"/></svg>',
     SVG + '><style>@import url(x.css);</style></svg>', SVG + '><path style="fill: u\\72l(//evil)"/></svg>',
+    SVG + '><path style="fill: image-set(\'/evil.png\' 1x)"/></svg>',
     SVG + ' xmlns:l="http://www.w3.org/1999/xlink"><a xlink:href="#"><set attributeName="l:href" to="javascript:x"/>'
           '</a></svg>',
 ])

@@ -125,10 +125,12 @@ def allowed_attribute(tag: str, name: str, value: str, *, images: bool = False, 
 
 
 def _allowed_css(text: str) -> bool:
-    """No ``@import``, no escape (which could spell either), every ``url(…)`` allowed (``url(#clip)``)."""
-    if "url(" not in text.lower() and "@" not in text and "\\" not in text:
-        return True
-    return "@" not in text and "\\" not in text and all(allowed_url(m[2]) for m in _CSS_URL.finditer(text))
+    """No ``@import``, no escape (which could spell any of these), no ``image-set(…)`` or ``src(…)`` (which take
+    a bare string), every ``url(…)`` allowed (``url(#clip)``)."""
+    lowered = text.lower()
+    if "@" in text or "\\" in text or "src(" in lowered or "image-set(" in lowered:
+        return False
+    return "url(" not in lowered or all(allowed_url(m[2]) for m in _CSS_URL.finditer(text))
 
 
 _LINKING = ",".join([f"[{name.replace(':', chr(92) + ':')}]" for name in sorted(URL_ATTRIBUTES)]
