@@ -119,4 +119,4 @@ def test_a_figure_redrawn_in_a_translation_reloads_that_edition_s_pages_showing_
     assert report.changed_files == (f"{prefix}figures/{figure.file}",)
     showing = {f"{prefix}{page_id}.html" for page_id, page in edition.pages.items()
                if f"figures/{figure.file}" in (root / "out" / f"{prefix}{page_id}.html").read_text(encoding="utf-8")}
-    assert showing and set(report.changed_urls) == showing | {f"{prefix}figures.html"}
+    assert showing and set(report.changed_urls) == showing | {f"{prefix}figures.html", f"{prefix}gallery.html"}

@@ -370,19 +370,21 @@ def _sum(payload: bytes | Path) -> str:
 
 
 def _urls_to_reload(changed: set[str], prepared: PreparedSite) -> tuple[str, ...]:
-    """Changed HTML pages, pages showing a redrawn figure, and every page when CSS or JS changed."""
+    """Changed HTML pages, pages showing a redrawn figure (and the galleries: figures.html, the teacher
+    site's gallery.html), and every page when CSS or JS changed."""
     html = {rel for rel in changed if rel.endswith(".html")}
     if any(rel.startswith("static/") for rel in changed):  # every edition's pages load the root's static/
         html |= {f"{edition.content.config.prefix}{name}" for edition in (prepared, *prepared.editions)
                  for name in [f"{page_id}.html" for page_id in edition.pages]
-                 + ["numbers.html", "sources.html", "glossary.html", "figures.html"]}
+                 + ["numbers.html", "sources.html", "glossary.html", "figures.html", "gallery.html"]}
     for edition in (prepared, *prepared.editions):  # each draws its figures in its language, in its folder
         folder = f"{edition.content.config.prefix}figures/"
         files = {name: f.id for f in edition.evidence.figures.values() for name in (f.file, f.dark_file) if name}
         if redrawn := {files[rel.removeprefix(folder)] for rel in changed
                        if rel.startswith(folder) and rel.removeprefix(folder) in files}:
             html |= {f"{edition.content.config.prefix}{page_id}.html" for page_id, page in edition.pages.items()
-                     if _figures_shown(page) & redrawn} | {f"{edition.content.config.prefix}figures.html"}
+                     if _figures_shown(page) & redrawn}
+            html |= {f"{edition.content.config.prefix}{name}" for name in ("figures.html", "gallery.html")}
     return tuple(sorted(html))
 
 
