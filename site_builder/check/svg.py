@@ -20,10 +20,9 @@ from xml.parsers import expat
 from xml.sax.saxutils import escape, quoteattr
 
 from site_builder.vocabulary.i18n import Text, _
-from site_builder.vocabulary.urls import RASTER_DATA
+from site_builder.vocabulary.urls import RASTER_DATA, XLINK
 
 SVG = "http://www.w3.org/2000/svg"
-XLINK = "http://www.w3.org/1999/xlink"
 XML = "http://www.w3.org/XML/1998/namespace"
 MAX_DEPTH = 100
 """Deepest nesting of elements (a drawing program's groups rarely go past 20)."""

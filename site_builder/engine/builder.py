@@ -378,13 +378,12 @@ def _urls_to_reload(changed: set[str], prepared: PreparedSite) -> tuple[str, ...
                  for name in [f"{page_id}.html" for page_id in edition.pages]
                  + ["numbers.html", "sources.html", "glossary.html", "figures.html", "gallery.html"]}
     for edition in (prepared, *prepared.editions):  # each draws its figures in its language, in its folder
-        folder = f"{edition.content.config.prefix}figures/"
-        files = {name: f.id for f in edition.evidence.figures.values() for name in (f.file, f.dark_file) if name}
-        if redrawn := {files[rel.removeprefix(folder)] for rel in changed
-                       if rel.startswith(folder) and rel.removeprefix(folder) in files}:
-            html |= {f"{edition.content.config.prefix}{page_id}.html" for page_id, page in edition.pages.items()
-                     if _figures_shown(page) & redrawn}
-            html |= {f"{edition.content.config.prefix}{name}" for name in ("figures.html", "gallery.html")}
+        prefix = edition.content.config.prefix
+        files = {f"{prefix}figures/{name}": f.id for f in edition.evidence.figures.values()
+                 for name in (f.file, f.dark_file) if name}
+        if redrawn := {files[rel] for rel in changed if rel in files}:
+            html |= {f"{prefix}{page_id}.html" for page_id, page in edition.pages.items()
+                     if _figures_shown(page) & redrawn} | {f"{prefix}figures.html", f"{prefix}gallery.html"}
     return tuple(sorted(html))
 
 

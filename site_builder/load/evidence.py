@@ -56,7 +56,8 @@ def evidence_from(results: dict, records: dict[str, dict], figure_info: dict, fi
     """Model results, records (id → JSON) and drawn figures (id → file and metadata) as the site builder's
     ``Evidence``; texts made here are in ``language``, experiment sources are found under ``root``.
     The figures go into the site as they are, so they pass the pages' URL allowlist first."""
-    for name in (name for info in figure_info.values() for name in (info["file"], info.get("dark_file")) if name):
+    drawings = [name for info in figure_info.values() for name in (info["file"], info.get("dark_file")) if name]
+    for name in drawings:  # the dark variant is published too
         check_html(f"figures/{name}", (Path(figure_dir) / name).read_bytes(), images=True)
     values: dict[str, Value] = {}
     for name, experiment in results["experiments"].items():

@@ -33,12 +33,13 @@ _URL_LISTS = {"srcset": re.compile(r",\s*"), "imagesrcset": re.compile(r",\s*"),
 """Attributes holding several URLs, and what separates them (a candidate of a srcset is its URL, a space and a
 size: the size is cut off)."""
 _CSS_URL = re.compile(r"url\(\s*(['\"]?)(.*?)\1\s*\)", re.IGNORECASE)
+XLINK = "http://www.w3.org/1999/xlink"
+"""The namespace of ``xlink:href``, whatever prefix an SVG file binds to it."""
 RASTER_DATA = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]*$")
 """Inline raster images (matplotlib embeds them in SVG figures): pixels, nothing that runs."""
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _BROWSER_IGNORED = re.compile(r"[\t\n\r]")
-_XLINK = "http://www.w3.org/1999/xlink "
 _C0_OR_SPACE = "".join(map(chr, range(0x21)))
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -155,7 +156,8 @@ def _figure_elements(svg: bytes) -> tuple[list[tuple[str, dict[str, str]]], list
 
     def start(tag: str, attributes: dict[str, str]) -> None:
         open_tags.append(tag.rpartition(" ")[2])
-        elements.append((open_tags[-1], {name.replace(_XLINK, "xlink:"): value for name, value in attributes.items()}))
+        elements.append((open_tags[-1], {name.replace(f"{XLINK} ", "xlink:"): value
+                                          for name, value in attributes.items()}))
         if open_tags[-1] == "style":
             styles.append([])
 
