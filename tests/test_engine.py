@@ -771,3 +771,31 @@ def test_parsed_pages_are_kept_under_their_source_in_memory_and_on_disk(project,
 
     on_disk = [parsed_store.decode(text) for text in parsed_store.load(project / "store" / "parsed.jsonl").values()]
     assert {page.meta.id: page for page in on_disk} == built.prepared.pages
+
+
+def test_a_kept_file_digest_follows_a_rewrite_of_the_same_size_and_time(tmp_path, monkeypatch):
+    """A file's digest is kept under its stamp once settled; a rewrite that keeps its size and modification time
+    still changes its change time, so the digest is taken again."""
+    from site_builder.render import keys
+
+    monkeypatch.setattr(keys, "SETTLED_NS", -10**12)  # every stamp counts as settled: the digest is kept at once
+    monkeypatch.setattr(keys, "_DIGESTS", {})
+    file = tmp_path / "figure.svg"
+    file.write_bytes(b"<svg>one</svg>")
+    first = keys.file_digest(file)
+    assert keys._DIGESTS[str(file)][1] == first == hashlib.sha256(b"<svg>one</svg>").hexdigest()
+    times = file.stat().st_atime_ns, file.stat().st_mtime_ns
+    time.sleep(0.02)  # past the file system's clock step
+    file.write_bytes(b"<svg>two</svg>")
+    os.utime(file, ns=times)
+    assert keys.file_digest(file) == hashlib.sha256(b"<svg>two</svg>").hexdigest()
+
+
+def test_a_file_changed_within_the_settling_time_is_not_kept(tmp_path, monkeypatch):
+    from site_builder.render import keys
+
+    monkeypatch.setattr(keys, "_DIGESTS", {})
+    file = tmp_path / "figure.svg"
+    file.write_bytes(b"<svg/>")
+    keys.file_digest(file)
+    assert str(file) not in keys._DIGESTS

@@ -104,3 +104,13 @@ def test_a_yaml_slip_leaves_both_sites_as_they_were(tmp_path):
     with pytest.raises(ContentError):
         Engine(tmp_path, outputs).build(fake_evidence(tmp_path / "figs"))
     assert {p: p.read_bytes() for p in sorted(tmp_path.glob("_site*/**/*")) if p.is_file()} == before
+
+
+def test_a_text_loaded_again_gives_the_same_answer_in_a_list_of_its_own():
+    """``load_located`` keeps its answers by text (a dev server loads every YAML file on each save): what a caller
+    does with the problems it got does not reach the next caller."""
+    first, problems = load_located("a: 1\na: 2\n", "content/x.yml")
+    problems.clear()
+    again, problems_again = load_located("a: 1\na: 2\n", "content/x.yml")
+    assert first is again is None and len(problems_again) == 1 and problems_again[0].line == 2
+    assert load_located("a: 1\n", "content/x.yml")[0].children["a"].line == 1

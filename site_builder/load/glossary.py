@@ -161,9 +161,11 @@ def find_term(terms: tuple[Term, ...], wording: str) -> Term | None:
     return next((t for t in terms if wording in t.words), None)
 
 
-def forbidden_uses(terms: tuple[Term, ...]) -> Callable[[str], list[tuple[str, Term]]]:
-    """A function giving the forbidden wordings in a text, each with its entry, in order. Made once for all the
-    texts of a check: looking the glossary's pattern up by its terms hashes and compares every entry.
+@functools.lru_cache(maxsize=8)
+def forbidden_uses(terms: tuple[Term, ...]) -> Callable[[str], tuple[tuple[str, Term], ...]]:
+    """A function giving the forbidden wordings in a text, each with its entry, in order. Made once per glossary
+    and looked up once per check (hashing the glossary compares every entry); it keeps what it found in each
+    text, since a dev server checks every figure's and record's texts again on each save.
 
     A forbidden wording inside an accepted one is fine (``头维`` inside ``头维度``):
     matches are taken at each position longest first, over every wording. Chinese has no spaces, so a
@@ -172,7 +174,8 @@ def forbidden_uses(terms: tuple[Term, ...]) -> Callable[[str], list[tuple[str, T
     """
     pattern, meaning = _wordings(terms)
 
-    def found_in(text: str) -> list[tuple[str, Term]]:
+    @functools.lru_cache(maxsize=16_384)
+    def found_in(text: str) -> tuple[tuple[str, Term], ...]:
         found, previous_end = [], -1
         for match in pattern.finditer(text) if pattern else ():
             word = match.group()
@@ -181,7 +184,7 @@ def forbidden_uses(terms: tuple[Term, ...]) -> Callable[[str], list[tuple[str, T
                                                      before=False)):
                 found.append((word, meaning[word][0]))
             previous_end = match.end()
-        return found
+        return tuple(found)
 
     return found_in
 
@@ -208,7 +211,6 @@ def _han(character: str) -> bool:
     return "\u3400" <= character <= "\u9fff" or "\uf900" <= character <= "\ufaff"
 
 
-@functools.lru_cache(maxsize=8)
 def _wordings(terms: tuple[Term, ...]) -> tuple[re.Pattern | None, dict[str, tuple[Term, bool]]]:
     """One pattern of every wording, longest first (a regex alternation takes the first alternative
     that matches at a position, and scanning goes on after the match), and wording → (entry, forbidden)."""

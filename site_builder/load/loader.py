@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -221,21 +220,13 @@ def _unknown_keys(located: Located, allowed: tuple[str, ...], path: str, what: s
             for key, item in located.children.items() if key not in allowed]
 
 
-@functools.lru_cache(maxsize=2)
-def _config_yaml(text: str, path: str) -> tuple[Located | None, tuple[Problem, ...]]:
-    """``load_located`` of site.yml, kept by its text: a dev server loads site.yml on every save, and parsing its
-    thousand page ids cost about as much as reading every page. (Nothing changes a ``Located`` or a ``Problem``.)"""
-    located, errors = load_located(text, path)
-    return located, tuple(errors)
-
-
 def _load_config(source: SourceFile | None, files: dict[str, SourceFile], refused: set[str],
                  problems: list[Problem], content_dir: str, base: Path) -> SiteConfig | None:
     if source is None:
         problems.append(Problem(f"{content_dir}/site.yml", 0, _("missing: create it with title, language, "
                                                                "base_url and pages")))
         return None
-    located, errors = _config_yaml(source.text, source.path)
+    located, errors = load_located(source.text, source.path)
     problems += errors
     if located is None or not isinstance(located.value, dict):
         problems += [] if located is None else [Problem(source.path, 1, _("site.yml must be a mapping"))]

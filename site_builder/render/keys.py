@@ -11,6 +11,7 @@ import functools
 import hashlib
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from site_builder.check.refs import REFERENCE_ROLES, split_title
 from site_builder.load.content import Evidence
-from site_builder.load.files import file_stamp
+from site_builder.load.files import SETTLED_NS, file_stamp
 
 if TYPE_CHECKING:  # only named: importing the renderer or the parser would slow a build that changes nothing
     from site_builder.parse.page import ParsedPage
@@ -49,7 +50,22 @@ def _hashed(h: hashlib._Hash, parts: Iterable[str | bytes]) -> hashlib._Hash:
 
 
 def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """sha256 of the file's bytes, kept under its stamp (``file_stamp``, taken before the read) once that has
+    settled: a dev server's save hashed every figure, script and style sheet of the site again (a hundred
+    files in the real course)."""
+    name = os.fspath(path)
+    stamp, kept = file_stamp(name), _DIGESTS.get(name)
+    if stamp and kept and kept[0] == stamp:
+        return kept[1]
+    found = hashlib.sha256(path.read_bytes()).hexdigest()
+    if stamp and stamp[2] < time.time_ns() - SETTLED_NS:
+        if len(_DIGESTS) >= 20_000:  # a long session of tests or builds in many folders
+            _DIGESTS.clear()
+        _DIGESTS[name] = (stamp, found)
+    return found
+
+
+_DIGESTS: dict[str, tuple[list[int], str]] = {}
 
 
 def file_stamps(folder: Path, files: Iterable[str], recorded: dict[str, list[int] | None],
