@@ -38,7 +38,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     pages = tuple(pages)
     problems = _duplicate_ids(pages)
     problems += _refs_into_teacher_notes(pages)
-    anchors = {p.meta.id: frozenset([a[0] for a in p.anchors]) for p in pages}  # hashable: ``around`` holds them
+    anchors = {p.meta.id: p.anchor_ids for p in pages}  # hashable: ``around`` holds them
     sources = {s.id for s in content.sources}
     around = hash((frozenset(anchors.items()), frozenset(sources), content.glossary, frozenset(failed))) if memo \
         else None
@@ -238,8 +238,7 @@ def _labels(anchors: dict[str, set[str]]) -> set[str]:
 
 def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
     """A ``{ref}`` in public text to a heading inside a teacher note: its link text would publish the heading."""
-    hidden = {(page.meta.id, anchor) for page in pages for start, end in page.teacher_spans
-              for anchor, line, _title in page.anchors if start < line <= end}
+    hidden = {(page.meta.id, anchor) for page in pages if page.teacher_anchors for anchor in page.teacher_anchors}
     if not hidden:  # the usual case, and every save checks every page: no reference to resolve
         return []
     return [Problem(page.meta.path, use.line,

@@ -267,36 +267,36 @@ class Engine:
         from site_builder.engine import parsed_store
         from site_builder.engine.pipeline import collector_paused, parse_split
 
-        kept: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}
+        kept: dict[str, tuple[ParsedPage | None, list[Problem]]] = {}  # source digest → its parse, this build's
         stored = parsed_store.load(self._parsed_file()) if self._stored is None else self._stored
         self._stored = {}
         with nullcontext() if self.serving else collector_paused():
-            held = {}  # source digest → the parse kept in memory or read back from the store
             source_digest = digest_after(code_digest())
-            known, self._sources = self._sources, {}
+            known, self._sources, keys, missing = self._sources, {}, self._keys, []
             for source in sources:
                 # The very source of the last build (a dev server's loader keeps a page not saved since) is unchanged.
                 last = known.get(source.path)
                 key = last[1] if last and last[0] is source else source_digest(source.path, source.text)
-                self._keys[source.path], self._sources[source.path] = key, (source, key)
+                keys[source.path], self._sources[source.path] = key, (source, key)
+                # Kept in memory (a dev server's), or read back from the store; else parsed below.
                 if found := self._parsed.get(key) or parsed_store.read_entry(stored.get(key), lazy=True):
-                    held[key] = found
-            missing = [source for source in sources if self._keys[source.path] not in held]
+                    kept[key] = found
+                else:
+                    missing.append(source)
             workers = 1 if self.serving else self.workers  # the dev server has threads (its HTTP server): no fork
-            fresh = dict(zip(missing, parse_split(missing, workers, entries=bool(self.store)), strict=True))
-            for source in sources:
-                key = self._keys[source.path]
-                # An entry read back or made with its parse is kept as it is; a parse kept in memory is encoded.
-                parsed, text = (held[key], stored.get(key, b"")) if key in held else fresh[source]
-                kept[key] = parsed
-                if self.store and (text := text or parsed_store.entry(parsed)):
-                    self._stored[key] = text
+            fresh = list(zip(missing, parse_split(missing, workers, entries=bool(self.store)), strict=True))
+            kept.update((keys[source.path], parsed) for source, (parsed, _text) in fresh)
+            if self.store:  # an entry read back is kept as it is; one made with its parse or kept in memory, encoded
+                made = {keys[source.path]: text for source, (_parsed, text) in fresh}
+                self._stored = {key: text for key, parsed in kept.items()
+                                if (text := made.get(key) or stored.get(key) or parsed_store.entry(parsed))}
         if self.store and self._stored != stored:
             parsed_store.save(self._parsed_file(), self._stored)
         # Only this build's sources stay, so a long editing session does not pile up parses.
         self._parsed = kept
-        self._facts = {k: v for k, v in self._facts.items() if k in kept}
-        return [kept[self._keys[source.path]] for source in sources]
+        if len(self._facts) > len(kept) + 64:
+            self._facts = {k: v for k, v in self._facts.items() if k in kept}
+        return [kept[keys[source.path]] for source in sources]
 
     def _page_facts(self, page: ParsedPage) -> PageFacts:
         key = self._keys[page.meta.path]

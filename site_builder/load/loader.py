@@ -149,7 +149,7 @@ def _load_images(root: Path, folder: Path, seen: dict[str, bytes]) -> tuple[Imag
     # What folder.rglob("*") lists (links to folders are not entered), by name first: the pages' folder holds
     # every page, and a save lists it again; pathlib made a path of each to ask its suffix.
     found = sorted(os.path.join(where, name) for where, _folders, names in os.walk(folder) for name in names
-                   if _suffix(name) in IMAGE_SUFFIXES)
+                   if _is_image(name))
     for path in map(Path, found):
         if not path.is_file() or not path.resolve().is_relative_to(top):
             continue
@@ -164,10 +164,9 @@ def _load_images(root: Path, folder: Path, seen: dict[str, bytes]) -> tuple[Imag
     return tuple(images)
 
 
-def _suffix(name: str) -> str:
-    """``Path(name).suffix``, lower-cased."""
-    dot = name.rfind(".")
-    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+def _is_image(name: str) -> bool:
+    """``Path(name).suffix.lower() in IMAGE_SUFFIXES``, in C first: the pages' folder lists every page."""
+    return name.lower().endswith(IMAGE_SUFFIXES) and name.rfind(".") > 0
 
 
 def _read(root: Path, base: Path, path: Path | str, problems: list[Problem], seen: dict[str, bytes],

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -110,6 +111,17 @@ class ParsedPage:
     and line."""
     file_links: tuple[tuple[str, int], ...] = ()
     """Each Markdown link to another file of the site (``numbers.html#x``, ``files/a.pdf``): address and line."""
+
+    @cached_property
+    def anchor_ids(self) -> frozenset[str]:
+        """The ids of ``anchors``, made once per parse: every save looks references up in every page's."""
+        return frozenset(anchor for anchor, _line, _title in self.anchors)
+
+    @cached_property
+    def teacher_anchors(self) -> frozenset[str]:
+        """The ids of the anchors inside teacher notes: a ``{ref}`` in public text to one would publish it."""
+        return frozenset(anchor for start, end in self.teacher_spans for anchor, line, _title in self.anchors
+                         if start < line <= end)
 
 
 def parse_page(page: SplitPage, md: MarkdownIt) -> tuple[ParsedPage, list[Problem]]:

@@ -128,9 +128,9 @@ class SiteView:
         return {page_id: block_uses(flavour_blocks(page, self.teacher)[0]) for page_id, page in self.pages.items()}
 
     @cached_property
-    def anchor_names(self) -> dict[str, set[str]]:
+    def anchor_names(self) -> dict[str, frozenset[str]]:
         """Page id → the ids of its anchors: where a bare label (``{ref}`label```, ``{eq}``) is looked for."""
-        return {page_id: {a[0] for a in page.anchors} for page_id, page in self.pages.items()}
+        return {page_id: page.anchor_ids for page_id, page in self.pages.items()}
 
     @cached_property
     def pictures(self) -> list[Picture]:

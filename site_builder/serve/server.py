@@ -354,7 +354,7 @@ class DevServer:
         import watchfiles
 
         # yield_on_timeout: the first (empty) batch tells start() that the watcher is live.
-        for changes in watchfiles.watch(*self.watch_paths, debounce=100, step=10, stop_event=self._stop,
+        for changes in watchfiles.watch(*self.watch_paths, debounce=100, step=5, stop_event=self._stop,
                                         rust_timeout=100, yield_on_timeout=True, raise_interrupt=False):
             self._watching.set()
             if changes or (self._drawn is not None and self._drawn.done()):
