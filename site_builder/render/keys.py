@@ -127,6 +127,8 @@ class PageFacts:
     (``#x`` is the page itself); a name no page has is a bare label, which any page may define."""
     shown: str
     """Hash of the states that show a figure (figures.html lists them under each figure)."""
+    nav: str
+    """What the navigation shows of the page: id, title, label and kind."""
 
 
 def page_facts(page: ParsedPage) -> PageFacts:
@@ -137,7 +139,8 @@ def page_facts(page: ParsedPage) -> PageFacts:
     targets = [(use.name, split_title(use.target)[1]) for use in page.roles if use.name in REFERENCE_ROLES]
     links = {_linked_page(name, target, meta.id) for name, target in [*targets, *(("ref", t) for t, _ in page.links)]}
     return PageFacts(digest(meta.id, meta.title, meta.label, meta.kind, meta.summary, repr(page.anchors)),
-                     digest(repr(page.roles)), tuple(sorted(links)), digest(repr(shown)))
+                     digest(repr(page.roles)), tuple(sorted(links)), digest(repr(shown)),
+                     f"{meta.id}\0{meta.title}\0{meta.label}\0{meta.kind}")
 
 
 def _linked_page(name: str, target: str, page_id: str) -> str:
@@ -145,11 +148,6 @@ def _linked_page(name: str, target: str, page_id: str) -> str:
     if name == "doc":
         return target.removesuffix(".md").rsplit("/", 1)[-1]
     return target.partition("#")[0] or page_id
-
-
-def _depends(page: PageFacts, facts: dict[str, PageFacts]) -> Iterable[str]:
-    """The pages whose outlines a page's links show: those it names, or every page when it names a label."""
-    return page.links if all(map(facts.__contains__, page.links)) else facts
 
 
 def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Callable[[ParsedPage], str],
@@ -170,11 +168,14 @@ def render_keys(site: SiteView, looks: str, evidence_key: str, source_key_of: Ca
     base = digest(looks, evidence_key, repr(site.content.config), repr(site.content.glossary),
                   repr(site.content.value_text), str(site.teacher), repr(sorted(site.images.items())))
     facts = {page_id: facts_of(page) for page_id, page in site.pages.items()}
-    nav = _memoized(memo, "nav", tuple(f"{p.meta.id}\0{p.meta.title}\0{p.meta.label}\0{p.meta.kind}"
-                                       for p in site.pages.values()))
-    keys = {page_id: _memoized(memo, "page", (base, nav, source_key_of(page),
-                                              *[facts[t].outline for t in _depends(facts[page_id], facts)]))
-            for page_id, page in site.pages.items()}
+    nav = _memoized(memo, "nav", tuple(f.nav for f in facts.values()))
+    keys = {}
+    for page_id, page in site.pages.items():
+        # The outlines its links show: of the pages it names, or of every page when it names a label.
+        links = facts[page_id].links
+        shown = [facts[t].outline for t in links] if all(map(facts.__contains__, links)) else \
+            [f.outline for f in facts.values()]
+        keys[page_id] = _memoized(memo, "page", (base, nav, source_key_of(page), *shown))
     generated = _memoized(memo, "generated", (base, nav, repr(site.content.sources),
                                               *(f.outline + f.roles + f.shown for f in facts.values())))
     return keys, generated
