@@ -774,8 +774,8 @@ def test_parsed_pages_are_kept_under_their_source_in_memory_and_on_disk(project,
 
 
 def test_a_kept_file_digest_follows_a_rewrite_of_the_same_size_and_time(tmp_path, monkeypatch):
-    """A file's digest is kept under its stamp once settled; a rewrite that keeps its size and modification time
-    still changes its change time, so the digest is taken again."""
+    """A file's digest is kept under its stamp once settled; a rewrite that keeps its size and then restores its
+    modification time (as ``os.utime`` can) still moves its change time, so the digest is taken again."""
     from site_builder.render import keys
 
     monkeypatch.setattr(keys, "SETTLED_NS", -10**12)  # every stamp counts as settled: the digest is kept at once

@@ -107,8 +107,8 @@ def test_a_yaml_slip_leaves_both_sites_as_they_were(tmp_path):
 
 
 def test_a_text_loaded_again_gives_the_same_answer_in_a_list_of_its_own():
-    """``load_located`` keeps its answers by text (a dev server loads every YAML file on each save): what a caller
-    does with the problems it got does not reach the next caller."""
+    """``load_located`` keeps its answers by path and text (a dev server loads every YAML file on each save): what a
+    caller does with the problems it got does not reach the next caller."""
     first, problems = load_located("a: 1\na: 2\n", "content/x.yml")
     problems.clear()
     again, problems_again = load_located("a: 1\na: 2\n", "content/x.yml")

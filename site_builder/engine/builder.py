@@ -288,8 +288,9 @@ class Engine:
             kept.update((keys[source.path], parsed) for source, (parsed, _text) in fresh)
             if self.store:  # an entry read back is kept as it is; one made with its parse or kept in memory, encoded
                 made = {keys[source.path]: text for source, (_parsed, text) in fresh}
-                self._stored = {key: text for key, parsed in kept.items()
-                                if (text := made.get(key) or stored.get(key) or parsed_store.entry(parsed))}
+                self._stored = {key: text for key in (keys[source.path] for source in sources)
+                                if (text := (made[key] if key in made else stored.get(key))
+                                    or parsed_store.entry(kept[key]))}
         if self.store and self._stored != stored:
             parsed_store.save(self._parsed_file(), self._stored)
         # Only this build's sources stay, so a long editing session does not pile up parses.

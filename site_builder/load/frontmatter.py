@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from site_builder.load.content import SourceFile
-from site_builder.load.yamlnodes import load_located, not_text
+from site_builder.load.yamlnodes import not_text, parse_located
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.names import GENERATED_PAGES
 from site_builder.vocabulary.problems import Problem, closest, invisible_characters, suggest
@@ -71,7 +71,7 @@ def split_page(source: SourceFile) -> tuple[SplitPage | None, list[Problem]]:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
     if end is None:
         return None, [Problem(source.path, 1, _("front matter is not closed: add a line '---' after it"))]
-    located, problems = load_located("\n".join(lines[1:end]), source.path, first_line=2)
+    located, problems = parse_located("\n".join(lines[1:end]), source.path, first_line=2)
     if located is None:
         return None, problems
     if not isinstance(located.value, dict):

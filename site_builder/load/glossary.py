@@ -164,8 +164,9 @@ def find_term(terms: tuple[Term, ...], wording: str) -> Term | None:
 @functools.lru_cache(maxsize=8)
 def forbidden_uses(terms: tuple[Term, ...]) -> Callable[[str], tuple[tuple[str, Term], ...]]:
     """A function giving the forbidden wordings in a text, each with its entry, in order. Made once per glossary
-    and looked up once per check (hashing the glossary compares every entry); it keeps what it found in each
-    text, since a dev server checks every figure's and record's texts again on each save.
+    and looked up once per page checked and once for the other texts readers see (hashing the glossary compares
+    every entry); it keeps what it found in each text, since a dev server checks every figure's and record's
+    texts again on each save.
 
     A forbidden wording inside an accepted one is fine (``头维`` inside ``头维度``):
     matches are taken at each position longest first, over every wording. Chinese has no spaces, so a

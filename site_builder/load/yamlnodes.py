@@ -52,27 +52,34 @@ class Located:
     """For a mapping: key → Located; for a sequence: tuple of Located."""
 
 
-def load_located(text: str, path: str, first_line: int = 1) -> tuple[Located | None, list[Problem]]:
-    """Parse YAML text, keeping the line of every mapping key and list item."""
-    located, problems = _load_located(text, path, first_line)
+def load_located(text: str, path: str) -> tuple[Located | None, list[Problem]]:
+    """A whole YAML file's ``parse_located``, kept by its path and text: a dev server loads every YAML file of the
+    course on each save, and parsing them took a third of a save of the real course (glossary, values, sources,
+    each translation's). Page front matter is parsed by ``parse_located`` alone: a thousand pages would push the
+    course's files out."""
+    located, problems = _kept_file(text, path)
     return located, list(problems)
 
 
-@functools.lru_cache(maxsize=64)
-def _load_located(text: str, path: str, first_line: int) -> tuple[Located | None, tuple[Problem, ...]]:
-    """Kept by the text: a dev server loads every YAML file of the course on each save, and parsing them took a
-    third of a save of the real course (glossary, values, sources, each translation's). Nothing changes a
-    ``Located`` or a ``Problem``; a ``Problem`` is said in a language only when shown."""
+@functools.lru_cache(maxsize=32)
+def _kept_file(text: str, path: str) -> tuple[Located | None, tuple[Problem, ...]]:
+    # Shared by every caller: nothing changes a ``Located`` or a ``Problem`` (said in a language only when shown).
+    located, problems = parse_located(text, path)
+    return located, tuple(problems)
+
+
+def parse_located(text: str, path: str, first_line: int = 1) -> tuple[Located | None, list[Problem]]:
+    """Parse YAML text, keeping the line of every mapping key and list item."""
     try:
         node = _compose(text)
         if node is None:
-            return Located({}, first_line, {}), ()
+            return Located({}, first_line, {}), []
         if isinstance(node, yaml.ScalarNode) and (slip := _FULL_WIDTH_KEY.search(text)):
             raise _full_width(slip, text)  # the whole text read as one line of text
-        return _locate(node, first_line, {}, set()), ()
+        return _locate(node, first_line, {}, set()), []
     except (_Slip, yaml.YAMLError) as error:
         line, message = error.args if isinstance(error, _Slip) else _said(error, text)
-        return None, (Problem(path, first_line + line, message),)
+        return None, [Problem(path, first_line + line, message)]
 
 
 class _Slip(Exception):

@@ -53,12 +53,13 @@ def file_digest(path: Path) -> str:
     """sha256 of the file's bytes, kept under its stamp (``file_stamp``, taken before the read) once that has
     settled: a dev server's save hashed every figure, script and style sheet of the site again (a hundred
     files in the real course)."""
-    name = os.fspath(path)
+    # The clock before the stamp: a change time older than ``settled`` then stands for the bytes read after.
+    name, settled = os.fspath(path), time.time_ns() - SETTLED_NS
     stamp, kept = file_stamp(name), _DIGESTS.get(name)
     if stamp and kept and kept[0] == stamp:
         return kept[1]
     found = hashlib.sha256(path.read_bytes()).hexdigest()
-    if stamp and stamp[2] < time.time_ns() - SETTLED_NS:
+    if stamp and stamp[2] < settled:
         if len(_DIGESTS) >= 20_000:  # a long session of tests or builds in many folders
             _DIGESTS.clear()
         _DIGESTS[name] = (stamp, found)
