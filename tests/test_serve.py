@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from itertools import count
 from pathlib import Path
 
@@ -44,15 +45,29 @@ from site_builder.serve.server import DevServer, EvidenceSource
 FIXTURE = Path(__file__).parent / "fixtures" / "basic" / "content"
 
 
+def fixture_server(root: Path, log: Callable[[str], None] = lambda text: None) -> DevServer:
+    """A dev server (not started) of the fixture course, copied into ``root``, with fake evidence."""
+    shutil.copytree(FIXTURE, root / "content")
+    evidence = fake_evidence(root / "figs")
+    return DevServer(Engine(root, (Output(True, root / "out"),), serving=True), EvidenceSource(lambda: evidence),
+                     watch=[root / "content"], port=0, log=log)
+
+
 @pytest.fixture
 def dev_server(tmp_path: Path):
-    shutil.copytree(FIXTURE, tmp_path / "content")
-    evidence = fake_evidence(tmp_path / "figs")
     said: list[str] = []
-    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True),
-                       EvidenceSource(lambda: evidence),
-                       watch=[tmp_path / "content"], port=0, log=said.append)
+    server = fixture_server(tmp_path, said.append)
     yield tmp_path, server, said
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def requests_only(tmp_path_factory):
+    """One started server for the tests that only send it requests: a server of their own each cost 0.3 s."""
+    root = tmp_path_factory.mktemp("served")
+    server = fixture_server(root)
+    server.start()
+    yield root, server
     server.stop()
 
 
@@ -183,9 +198,8 @@ def test_a_burst_of_concurrent_requests_is_all_answered(dev_server):
     ("localhost:{port}:{port}", 403), ("[::1]evil:{port}", 403), ("127.0.0.1:{port} ", 200), ("", 403),
     ("localhost:+{port}", 403), ("0x7f.0.0.1:{port}", 403),
 ])
-def test_host_header_is_parsed_strictly(dev_server, host, status):
-    _, server, _ = dev_server
-    server.start()
+def test_host_header_is_parsed_strictly(requests_only, host, status):
+    _, server = requests_only
     header = host.format(port=server.port, other=server.port + 1)
     reply = raw_request(server.port, f"GET /alpha.html HTTP/1.1\r\nHost: {header}\r\n\r\n".encode())
     assert reply.split(b"\r\n", 1)[0].split(b" ")[1] == str(status).encode(), header
@@ -313,11 +327,7 @@ def get(port: int, path: str, host: str | None = None) -> tuple[int, bytes]:
 
 @pytest.fixture
 def served(tmp_path: Path):
-    shutil.copytree(FIXTURE, tmp_path / "content")
-    evidence = fake_evidence(tmp_path / "figs")
-    server = DevServer(Engine(tmp_path, (Output(True, tmp_path / "out"),), serving=True),
-                       EvidenceSource(lambda: evidence),
-                       watch=[tmp_path / "content"], port=0, log=lambda text: None)
+    server = fixture_server(tmp_path)
     server.start()
     stream = EventStream(server.port)
     hello = stream.wait_for("hello")
@@ -422,29 +432,29 @@ def test_a_crash_is_shown_with_its_traceback_and_the_server_keeps_serving(tmp_pa
 
 @pytest.mark.parametrize("path", ["/../secret.txt", "/%2e%2e/secret.txt", "/static/%2E%2E/%2e%2e/secret.txt",
                                   "/..%2fsecret.txt", "/..%5csecret.txt", "/%00alpha.html"])
-def test_escapes_are_refused(served, path):
-    root, server, _ = served
+def test_escapes_are_refused(requests_only, path):
+    root, server = requests_only
     (root / "secret.txt").write_text("secret")
     status, body = get(server.port, path)
     assert status == 403 and b"secret" not in body
 
 
 @pytest.mark.parametrize("path", ["//etc/passwd", "/etc/passwd", "/static/", "/downloads", "/nope.html"])
-def test_absolute_paths_and_folders_are_not_found(served, path):
-    _, server, _ = served
+def test_absolute_paths_and_folders_are_not_found(requests_only, path):
+    _, server = requests_only
     status, body = get(server.port, path)
     assert status == 404 and b"root:" not in body and b"Index of" not in body
 
 
-def test_not_found_page_is_re_rooted_for_this_server(served):
+def test_not_found_page_is_re_rooted_for_this_server(requests_only):
     """404.html links from base_url's path (for GitHub Pages); the dev server serves the site at /."""
-    _, server, _ = served
+    _, server = requests_only
     status, body = get(server.port, "/a/b/nope.html")
     assert status == 404 and b'href="/static/site.css"' in body and b'/course/' not in body
 
 
-def test_root_serves_index_and_symlinks_out_of_the_site_are_refused(served, tmp_path):
-    root, server, _ = served
+def test_root_serves_index_and_symlinks_out_of_the_site_are_refused(requests_only, tmp_path):
+    _, server = requests_only
     status, body = get(server.port, "/")
     assert status == 200 and "课程总览" in body.decode()
     (tmp_path / "outside.txt").write_text("outside")
@@ -454,8 +464,8 @@ def test_root_serves_index_and_symlinks_out_of_the_site_are_refused(served, tmp_
     assert resolve_request(site, "/link.txt") == (403, None)
 
 
-def test_other_host_names_are_refused_on_loopback(served):
-    _, server, _ = served
+def test_other_host_names_are_refused_on_loopback(requests_only):
+    _, server = requests_only
     assert get(server.port, "/index.html", host=f"localhost:{server.port}")[0] == 200
     assert get(server.port, "/index.html", host="evil.example:80")[0] == 403
 
