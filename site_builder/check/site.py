@@ -238,7 +238,7 @@ def _labels(anchors: dict[str, set[str]]) -> set[str]:
 
 def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
     """A ``{ref}`` in public text to a heading inside a teacher note: its link text would publish the heading."""
-    hidden = {(page.meta.id, anchor) for page in pages if page.teacher_anchors for anchor in page.teacher_anchors}
+    hidden = {(page.meta.id, anchor) for page in pages for anchor in page.teacher_anchors}
     if not hidden:  # the usual case, and every save checks every page: no reference to resolve
         return []
     return [Problem(page.meta.path, use.line,
