@@ -354,8 +354,9 @@ class DevServer:
         import watchfiles
 
         # yield_on_timeout: the first (empty) batch tells start() that the watcher is live. step: watchfiles polls,
-        # and reports a change after one step without another: 5–10 ms of a save's reload (an idle server then
-        # uses 1.3 % of a core, against 0.8 % at 10 ms).
+        # and reports a change once a step passes without another: about 10 ms after a save at 5 ms, 13–20 at 10
+        # (measured). A save that an editor writes in two bursts further apart is built twice, the second time
+        # complete; an idle server uses 1.3 % of a core at 5 ms, 0.8 % at 10.
         for changes in watchfiles.watch(*self.watch_paths, debounce=100, step=5, stop_event=self._stop,
                                         rust_timeout=100, yield_on_timeout=True, raise_interrupt=False):
             self._watching.set()
