@@ -357,6 +357,28 @@ def test_edit_reloads_only_the_edited_page_with_the_new_html(served):
     assert status == 200 and b"EventSource" in script
 
 
+def test_a_save_written_in_two_bursts_ends_built_from_the_whole_page(served):
+    """An editor may write a page in two bursts further apart than the watcher's step: the first is then built
+    alone (here a role cut in two, an error), the second comes as a batch of its own and the site ends built whole."""
+    root, server, _stream = served
+    path = root / "content" / "pages" / "alpha.md"
+    whole = path.read_text(encoding="utf-8") + "\n补充：两次写完的一句，见 {num}`exp.diff`。\n"
+    with path.open("w", encoding="utf-8") as file:
+        file.write(whole[:-8])
+        file.flush()
+        time.sleep(0.2)  # forty steps of the watcher: the first burst is reported (and built) alone
+        file.write(whole[-8:])
+    deadline = time.monotonic() + LIMIT_S
+    while time.monotonic() < deadline:
+        page = get(server.port, "/alpha.html")[1].decode()
+        if "两次写完的一句" in page and 'href="numbers.html#exp.diff"' in page.split("两次写完的一句", 1)[1]:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the page was not built from its whole text")
+    assert server.failure is None
+
+
 def test_broken_save_shows_errors_keeps_the_last_good_page_and_recovers(served):
     root, server, stream = served
     edit(root, "alpha", "{num}`exp.diff`", "{num}`exp.dif`")
