@@ -55,7 +55,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     return problems
 
 
-def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, set[str]], sources: set[str],
+def _page_problems(page: ParsedPage, content: Content, anchors: dict[str, frozenset[str]], sources: set[str],
                    evidence: Evidence) -> list[Problem]:
     path, first = page.meta.path, {}  # first: anchor → the index of its first definition
     problems = [Problem(path, line, _("duplicate anchor '#{anchor}' on this page", anchor=anchor))
@@ -89,7 +89,7 @@ def _duplicate_ids(pages: tuple[ParsedPage, ...]) -> list[Problem]:
             for page in pages if first.setdefault(page.meta.id, page.meta.path) != page.meta.path]
 
 
-def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]], sources: set[str],
+def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, frozenset[str]], sources: set[str],
                 evidence: Evidence, language: str) -> list[Problem]:
     path = page.meta.path
     if use.name not in ROLES:
@@ -212,7 +212,7 @@ def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
             for page in pages for line, marks, state in page.pointing if marks == 0]
 
 
-def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]]) -> list[Problem]:
+def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, frozenset[str]]) -> list[Problem]:
     target = split_title(use.target)[1]
     if locate(use.name, target, page.meta.id, anchors) is not None:
         return []
@@ -231,7 +231,7 @@ def _check_ref(use: RoleUse, page: ParsedPage, anchors: dict[str, set[str]]) -> 
                     + suggest(anchor, anchors[target_page]))]
 
 
-def _labels(anchors: dict[str, set[str]]) -> set[str]:
+def _labels(anchors: dict[str, frozenset[str]]) -> set[str]:
     """Every page id and anchor of the site: what a reference may name."""
     return set(anchors).union(*anchors.values())
 
