@@ -294,15 +294,29 @@ def gallery(real_public, real_teacher) -> str:
     return real_teacher["gallery.html"].decode()
 
 
+def shown_by_a_state(prepared, provenance: str):
+    """The first state (its page id and block) showing a figure of ``provenance``, and that figure."""
+    return next((page_id, block, prepared.evidence.figures[block.figure])
+                for page_id, page in prepared.pages.items() for block in page.blocks
+                if isinstance(block, StateSource) and block.figure
+                and prepared.evidence.figures[block.figure].provenance == provenance)
+
+
+def state_link(prepared, page_id: str, state) -> str:
+    """How the gallery links a use of a figure or a value: to its state, named by its lesson's label."""
+    return f'<a href="{page_id}.html#{page_id}-{state.id}">{prepared.pages[page_id].meta.label} · {state.id}</a>'
+
+
 def test_gallery_lists_every_figure_with_thumbnail_provenance_inputs_and_uses(gallery, prepared):
     listed = re.findall(r'<li class="gallery-item" id="figure-([^"]+)"', gallery)
-    assert sorted(listed) == sorted(figures.FIGURE_IDS) and len(listed) == len(set(figures.FIGURE_IDS)) >= 17
-    item = gallery.split('id="figure-r55-b2"', 1)[1].split("</li>", 1)[0]
-    assert '<img src="figures/r55-b2.svg"' in item
-    assert 'data-provenance="measured"' in item and "<code>stale_prefix</code>" in item
-    assert f'<a href="r55.html#r55-b2">{prepared.pages["r55"].meta.label} · b2</a>' in item
-    sketch = gallery.split('id="figure-ledger-s01"', 1)[1].split("</li>", 1)[0]
-    assert "无（示意）" in sketch
+    assert sorted(listed) == sorted(figures.FIGURE_IDS) and len(listed) == len(set(figures.FIGURE_IDS))
+    page_id, state, figure = shown_by_a_state(prepared, "measured")
+    item = gallery.split(f'id="figure-{figure.id}"', 1)[1].split("</li>", 1)[0]
+    assert f'<img src="figures/{figure.file}"' in item and 'data-provenance="measured"' in item
+    assert figure.inputs and all(f"<code>{source}</code>" in item for source in figure.inputs)
+    assert state_link(prepared, page_id, state) in item
+    sketch = figures.BY_ID[next(f for f in figures.FIGURE_IDS if figures.BY_ID[f].provenance == "teaching")]
+    assert "无（示意）" in gallery.split(f'id="figure-{sketch.id}"', 1)[1].split("</li>", 1)[0]
 
 
 def test_gallery_lists_every_value_formatted_with_description_and_uses(gallery, prepared):
@@ -313,7 +327,10 @@ def test_gallery_lists_every_value_formatted_with_description_and_uses(gallery, 
         text = htmllib.unescape(rows[name])
         described = prepared.content.value_text.describe(name) or value.description  # in the reader's language
         assert localize(display(value), "zh-CN") in text and described in text, name  # 是/否 for booleans
-    assert f'<a href="r55.html#r55-b2">{prepared.pages["r55"].meta.label} · b2</a>' in rows["stale_prefix.max_abs_diff"]
+    # A value a state's prose cites lists that state among its uses.
+    page_id, state, _ = shown_by_a_state(prepared, "measured")
+    cited = next(u.target for u in prepared.pages[page_id].roles if u.name == "num" and u.state == state.id)
+    assert state_link(prepared, page_id, state) in rows[cited]
 
 
 def run_list(capsys, what: str) -> list[str]:
@@ -324,13 +341,17 @@ def run_list(capsys, what: str) -> list[str]:
 def test_list_prints_one_line_per_figure_value_and_source(capsys, prepared):
     lines = run_list(capsys, "figures")
     assert len(lines) == len(figures.FIGURE_IDS)
-    assert re.match(r"^r55-b2 +模型实测 ← stale_prefix +\S", next(x for x in lines if x.startswith("r55-b2 ")))
+    _, _, figure = shown_by_a_state(prepared, "measured")
+    line = next(x for x in lines if x.startswith(f"{figure.id} "))
+    assert re.match(rf"^{re.escape(figure.id)} +模型实测 ← {re.escape(', '.join(figure.inputs))} +\S", line), line
     lines = run_list(capsys, "values")
     assert len(lines) == len(prepared.evidence.values)
-    line = next(x for x in lines if x.startswith("equivalence.max_abs_diff "))
-    assert display(prepared.evidence.values["equivalence.max_abs_diff"]) in line and "[模型实测]" in line
+    name, value = next((n, v) for n, v in prepared.evidence.values.items() if v.provenance == "measured")
+    line = next(x for x in lines if x.startswith(f"{name} "))
+    assert display(value) in line and "[模型实测]" in line
     lines = run_list(capsys, "sources")
-    assert len(lines) == len(prepared.content.sources) and any(x.startswith("M34 ") for x in lines)
+    assert len(lines) == len(prepared.content.sources)
+    assert all(any(x.startswith(f"{source.id} ") for x in lines) for source in prepared.content.sources)
 
 
 def test_real_course_both_sites_only_hold_allowed_urls(prepared, real_public, real_teacher, tmp_path):

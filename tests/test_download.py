@@ -105,8 +105,9 @@ def test_each_notebook_runs_in_an_empty_folder_and_matches_its_page(site, fresh,
         assert checked == {name: text for name, (_, text) in recomputed.items()}, page_id
         assert f"本页 {len(recomputed)} 个实测与公式计算的数值全部重新计算，且与页面一致" in printed
         records = {name for name, (provenance, _) in shown.items() if provenance == "record"}
-        listed = "".join(c.source for c in notebook.cells if c.cell_type == "markdown")
-        assert {name for name in re.findall(r"^- `([^`]+)` = ", listed, re.MULTILINE)} == records, page_id
+        prose = "".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+        assert {name for name in re.findall(r"^- `([^`]+)` = ", prose, re.MULTILINE)} == records, page_id
+        assert prepared.pages[page_id].meta.title in prose and ":::" not in prose, page_id  # no directive syntax
 
 
 def test_a_notebook_without_its_folder_says_what_to_do(site, fresh, tmp_path):

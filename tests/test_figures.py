@@ -111,9 +111,18 @@ def test_a_changed_number_fails_naming_the_figure_and_the_value(inputs) -> None:
     checks, problems = _check(inputs, ids=("bidirectional",), results=changed)
     assert checks[0].pixels.fails
     assert problems[0].startswith("figures/baseline/bidirectional.png: figure bidirectional looks different: ")
-    assert problems[1].startswith("figures/manifest.json: figure bidirectional: its data changed: "
-                                  "bidirectional.data.old_kv_change_by_layer.bidirectional[1]: 0.630192")
+    assert problems[1].startswith("figures/manifest.json: figure bidirectional: its data changed: ")
+    assert _change(problems[1], LAYER_2) == pytest.approx((layers[1] / 1.01, layers[1]), rel=1e-9)
     assert len(problems) == 2
+
+
+LAYER_2 = "bidirectional.data.old_kv_change_by_layer.bidirectional[1]"
+
+
+def _change(said: str, where: str) -> tuple[float, float]:
+    """The old and the new number a message gives for ``where`` (``where: old → new``)."""
+    old, new = re.search(re.escape(where) + r": (\S+) → ([^;,)\s]+)", said).groups()
+    return float(old), float(new)
 
 
 def test_a_changed_label_fails(inputs, monkeypatch) -> None:
@@ -193,10 +202,11 @@ def test_accept_lists_what_it_accepts_and_keeps_unchanged_images(inputs, tmp_pat
     assert (tmp_path / "baseline" / "r55-b2.png").read_bytes() == png
     assert paths["manifest_path"].read_text() == text  # another CPU's last bits change no line
     changed = copy.deepcopy(results)
-    changed["experiments"]["bidirectional"]["data"]["old_kv_change_by_layer"]["bidirectional"][1] *= 1.05
+    layers = changed["experiments"]["bidirectional"]["data"]["old_kv_change_by_layer"]["bidirectional"]
+    layers[1] *= 1.05
     said = figures.accept_figures(registry, changed, records, **paths)
     assert len(said) == 1 and said[0].startswith("accepted bidirectional: picture changed (")
-    assert "bidirectional.data.old_kv_change_by_layer.bidirectional[1]: 0.630192" in said[0]
+    assert _change(said[0], LAYER_2) == pytest.approx((layers[1] / 1.05, layers[1]), rel=1e-9)
     assert figures.check_figures(registry, changed, records, **paths)[1] == []
 
 

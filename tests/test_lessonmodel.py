@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
-import time
+import types
 from dataclasses import replace
 from pathlib import Path
 
@@ -176,7 +176,14 @@ def exact_values(results: dict) -> dict[str, float]:
             for key, v in e["values"].items() if v["class"] == "exact" and isinstance(v["value"], float)}
 
 
-SCRIPT = inspect.getsource(exact_values) + """
+def rounding_values(results: dict) -> str:
+    """Every value of the other classes, by ``experiment.key``, as JSON: what an emulated path must move in the
+    last bits (else it proves nothing). SCRIPT runs this function's source too."""
+    return json.dumps({f"{exp}.{key}": v["value"] for exp, e in results["experiments"].items()
+                       for key, v in e["values"].items() if v["class"] != "exact"}, sort_keys=True)
+
+
+SCRIPT = inspect.getsource(exact_values) + inspect.getsource(rounding_values) + """
 import inspect
 import json
 import build, figures, lessonmodel
@@ -186,7 +193,7 @@ results = lessonmodel.run_all(None)
 content, _ = load_content(build.ROOT)
 records = {r.id: r.data for r in content.records}
 _, problems = figures.check_figures([figures.BY_ID[i] for i in figures.FIGURE_IDS], results, records)
-print(json.dumps({"exact": exact_values(results), "problems": problems}))
+print(json.dumps({"exact": exact_values(results), "rounding": rounding_values(results), "problems": problems}))
 """
 
 
@@ -203,13 +210,19 @@ def default_paths(model_results) -> dict:
     """The same values on this machine's own NumPy and OpenBLAS paths: what the emulated ones must match. Taken
     from conftest's ``run_all(None)`` (this process runs on the default paths, as a fresh one without the variables
     does) rather than from one more process that would also draw every figure, which nothing here compares."""
-    return {"exact": exact_values(model_results)}
+    return {"exact": exact_values(model_results), "rounding": rounding_values(model_results)}
 
 
-def _assert_check_passes(found: dict, default: dict) -> None:
-    # The exact class is compared bit for bit (differences that must be 0.0, settings such as a temperature).
+def _assert_check_passes(found: dict, default: dict, turned_off: str = "") -> None:
+    """The exact class is compared bit for bit (differences that must be 0.0, settings such as a temperature),
+    and every figure's check passes. When the path turned off a NumPy feature this CPU has (``turned_off``), the
+    rounding class must have moved: otherwise the path ran the same kernels and proved nothing."""
     assert found["exact"] and found["exact"] == default["exact"], (found["exact"], default["exact"])
     assert found["problems"] == []
+    from numpy._core._multiarray_umath import __cpu_features__ as has
+
+    if any(has.get(feature) for feature in turned_off.split()):
+        assert found["rounding"] != default["rounding"], f"turning off {turned_off} changed no rounding value"
 
 
 # x86-64-v2 is not run alone: the combined test below takes that NumPy path with another OpenBLAS core. The exact
@@ -221,7 +234,7 @@ ALONE = ("no AVX-512 (x86-64-v3)",)
 @pytest.mark.skipif(not X86, reason="these NumPy feature names are x86's; CI's arm64 runners check their own path")
 @pytest.mark.parametrize("features", [NUMPY_PATHS[name] for name in ALONE], ids=ALONE)
 def test_check_passes_under_older_numpy_simd_paths(features: str, default_paths: dict) -> None:
-    _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": features}), default_paths)
+    _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": features}), default_paths, features)
 
 
 @pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
@@ -235,22 +248,9 @@ def test_check_passes_under_another_openblas_core(default_paths: dict) -> None:
 @pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
 @pytest.mark.skipif(not X86, reason="x86 feature names")
 def test_check_passes_with_the_oldest_paths_combined(default_paths: dict) -> None:
-    _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": NUMPY_PATHS["no AVX2, no AVX-512 (x86-64-v2)"],
-                               "OPENBLAS_CORETYPE": "Sandybridge"}), default_paths)
-
-
-@pytest.mark.slow  # Each test runs the experiments and checks every figure in a new process under emulated paths.
-def test_the_emulated_paths_really_differ() -> None:
-    # Otherwise the tests above would prove nothing: the rounding values must move in the last bits.
-    if not X86:
-        pytest.skip("x86 feature names")
-    script = "import lessonmodel, json; print(json.dumps(lessonmodel.run_experiment('lesson_data')['data']))"
-    outputs = {subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True,
-                              env={**os.environ, "NPY_DISABLE_CPU_FEATURES": features}).stdout
-               for features in ("", *NUMPY_PATHS.values())}
-    if len(outputs) == 1:
-        pytest.skip("this CPU has no SIMD path whose transcendental functions round differently")
-    assert len(outputs) > 1
+    oldest = NUMPY_PATHS["no AVX2, no AVX-512 (x86-64-v2)"]
+    _assert_check_passes(_run({"NPY_DISABLE_CPU_FEATURES": oldest, "OPENBLAS_CORETYPE": "Sandybridge"}),
+                         default_paths, oldest)
 
 
 # ---------------------------------------------------------------------------
@@ -443,18 +443,21 @@ def test_bench_writes_a_valid_record(tmp_path, monkeypatch):
         assert r["ttft_ms"]["median"] <= r["total_ms"]["median"]
 
 
-def test_time_run_separates_first_token_from_decode_steps():
+def test_time_run_separates_first_token_from_decode_steps(monkeypatch):
+    clock = [100.0]  # seconds, advanced by the generator below instead of by work
+    monkeypatch.setattr(bench, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+
     def slow_first():
-        time.sleep(0.05)
+        clock[0] += 0.050  # the prefill: 50 ms to the first token
         yield 1
-        for tok in (2, 3):
-            time.sleep(0.005)
+        for tok, step in ((2, 0.004), (3, 0.006)):
+            clock[0] += step
             yield tok
 
     run = bench.time_run(slow_first())
     assert run.tokens == (1, 2, 3)
-    assert run.ttft_ms >= 50 and run.decode_ms < run.ttft_ms / 2
-    assert run.total_ms >= run.ttft_ms + 2 * run.decode_ms * 0.99
+    assert run.ttft_ms == pytest.approx(50) and run.decode_ms == pytest.approx(5)  # the two steps' mean
+    assert run.total_ms == pytest.approx(60)
 
 
 def test_generators_agree():
