@@ -304,7 +304,8 @@ def shown_by_a_state(prepared, provenance: str):
 
 def state_link(prepared, page_id: str, state) -> str:
     """How the gallery links a use of a figure or a value: to its state, named by its lesson's label."""
-    return f'<a href="{page_id}.html#{page_id}-{state.id}">{prepared.pages[page_id].meta.label} · {state.id}</a>'
+    meta = prepared.pages[page_id].meta
+    return f'<a href="{page_id}.html#{page_id}-{state.id}">{meta.label or meta.title} · {state.id}</a>'
 
 
 def test_gallery_lists_every_figure_with_thumbnail_provenance_inputs_and_uses(gallery, prepared):
@@ -328,8 +329,9 @@ def test_gallery_lists_every_value_formatted_with_description_and_uses(gallery, 
         described = prepared.content.value_text.describe(name) or value.description  # in the reader's language
         assert localize(display(value), "zh-CN") in text and described in text, name  # 是/否 for booleans
     # A value a state's prose cites lists that state among its uses.
-    page_id, state, _ = shown_by_a_state(prepared, "measured")
-    cited = next(u.target for u in prepared.pages[page_id].roles if u.name == "num" and u.state == state.id)
+    page_id, state, cited = next((page_id, block, use.target) for page_id, page in prepared.pages.items()
+                                 for use in page.roles if use.name == "num" and use.state and not use.teacher
+                                 for block in page.blocks if isinstance(block, StateSource) and block.id == use.state)
     assert state_link(prepared, page_id, state) in rows[cited]
 
 

@@ -1,6 +1,6 @@
-"""Each lesson's notebook: linked from its page, the same bytes from every build, and failing when the page
-published another value than it recomputes. That it runs and matches every value its page shows is
-test_download.py's, in a fresh environment from the lesson's download."""
+"""Each lesson's notebook: linked from its page, the same bytes from every build, valid by nbformat's schema,
+and failing when the page published another value than it recomputes. That it runs and matches every value
+its page shows is test_download.py's, in a fresh environment from the lesson's download."""
 
 from __future__ import annotations
 
@@ -59,4 +59,6 @@ def test_notebooks_are_deterministic(site):
     prepared, files = site
     again = render_site(prepared, teacher=False)
     assert all(files[f"downloads/{i}.ipynb"] == again[f"downloads/{i}.ipynb"] for i in lessons(prepared))
+    for page_id in lessons(prepared):  # the writer skips nbformat's schema check (site_builder/render/notebook.py)
+        nbformat.validate(nbformat.reads(files[f"downloads/{page_id}.ipynb"].decode(), as_version=4))
     assert all(json.loads(files[f"downloads/{i}.ipynb"])["cells"][0]["id"] == "cell-0" for i in lessons(prepared))

@@ -1,8 +1,7 @@
 """Browser tests: build a site, serve it on loopback, drive Debian's Chromium with Playwright.
 
-Every test that takes ``site`` runs twice: on the fixture site (tests/fixtures/basic,
-always) and on the real site built by ``build.build()`` (skipped, with the reason,
-only while lessonmodel/figures/content cannot build yet).
+Every test that takes ``site`` runs twice: on the fixture site (tests/fixtures/basic)
+and on the real site built by ``build.build()`` (a course that does not build fails them).
 
 ``playwright install`` cannot download browsers here, so Playwright launches
 /usr/bin/chromium (``LESSON_CHROMIUM`` overrides). Without that browser the tests
@@ -146,19 +145,24 @@ def _describe(kind: str, public: Path, teacher: Path) -> dict:
     lessons.sort(key=lambda t: (t[0] < 3, pages.index(t[1] + ".html")))  # prefer a lesson with 3+ states
     _, lesson, states = lessons[0]
     return {"lesson": lesson, "states": states, "pages": pages, "linked_states": tuple(linked),
-            "search_probe": _probe(public, [f"{page_id}.html" for _, page_id, _ in lessons])}
+            "search_probe": _probe(public, [f"{page_id}.html" for _, page_id, _ in lessons], pages)}
 
 
-def _probe(public: Path, lessons: list[str]) -> tuple[str, str]:
-    """Two Chinese characters from the middle of a lesson's longest plain paragraph, and that lesson's page:
-    a word from inside a sentence, which search must find on its page."""
-    paragraphs = [(run, name) for name in lessons
-                  for text in re.findall(r"<p>([^<]+)</p>", (public / name).read_text(encoding="utf-8"))
-                  for run in re.findall(r"[\u4e00-\u9fff]{6,}", text)]
-    assert paragraphs, "no lesson has a paragraph of Chinese text to search for"
-    run, name = max(paragraphs, key=lambda found: len(found[0]))
-    middle = len(run) // 2
-    return run[middle - 1:middle + 1], name
+def _probe(public: Path, lessons: list[str], pages: tuple[str, ...]) -> tuple[str, str]:
+    """Two Chinese characters from inside a sentence of a lesson (its longest plain paragraphs first, from the
+    middle out) that no other page holds, and that lesson's page: search must find that page, however few
+    results it lists."""
+    texts = {name: (public / name).read_text(encoding="utf-8") for name in pages}
+    runs = sorted(((run, name) for name in lessons for text in re.findall(r"<p>([^<]+)</p>", texts[name])
+                   for run in re.findall(r"[\u4e00-\u9fff]{6,}", text)), key=lambda found: -len(found[0]))
+    for run, name in runs:
+        middle = len(run) // 2
+        for start in sorted(range(len(run) - 1), key=lambda at: abs(at - middle)):
+            word = run[start:start + 2]
+            if not any(word in text for other, text in texts.items()  # a lesson's source view is not searched
+                       if other != name and other != name.replace(".html", ".source.html")):
+                return word, name
+    raise AssertionError("no lesson has two Chinese characters in a row that no other page holds")
 
 
 @pytest.fixture(scope="session", params=["fixture", "real"])

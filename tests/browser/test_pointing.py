@@ -101,7 +101,7 @@ def _named_in_prose(real) -> tuple[str, str]:
         for part in (real.public_dir / name).read_text(encoding="utf-8").split('<section class="state" id="')[1:]:
             if 'class="mark-ref"' in part.split("</section>", 1)[0]:
                 return name.removesuffix(".html"), part.split('"', 1)[0]
-    pytest.skip("no state's prose names a mark")
+    pytest.fail("no state's prose names a mark: a caption's or the body's {mark} is not rendered as a link")
 
 
 @pytest.mark.parametrize("teacher", [False, True], ids=["public", "teacher"])
@@ -141,7 +141,10 @@ def test_presentation_walks_pointing_steps_and_every_step_fits(real, open_tab, s
         for state in states:
             assert tab.visible_states() == [state]
             steps = page.locator(f"#{state} [data-teacher] li:has(a.mark-ref)")
-            assert steps.count() >= 2, f"{state}: too few pointing steps"
+            assert steps.count() == pointing[lesson][state], state  # the page's script sees the built notes' steps
+            if not page.locator(f"#{state} .figure-card img").count():  # no figure to point at or fit around
+                page.keyboard.press("PageDown")
+                continue
             for point in range(-1, steps.count()):
                 fits = page.evaluate(FITS)
                 where = f"{state} step {point} at {width}×{height}: {fits}"
@@ -168,10 +171,10 @@ def test_presentation_walks_pointing_steps_and_every_step_fits(real, open_tab, s
         page.keyboard.press("PageUp")
         previous = page.locator(f"#{states[-2]} [data-teacher] li:has(a.mark-ref)")
         assert tab.visible_states() == [states[-2]]
-        expect(previous.nth(previous.count() - 1)).to_have_class("is-pointing")
-        page.keyboard.press("PageUp")
-        expect(previous.nth(previous.count() - 2)).to_have_class("is-pointing")
-    assert measured >= sum(map(len, pointing.values())) and tab.errors == []
+        for back in range(1, min(previous.count(), 2) + 1):  # its last step, then the one before
+            expect(previous.nth(previous.count() - back)).to_have_class("is-pointing")
+            page.keyboard.press("PageUp")
+    assert measured and tab.errors == []
 
 
 def test_speaker_window_shows_the_current_note_and_step_without_scrolling(real, open_tab, first_two):

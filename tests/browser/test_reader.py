@@ -246,8 +246,8 @@ def test_a_presentation_opened_by_its_link_shifts_nothing(site, browser):
     """Every linked state opened presenting (?present=1#state) on the teacher site, on a slow CPU with the
     scripts after the first paint: the states stay hidden until present.js has fitted the current one to
     the screen, so shrinking it is no shift (before: up to 0.44 at 1280 px). At a laptop's width only, not a
-    phone's: presenting is for a projector (UI.md), and test_pointing.py fits every step at three projector
-    sizes."""
+    phone's: presenting is for a projector (the README's teacher walk-through), and test_pointing.py fits every
+    step at three projector sizes."""
     tab = _SlowTab(browser, DESKTOP)
     page = tab.page
     shifted = {}
