@@ -51,6 +51,11 @@ def real(site):
     return site
 
 
+def _states(html: str) -> list[tuple[str, str]]:
+    """Each state of a built page: its id and its HTML (up to the next state)."""
+    return [(part.split('"', 1)[0], part) for part in html.split('<section class="state" id="')[1:]]
+
+
 @pytest.fixture
 def pointing(real) -> dict[str, dict[str, int]]:
     """Each lesson whose teacher notes point at its figures (read from the built teacher site, so a lesson added
@@ -58,10 +63,9 @@ def pointing(real) -> dict[str, dict[str, int]]:
     found = {}
     for name in real.pages:
         steps = {}
-        for part in (real.teacher_dir / name).read_text(encoding="utf-8").split('<section class="state" id="')[1:]:
+        for state, part in _states((real.teacher_dir / name).read_text(encoding="utf-8")):
             notes = part.split("data-teacher>", 1)[1].split("</aside>", 1)[0] if "data-teacher>" in part else ""
-            steps[part.split('"', 1)[0]] = sum('class="mark-ref"' in item
-                                               for item in re.findall(r"<li\b.*?</li>", notes, re.S))
+            steps[state] = sum('class="mark-ref"' in item for item in re.findall(r"<li\b.*?</li>", notes, re.S))
         if any(steps.values()):
             found[name.removesuffix(".html")] = steps
     assert found, "no lesson's teacher notes point at a figure"
@@ -98,9 +102,9 @@ def assert_outlines(page, figure, names):
 def _named_in_prose(real) -> tuple[str, str]:
     """The first lesson state whose public prose names a mark (a caption or the body): (lesson, state id)."""
     for name in real.pages:
-        for part in (real.public_dir / name).read_text(encoding="utf-8").split('<section class="state" id="')[1:]:
+        for state, part in _states((real.public_dir / name).read_text(encoding="utf-8")):
             if 'class="mark-ref"' in part.split("</section>", 1)[0]:
-                return name.removesuffix(".html"), part.split('"', 1)[0]
+                return name.removesuffix(".html"), state
     pytest.fail("no state's prose names a mark: a caption's or the body's {mark} is not rendered as a link")
 
 
