@@ -78,6 +78,13 @@ def test_an_edit_reindexes_only_its_shard(tmp_path, monkeypatch):
     search_index.place_bundle(second, site)
     assert json.loads((site / "pagefind" / search_index.SHARDS_FILE).read_text()) == ["shard-1/", "shard-2/"]
     assert all((site / "pagefind" / folder / "pagefind-entry.json").is_file() for folder in ("", "shard-1", "shard-2"))
+    # the browser loads the script and the WebAssembly of the first shard alone (tests/browser/test_search.py
+    # searches merged shards), and only for the index's one language
+    assert sorted(p.name for p in (site / "pagefind").glob("*.*")) == \
+        sorted(["pagefind.js", "pagefind-worker.js", "pagefind-entry.json", "wasm.en.pagefind", "shards.json",
+                "synonyms.json", next((site / "pagefind").glob("*.pf_meta")).name])
+    assert sorted(p.name for p in (site / "pagefind" / "shard-1").glob("*.*")) == \
+        sorted(["pagefind-entry.json", next((site / "pagefind" / "shard-1").glob("*.pf_meta")).name])
 
 
 def test_documents_kept_between_builds_are_made_again_when_their_inputs_change(tmp_path, monkeypatch):

@@ -30,6 +30,12 @@ from site_builder.vocabulary.problems import SearchIndexError
 _UNUSED_UI = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pagefind-modular-ui.css",
               "pagefind-component-ui.js", "pagefind-component-ui.css", "pagefind-highlight.js")
 """Pagefind's ready-made interfaces: the site has its own search box (static/search.js)."""
+_UNFETCHED = ("wasm.unknown.pagefind",)
+"""What no browser asks for in the first shard: the index's one language is always found (``LANGUAGE``), so the
+WebAssembly for an unknown one is never loaded."""
+_UNFETCHED_IN_MERGED = _UNFETCHED + ("pagefind.js", "pagefind-worker.js", "wasm.en.pagefind")
+"""What no browser asks for in a merged shard: ``mergeIndex`` reads its entry, meta, index and fragments, and
+searches them with the first shard's script and WebAssembly (about 230 kB a shard)."""
 _FORMAT = "shards-3"
 """Changes whenever this module lays out a bundle differently, so no older bundle is reused."""
 
@@ -155,10 +161,11 @@ def place_bundle(bundles: list[Path], site_dir: Path, synonym_groups: list = ())
     hard links (their files are never written again), with the list the browser merges and the
     glossary's synonyms."""
     target = Path(site_dir) / "pagefind"
-    shutil.copytree(bundles[0], target, copy_function=_link_or_copy)
+    shutil.copytree(bundles[0], target, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(*_UNFETCHED))
     others = [f"shard-{k}/" for k in range(1, len(bundles))]
     for name, bundle in zip(others, bundles[1:], strict=True):
-        shutil.copytree(bundle, target / name.rstrip("/"), copy_function=_link_or_copy)
+        shutil.copytree(bundle, target / name.rstrip("/"), copy_function=_link_or_copy,
+                        ignore=shutil.ignore_patterns(*_UNFETCHED_IN_MERGED))
     (target / SHARDS_FILE).write_text(json.dumps(others), encoding="utf-8")
     (target / SYNONYMS_FILE).write_text(json.dumps(list(synonym_groups), ensure_ascii=False),
                                         encoding="utf-8")
