@@ -151,6 +151,21 @@ def test_a_damaged_figure_cache_entry_is_drawn_again_with_one_warning(tmp_path, 
     assert on_disk(out) == true and again.figures == first.figures
 
 
+def test_damaged_entries_of_several_figures_are_named_in_one_warning(tmp_path):
+    from figures import FIGURES, render
+
+    sketches = [f for f in FIGURES if not f.inputs][:2]
+    assert len(sketches) == 2, "the registry has fewer than two sketches"
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    warned: list[str] = []
+    render({}, {}, out, cache, registry=sketches, warn=warned.append)
+    for meta in cache.glob("*.json"):
+        meta.write_text("[]", encoding="utf-8")
+    again = render({}, {}, out, cache, registry=sketches, warn=warned.append)
+    assert sorted(again.discarded) == sorted(f.id for f in sketches)
+    assert len(warned) == 1 and all(f.id in warned[0] for f in sketches), warned
+
+
 STATE_DAMAGE = {
     "bad JSON": "{",
     "a list": "[]",
@@ -200,8 +215,9 @@ def _damage_model_value(root: Path) -> None:
 
 
 def _damage_figures(root: Path) -> None:
-    for file in _each(root, "figures", "*.json"):
-        file.write_text("[]", encoding="utf-8")
+    # One drawing's entry: every figure drawn again would cost half a minute and show nothing more here; how several
+    # damaged entries are said is test_a_damaged_figure_cache_entry_is_drawn_again_with_one_warning's.
+    _each(root, "figures", "*.json")[0].write_text("[]", encoding="utf-8")
 
 
 def _damage_state(root: Path) -> None:
@@ -241,7 +257,7 @@ def test_a_damaged_cache_of_each_kind_leaves_the_real_course_as_built(course, da
     BUILD_DAMAGE[damage](root)
     said = _build(root)
     assert len(said) <= len(quiet) + 1, said
-    if damage in ("model values", "figure metadata"):  # every entry discarded: named in one line
+    if damage in ("model values", "figure metadata"):  # what was discarded: named in one line
         assert len(said) == len(quiet) + 1, said
     if damage == "figure metadata":  # in the course's language, through the catalogs
         assert any(line.startswith("图缓存：") for line in said), said
