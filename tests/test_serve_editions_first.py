@@ -23,10 +23,15 @@ from site_builder.serve.server import DevServer, EvidenceSource
 
 
 def get(port: int, path: str) -> tuple[int, bytes]:
+    return ask(port, path)[:2]
+
+
+def ask(port: int, path: str) -> tuple[int, bytes, str | None]:
+    """The status, body and ``Location`` of a GET."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request("GET", path)
     response = connection.getresponse()
-    answer = response.status, response.read()
+    answer = response.status, response.read(), response.getheader("Location")
     connection.close()
     return answer
 
@@ -87,6 +92,7 @@ def test_the_source_language_is_served_while_the_translation_is_drawn_then_the_t
     status, page = get(server.port, "/en/r1.html")
     assert status == 503 and "正在绘制 en 的图".encode() in page and b"/__dev/devserver.js" in page
     assert get(server.port, "/r1.html")[0] == 200 and get(server.port, "/nothing.html")[0] == 404
+    assert get(server.port, "/en/")[0] == 503  # the edition's front page too, as the tutorial links it
     assert said[-1] == "正在绘制 en 的图：这些版本在图画好后提供"
     first = digests(out)
     stream = EventStream(server.port)
@@ -101,6 +107,10 @@ def test_the_source_language_is_served_while_the_translation_is_drawn_then_the_t
     assert drawing.indexed[-1] == (out, ["en"])  # the added edition gets its search (the site was updated in place)
     status, page = get(server.port, "/en/r1.html")
     assert status == 200 and b"Two boxes" in page  # the English figure's alt text
+    # an edition's folder serves its index.html, as a static host does; without its final / it is sent there
+    status, page, _ = ask(server.port, "/en/")
+    assert status == 200 and page.startswith(b"<!doctype html>\n<html lang=\"en\"")
+    assert ask(server.port, "/en?x=1")[::2] == (301, "/en/?x=1")
     assert digests(out) == first  # the course's language as it was served first, byte for byte
 
 

@@ -104,20 +104,25 @@ def inject_client(page: bytes, build_id: int) -> bytes:
 
 
 def resolve_request(site_dir: Path, raw_path: str) -> tuple[int, Path | None]:
-    """Map a URL path to a file of the site: (200, file) or (403 | 404, None).
+    """Map a URL path to a file of the site: (200, file), (301, None) for a folder asked without its
+    final ``/`` (``/en`` → ``/en/``, so its pages' relative links hold), or (403 | 404, None).
 
     Refuses anything that could leave the folder: ``..`` segments (also
     percent-encoded), backslashes, NUL bytes, and symlinks pointing outside.
-    Folders are never listed; only the root serves its ``index.html``.
+    Folders are never listed; a folder (an edition's, the root) serves its ``index.html``, as a static host does.
     """
     path = urllib.parse.unquote(urllib.parse.urlsplit(raw_path).path)
     segments = [s for s in path.split("/") if s not in ("", ".")]
     if any(s == ".." for s in segments) or "\\" in path or "\0" in path:
         return 403, None
     root = site_dir.resolve()
-    target = (root.joinpath(*segments) if segments else root / "index.html").resolve()
+    target = root.joinpath(*segments).resolve()
     if not target.is_relative_to(root):
         return 403, None
+    if target.is_dir() and (target / "index.html").is_file():
+        if not path.endswith("/"):
+            return 301, None
+        target = target / "index.html"
     return (200, target) if target.is_file() else (404, None)
 
 
@@ -227,6 +232,10 @@ def handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
             status, target = resolve_request(server.out_dir, self.path)
             if status == 403:
                 return self._send(403, b"forbidden\n", "text/plain; charset=utf-8", head)
+            if status == 301:
+                parts = urllib.parse.urlsplit(self.path)
+                return self._send(301, b"", "text/plain; charset=utf-8", head,
+                                  location=urllib.parse.urlunsplit(("", "", parts.path + "/", parts.query, "")))
             if target is None:
                 return self._not_found(build_id, head)
             try:
@@ -247,8 +256,10 @@ def handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
             body = served_at_root(page.read_bytes()) if page.is_file() else missing_site(server.language)
             self._send(404, inject_client(body, build_id), "text/html; charset=utf-8", head)
 
-        def _send(self, status: int, body: bytes, kind: str, head: bool) -> None:
+        def _send(self, status: int, body: bytes, kind: str, head: bool, location: str = "") -> None:
             self.send_response(status)
+            if location:
+                self.send_header("Location", location)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")  # every reload must see the new build
