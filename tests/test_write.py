@@ -281,6 +281,26 @@ def test_a_near_miss_spelling_of_a_directive_is_an_error_at_its_line(tmp_path, w
     assert [p for p in found if p.startswith(f"content/pages/x.md:{line}: '{opener}'") and advice in p], found
 
 
+ROLE_MISSES = [  # (written, what the message quotes, the role meant)
+    ("{num} `v`", "{num}", "num"), ("{num}v", "{num}", "num"), ("｛num｝`v`", "｛num｝", "num"),
+    ("{num}｀v｀", "{num}", "num"), ("{ fig }`f`", "{ fig }", "fig"),
+]
+
+
+def test_a_near_miss_spelling_of_a_role_is_an_error_at_its_line_and_escaped_or_code_is_allowed(tmp_path):
+    """Each would show the role's name on the page instead of the value, and no check would see a citation."""
+    written = [f"第 {n} 行写了 {miss}。" for n, (miss, _quoted, _role) in enumerate(ROLE_MISSES)]
+    page = lesson(_STATE + "\n" + "\n".join(written) + "\n\n转义的 \\{num}`v` 和代码里的 `{num}` 照样显示。\n")
+    root = write_site(tmp_path, {"x": page})
+    with pytest.raises(ContentError) as raised:
+        prepare_site(root, fake_evidence(tmp_path / "figures"))
+    lines = page.split("\n")
+    assert [str(p) for p in raised.value.problems] == [
+        f"content/pages/x.md:{lines.index(text) + 1}: '{quoted}' is not a role's spelling, so the page shows it as "
+        f"text: write {{{role}}}`…` (ASCII braces and backticks, nothing between them)"
+        for text, (_miss, quoted, role) in zip(written, ROLE_MISSES, strict=True)]
+
+
 def test_directive_syntax_shown_in_a_code_block_is_allowed(tmp_path):
     page = lesson(_STATE + "\n````markdown\n```{teacher}\n::: {teacher}\n::::{teacher}\n````\n")
     prepared = prepare_site(write_site(tmp_path, {"x": page}), fake_evidence(tmp_path / "figures"))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 
-REFERENCE_ROLES = ("ref", "eq", "numref", "doc")
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
 
 

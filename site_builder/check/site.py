@@ -7,12 +7,13 @@ import operator
 from collections.abc import Callable, Collection, Hashable, Iterable
 
 from site_builder.check.bound_numbers import unbound_numbers
-from site_builder.check.refs import REFERENCE_ROLES, EveryAnchor, locate, resolve_ref, split_title
-from site_builder.load.bibtex import CITE_ROLES, cited_ids
+from site_builder.check.refs import EveryAnchor, locate, resolve_ref, split_title
+from site_builder.load.bibtex import cited_ids
 from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark, Record, Value
 from site_builder.load.glossary import Term, definition_problems, find_term, forbidden_uses
 from site_builder.load.value_text import ValueText, check_value_text
 from site_builder.markdown.mathrender import math_problem
+from site_builder.markdown.roles import CITE_ROLES, REFERENCE_ROLES, ROLES
 from site_builder.parse.page import ParsedPage, RoleUse, StateSource
 from site_builder.parse.positions import describe, word_holds, words_about
 from site_builder.vocabulary.i18n import _, localize
@@ -20,7 +21,6 @@ from site_builder.vocabulary.numbers import agrees, format_number
 from site_builder.vocabulary.problems import Problem, suggest
 from site_builder.vocabulary.provenance import BADGE_TEXT, PROVENANCES
 
-ROLES = ("num", "fig", "src", "ref", "example", "term", "mark", *REFERENCE_ROLES[1:], *CITE_ROLES)
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,

@@ -13,8 +13,6 @@ from site_builder.load.content import Source, SourceFile
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.problems import Problem
 
-CITE_ROLES = ("cite", "cite:p", "cite:t", "cite:ps", "cite:ts", "cite:alp", "cite:cts")
-"""MyST's citation roles (sphinxcontrib-bibtex's styles); all show the cited sources' ids."""
 _ENTRY = re.compile(r"@([A-Za-z]+)\s*\{\s*([^,\s]+)\s*,")
 _FIELD = re.compile(r"\s*([A-Za-z_-]+)\s*=\s*")
 

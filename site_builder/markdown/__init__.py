@@ -13,7 +13,7 @@ from site_builder.markdown.images import image_figure_plugin
 from site_builder.markdown.lines import inline_lines_plugin
 from site_builder.markdown.mathrules import dollar_math_plugin, math_render_plugin
 from site_builder.markdown.myst import myst_blocks_plugin
-from site_builder.markdown.nearmiss import near_miss_plugin
+from site_builder.markdown.nearmiss import near_miss_plugin, role_near_miss_plugin
 from site_builder.markdown.nesting import nesting_limit_plugin
 from site_builder.markdown.roles import role_render_plugin
 from site_builder.markdown.tables import table_align_plugin
@@ -35,6 +35,7 @@ def make_markdown() -> MarkdownIt:
     md.use(near_miss_plugin, names=DIRECTIVES)
     md.use(myst_blocks_plugin)
     md.use(myst_role_plugin)
+    md.use(role_near_miss_plugin)
     md.use(dollar_math_plugin)
     md.use(heading_anchor_plugin)
     md.use(table_align_plugin)

@@ -1,12 +1,15 @@
-"""Near-miss spellings of a directive: written as one, published as code or text.
+"""Near-miss spellings of a directive or a role: written as one, published as code or text.
 
 ``~~~{teacher}``, ``::: {teacher}`` (a space), ``::{teacher}``,
 ``:::teacher`` or an opener indented into a code block are not directives: markdown-it
 reads them as a code block or a paragraph, and what the author meant to hide (a
-teacher note) would be published. This plugin notes each one in
-``env["near_misses"]`` as (line, message with the right spelling), for the parse stage
-to report as ``path:line`` errors. Only the lines markdown-it has read as code or text
-are looked at, so directive syntax shown inside a fenced code block stays allowed.
+teacher note) would be published. Likewise ``{num} `x``` (a space), ``{num}x`` (no
+backticks), ``｛num｝`x``` or ``{num}｀x｀`` (full-width) are not roles: the page would show
+the name instead of the number, and no check would see a citation. These plugins note each
+one in ``env["near_misses"]`` as (line, message with the right spelling), for the parse
+stage to report as ``path:line`` errors. Only what markdown-it has read as code or text is
+looked at, so the syntax shown inside code stays allowed, and so does a brace escaped
+on purpose (``\\{num}``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from site_builder.markdown.roles import ROLES
 from site_builder.vocabulary.i18n import _
 
 _COLONS = re.compile(r"^(:{2,})[ \t]*\{?[ \t]*([A-Za-z][\w-]*)[ \t]*\}?[ \t]*(.*?)\s*$")
@@ -69,3 +73,30 @@ def _misses(token: Token, names: tuple[str, ...]) -> list[tuple[int, str]]:
 
 def _opener(colons: int, name: str, argument: str) -> str:
     return f"{':' * colons}{{{name}}}" + (f" {argument}" if argument else "")
+
+
+_ROLE = re.compile(r"[{｛][ \t]*(" + "|".join(map(re.escape, sorted(ROLES, key=len, reverse=True))) + r")[ \t]*[}｝]")
+"""A role's name in braces, ASCII or full-width: in text, never a role (myst_role took every right spelling)."""
+
+
+def role_near_miss_plugin(md: MarkdownIt) -> None:
+    """Note role names left in text, after the inline stage and before its escapes join the text."""
+    md.core.ruler.after("inline", "role_near_miss", _note_roles)
+
+
+def _note_roles(state: StateCore) -> None:
+    found = []
+    for token in state.tokens:
+        if token.type != "inline" or not token.map or not token.children:
+            continue
+        line = token.map[0] + 1
+        for child in token.children:
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "text":
+                found += [(line, _("'{written}' is not a role's spelling, so the page shows it as text: write "
+                                   "{correct} (ASCII braces and backticks, nothing between them)",
+                                   written=miss.group(), correct=f"{{{miss.group(1)}}}`…`"))
+                          for miss in _ROLE.finditer(child.content)]
+    if found:
+        state.env.setdefault("near_misses", []).extend(found)

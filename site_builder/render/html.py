@@ -19,11 +19,12 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup, escape
 
-from site_builder.check.refs import REFERENCE_ROLES, locate, number_in, split_title
+from site_builder.check.refs import locate, number_in, split_title
 from site_builder.check.site import resolve_mark, resolve_ref
-from site_builder.load.bibtex import CITE_ROLES, cited_ids
+from site_builder.load.bibtex import cited_ids
 from site_builder.load.content import FigureInfo
 from site_builder.load.glossary import find_term
+from site_builder.markdown.roles import CITE_ROLES, REFERENCE_ROLES
 from site_builder.parse.page import ParsedPage, image_path
 from site_builder.resolve.resolved import ResolvedPage, ResolvedState, SiteView, Stepper
 from site_builder.vocabulary.i18n import _, install

@@ -17,10 +17,11 @@ from functools import cached_property
 from markdown_it.token import Token
 
 from site_builder.check.images import Picture
-from site_builder.check.refs import REFERENCE_ROLES, split_title
+from site_builder.check.refs import split_title
 from site_builder.check.site import derived_provenance, resolve_mark
-from site_builder.load.bibtex import CITE_ROLES, cited_ids
+from site_builder.load.bibtex import cited_ids
 from site_builder.load.content import Content, Evidence, FigureInfo
+from site_builder.markdown.roles import CITE_ROLES, REFERENCE_ROLES
 from site_builder.markdown.source import picture_address, role_pieces
 from site_builder.parse.page import ParsedPage, StateSource, image_path
 from site_builder.resolve.markdown_text import markdown_text
