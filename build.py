@@ -111,15 +111,15 @@ def measure_and_draw(clean: bool = False, progress=None, figure_dir: Path | None
     return (measured := measure_all(clean, progress, figure_dir, first)).evidence, measured.drawn
 
 
-def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER):
+def build(clean: bool = False, quiet: bool = False, public: Path = PUBLIC, teacher: Path = TEACHER, warn: bool = True):
     """Measure, draw, build both sites: the engine's report (no prepared site if nothing changed) and what was
-    measured. ``clean`` (``check``) keeps nothing: everything is made anew."""
+    measured. ``clean`` (``check``) keeps nothing: everything is made anew. ``warn``: print the warnings."""
     from site_builder.serve.commands import build_sites
 
     started = time.perf_counter()
     measured = measure_all(clean)
     evidence = measured.evidence
-    report = build_sites(ROOT, evidence, public, teacher, None if clean else CACHE, WORKERS, measured.loaded)
+    report = build_sites(ROOT, evidence, public, teacher, None if clean else CACHE, WORKERS, measured.loaded, warn)
     said = {"figures": len(evidence.figures), "values": len(evidence.values), "public": public.name,
             "teacher": teacher.name, "seconds": f"{time.perf_counter() - started:.2f}"}
     if not quiet:
@@ -139,14 +139,16 @@ def check(report_dir: Path | None = None) -> int:
     from site_builder.write.verify import verify_output
 
     shutil.rmtree(CACHE / "figures-clean", ignore_errors=True)
-    report, measured = build(clean=True)
+    report, measured = build(clean=True, warn=False)
     prepared = report.prepared
     drawn = [figures.BY_ID[fid] for fid in measured.drawn]
     checks, problems = figures.check_figures(drawn, measured.results, measured.records, marks=_drawn_marks(measured),
                                              languages=figures.LANGUAGES, drawn=measured.baselines)
-    problems += [p.localized(LANGUAGE()) for p in verify_output(prepared, PUBLIC, TEACHER)]
-    for problem in problems:
-        say(problem, file=sys.stderr)
+    refused = verify_output(prepared, PUBLIC, TEACHER)  # a placeholder line is said once, as the error it is here
+    problems += [p.localized(LANGUAGE()) for p in refused]
+    warnings = [w for w in prepared.warnings if (w.path, w.line) not in {(p.path, p.line) for p in refused}]
+    for line in [w.localized(LANGUAGE()) for w in warnings] + problems:
+        say(line, file=sys.stderr)
     if report_dir is not None:
         say(_("report: {path}", path=write_report(checks, problems, report_dir)), file=sys.stderr)
     values = prepared.evidence.values
@@ -156,7 +158,7 @@ def check(report_dir: Path | None = None) -> int:
           "{problems} problems, {warnings} warnings",
           pages=len(prepared.pages) + sum(len(e.pages) for e in prepared.editions), editions=1 + len(prepared.editions),
           values=len(values), **count, figures=len(drawn), languages=len(figures.LANGUAGES), problems=len(problems),
-          warnings=len(prepared.warnings)))
+          warnings=len(warnings)))
     return 1 if problems else 0
 
 
@@ -189,8 +191,7 @@ def print_evidence(figure_dir: str, first: bool = False) -> None:
     """Measure and draw, then print the evidence as JSON: what ``serve`` runs in a fresh process."""
     from site_builder.load.evidence import answer
 
-    answer(lambda progress: measure_and_draw(progress=progress, figure_dir=Path(figure_dir), first=first)[0],
-           LANGUAGE())
+    answer(lambda said: measure_and_draw(progress=said, figure_dir=Path(figure_dir), first=first)[0], LANGUAGE())
 
 
 def serve(host: str, port: int, teacher: bool) -> int:

@@ -208,12 +208,13 @@ GLOSSARY = ("- id: head-dim\n  term: 头维度\n  forbidden: [头维, 每个头�
 
 
 def test_glossary_terms_and_forbidden_variants(tmp_path):
-    body = STATE.replace("正文。", "{term}`KV 缓存` 与 {term}`键值缓存` 都认得；{term}`KV缓存` 不认得。\n\n"
+    body = STATE.replace("正文。", "{term}`KV 缓存` 与 {term}`键值缓存` 都认得；{term}`KV缓存` 不认得，条目的 id {term}`kv-cach` 也不是。\n\n"
                                   "头维度没问题，头维不行；K/V 缓存也不行。")
     found = problems(tmp_path, {"x": lesson("每个头的维度。\n\n" + body)}, glossary=GLOSSARY)
     assert found == [
         f"{P}:4: '每个头的维度' is a forbidden variant in the glossary: write '头维度'",
         f"{P}:10: unknown term 'KV缓存' (did you mean 'KV 缓存'?) (terms are listed in content/glossary.yml)",
+        f"{P}:10: unknown term 'kv-cach' (did you mean 'KV 缓存'?) (terms are listed in content/glossary.yml)",
         f"{P}:12: 'K/V 缓存' is a forbidden variant in the glossary: write 'KV 缓存'",
         f"{P}:12: '头维' is a forbidden variant in the glossary: write '头维度'",
     ]

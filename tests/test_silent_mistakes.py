@@ -55,7 +55,10 @@ def test_an_untouched_skeleton_builds_with_warnings_and_check_refuses_it(tmp_pat
     (tmp_path / "public").mkdir()
     (tmp_path / "teacher").mkdir()
     refused = verify_output(prepared, tmp_path / "public", tmp_path / "teacher")
-    assert [p for p in refused if p.path == "content/pages/y.md"] == warned
+    assert [p.as_warning() for p in refused if p.path == "content/pages/y.md"] == warned  # an error there
+    said = warned[0].localized(language)  # a warning says it is one, in the course's language
+    assert said.startswith("content/pages/y.md:") and said.split(": ", 1)[1].startswith(
+        {"zh-CN": "警告：", "en": "warning: "}[language]), said
 
 
 def test_a_skeleton_line_the_teacher_rewrote_is_no_longer_a_placeholder(tmp_path):

@@ -116,8 +116,10 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, frozenset[str
 def _term_problems(page: ParsedPage, content: Content) -> list[Problem]:
     """``{term}`` must name a glossary wording; prose must not use a forbidden one."""
     terms, path = content.glossary, page.meta.path
-    wordings = [w for t in terms for w in t.words]
-    unknown = [Problem(path, use.line, _("unknown term '{term}'", term=use.target) + suggest(use.target, wordings)
+    # a wording in any case, or an entry's id (kv-cache), suggests the wording {term} takes
+    wordings = {w.casefold(): w for t in terms for w in t.words} | {t.id: t.term for t in terms}
+    unknown = [Problem(path, use.line, _("unknown term '{term}'", term=use.target)
+                       + suggest(use.target.casefold(), wordings, shown=wordings)
                        + _(" (terms are listed in content/glossary.yml)"))
                for use in page.roles if use.name == "term" and find_term(terms, use.target) is None]
     return unknown + _forbidden(terms, [(path, line, text, "") for text, line, _where in page.texts])

@@ -208,7 +208,7 @@ def check_parsed(content: Content, parsed: Parsed, problems: list[Problem], evid
     if problems:  # causes first: the page list, then the pages that failed to load, then what they left out
         raise ContentError(problems, causes=(content.config.path, *failed))
     warnings = tuple(sorted(pointing_warnings(pages))) + tuple(w for page in pages for w in page.warnings) \
-        + tuple(placeholder_problems(content.pages, memo))
+        + tuple(p.as_warning() for p in placeholder_problems(content.pages, memo))
     return PreparedSite(content, {p.meta.id: p for p in pages}, evidence, warnings, images)
 
 

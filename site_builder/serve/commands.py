@@ -76,10 +76,10 @@ def keep_between_runs(cache: Path) -> None:
 
 
 def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cache: Path | None, workers: int,
-                loaded: tuple[Content, list[Problem]] | tuple = ()) -> BuildReport:
+                loaded: tuple[Content, list[Problem]] | tuple = (), warn: bool = True) -> BuildReport:
     """Both sites, the public one with its search index (made while the pages render); with no
     ``cache`` every page is parsed, rendered and written anew and the index is made from scratch.
-    The warnings are printed, in the course's language."""
+    ``warn``: the warnings are printed, in the course's language (else the caller says them)."""
     with tempfile.TemporaryDirectory(prefix="search-") as scratch:
         search = cache / "search" if cache else Path(scratch)
         outputs = (Output(False, public, finish=lambda prepared: _index(prepared, search, kept=cache is not None)),
@@ -91,9 +91,8 @@ def build_sites(root: Path, evidence: Evidence, public: Path, teacher: Path, cac
         report = engine.build(evidence, loaded)
     if cache:
         prune_store(cache / "assets")
-    for warning in report.warnings:
-        said = warning.localized(report.prepared.content.config.language)
-        print(said if str(warning.message).startswith("warning:") else f"warning: {said}", file=sys.stderr)
+    for warning in report.warnings if warn else ():  # each says it is one (``Problem.as_warning``)
+        print(warning.localized(report.prepared.content.config.language), file=sys.stderr)
     return report
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import traceback
 import unicodedata
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +44,11 @@ class Problem:
 
     def _located(self, message: str) -> str:
         return f"{self.path}:{self.line}: {message}" if self.line else f"{self.path}: {message}"
+
+    def as_warning(self) -> Problem:
+        """This problem said as a warning (``…: 警告：…``): a skeleton's placeholder line is one while a site is
+        built, and an error where it decides what is published (``check``)."""
+        return Problem(self.path, self.line, _("warning: ") + self.message)
 
 
 class ContentError(Exception):
@@ -85,9 +90,10 @@ def code_error(error: BaseException, root: Path, folders: Collection[str]) -> Co
     return ContentError([Problem(shown, where.lineno or 0, said)], trace=trace.rstrip())
 
 
-def suggest(name: str, known: Iterable[str], *, limit: int = 3) -> str:
-    """A ``(did you mean …?)`` suffix naming the closest known names, or ``''``."""
-    close = closest(name, known, limit=limit)
+def suggest(name: str, known: Iterable[str], *, limit: int = 3, shown: Mapping[str, str] | None = None) -> str:
+    """A ``(did you mean …?)`` suffix naming the closest known names, or ``''``; ``shown`` maps a known name to
+    the one to write instead (a spelling a teacher may type → the one a role takes)."""
+    close = list(dict.fromkeys((shown or {}).get(near, near) for near in closest(name, known, limit=limit)))
     if not close:
         return ""
     names: str = f"'{close[0]}'"
