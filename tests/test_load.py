@@ -208,7 +208,8 @@ GLOSSARY = ("- id: head-dim\n  term: 头维度\n  forbidden: [头维, 每个头�
 
 
 def test_glossary_terms_and_forbidden_variants(tmp_path):
-    body = STATE.replace("正文。", "{term}`KV 缓存` 与 {term}`键值缓存` 都认得；{term}`KV缓存` 不认得，条目的 id {term}`kv-cach` 也不是。\n\n"
+    body = STATE.replace("正文。", "{term}`KV 缓存` 与 {term}`键值缓存` 都认得；{term}`KV缓存` 不认得，"
+                                  "条目的 id {term}`kv-cach` 也不是。\n\n"
                                   "头维度没问题，头维不行；K/V 缓存也不行。")
     found = problems(tmp_path, {"x": lesson("每个头的维度。\n\n" + body)}, glossary=GLOSSARY)
     assert found == [

@@ -135,7 +135,7 @@ def test_directive_tokens_carry_options_and_lines():
     assert opener.type == "directive_open"
     assert opener.map == [1, 7]
     assert opener.meta == {"name": "state", "arg": "b0", "closed": True,
-                           "options": {"title": ("标题", 3), "provenance": ("teaching", 4)}, "repeated": []}
+                           "options": {"title": ("标题", 3), "provenance": ("teaching", 4)}, "repeated": [], "lost": {}}
 
 
 def test_closing_punctuation_stays_on_the_line_of_its_formula():

@@ -281,6 +281,34 @@ def test_a_near_miss_spelling_of_a_directive_is_an_error_at_its_line(tmp_path, w
     assert [p for p in found if p.startswith(f"content/pages/x.md:{line}: '{opener}'") and advice in p], found
 
 
+OPTION_MISSES = [  # (a state's option lines, the messages: the line they are on in the state, what they say)
+    (":title: 一\n:caption 改掉\n:provenance: teaching", [
+        (3, "':caption 改掉' is not an option's spelling, so it is read as text: write ':caption: …', with ASCII "
+            "colons on both sides of the name"),
+        (4, "option ':provenance:' comes after the options ended, so it is read as text: keep a directive's options "
+            "together, right under its first line, with no blank line between")]),
+    (":title：一\n:provenance: teaching", [
+        (2, "':title：一' is not an option's spelling, so it is read as text: write ':title: …', with ASCII colons on "
+            "both sides of the name"),
+        (3, "option ':provenance:' comes after the options ended, so it is read as text: keep a directive's options "
+            "together, right under its first line, with no blank line between")]),
+    (":title: 一\n\n:provenance: teaching", [
+        (4, "option ':provenance:' comes after the options ended, so it is read as text: keep a directive's options "
+            "together, right under its first line, with no blank line between")]),
+]
+
+
+@pytest.mark.parametrize("options,said", OPTION_MISSES, ids=["colon left out", "full-width colon", "blank line"])
+def test_an_option_read_as_text_is_said_at_its_line_instead_of_as_missing(tmp_path, options, said):
+    """The option is lost to the state's text: the message names the line and the spelling, not 'needs :provenance:'
+    at the state's first line."""
+    page = lesson(f":::{{state}} b0\n{options}\n\n正文。\n:::\n")
+    with pytest.raises(ContentError) as raised:
+        prepare_site(write_site(tmp_path, {"x": page}), fake_evidence(tmp_path / "figures"))
+    first = page.split("\n").index(":::{state} b0") + 1
+    assert [str(p) for p in raised.value.problems] == [f"content/pages/x.md:{first + n - 1}: {m}" for n, m in said]
+
+
 ROLE_MISSES = [  # (written, what the message quotes, the role meant)
     ("{num} `v`", "{num}", "num"), ("{num}v", "{num}", "num"), ("｛num｝`v`", "｛num｝", "num"),
     ("{num}｀v｀", "{num}", "num"), ("{ fig }`f`", "{ fig }", "fig"),

@@ -111,6 +111,9 @@ _OPEN = re.compile(r"^(:{3,}|`{3,})\{([A-Za-z][\w-]*)\}[ \t]*(.*?)\s*$")
 _CLOSE = re.compile(r"^(:{3,}|`{3,})\s*$")
 _OPTION = re.compile(r"^:([A-Za-z][\w-]*):(?:[ \t]+(.*?))?\s*$")
 _YAML_OPTION = re.compile(r"^([A-Za-z][\w-]*):(?:[ \t]+(.*?))?\s*$")
+_LIKE_OPTION = re.compile(r"^[:：]([A-Za-z][\w-]*)(?:[:：]|[ \t]|$)")
+"""A line meant as an option that ``_OPTION`` did not take: a full-width colon, a colon left out, or an option
+standing after a blank line (the options end at the first line that is not one)."""
 _STACK = "open_directives"
 """``env`` key: the ``directive_open`` tokens whose content is being read, innermost last."""
 _TERMINATES = {"alt": ["paragraph", "blockquote", "list"]}
@@ -240,11 +243,12 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     if silent:
         return True
     options, repeated, body = _options(state, start + 1, end)
+    lost = _misspelt_options(state, body, end)
     token = state.push("directive_open", "div", 1)
     token.block = True
     token.markup = opened.group(1)
     token.meta = {"name": opened.group(2), "arg": opened.group(3), "options": options, "repeated": repeated,
-                  "closed": False}
+                  "lost": lost, "closed": False}
     token.map = [start, start + 1]  # until its end is known
     spec = DIRECTIVES.get(opened.group(2), _SKIPPED if token.markup[0] == "`" else None)
     if spec is not None and spec.literal:  # (an unknown one in backticks is skipped whole: it is one error)
@@ -293,6 +297,31 @@ def _options(state: StateBlock, line: int, end: int) -> tuple[dict[str, tuple[st
         else:
             options[key] = (value, number)
     return options, repeated, line
+
+
+def _misspelt_options(state: StateBlock, line: int, end: int) -> dict[str, int]:
+    """The options meant on the lines from ``line`` (where the options ended) but read as content, key → line, until
+    the first line that is neither blank nor one; each noted in ``env["near_misses"]`` with the right spelling."""
+    lost: dict[str, int] = {}
+    while line < end:
+        text = _line(state, line).strip()
+        meant = _LIKE_OPTION.match(text)
+        if meant is None and text:
+            break
+        if meant is not None:
+            key = meant.group(1)
+            lost[key] = line + 1
+            if _OPTION.match(text):
+                said = _("option ':{key}:' comes after the options ended, so it is read as text: keep a directive's "
+                         "options together, right under its first line, with no blank line between", key=key)
+            else:
+                said = _("'{written}' is not an option's spelling, so it is read as text: write ':{key}: …', with "
+                         "ASCII colons on both sides of the name", written=text, key=key)
+            notes = state.env.setdefault("near_misses", [])
+            if all(noted != line + 1 for noted, _said in notes):  # a directive may be read twice (a state ends another)
+                notes.append((line + 1, said))
+        line += 1
+    return lost
 
 
 def _literal(state: StateBlock, directive: Token, kind: str, body: int, end: int) -> int:

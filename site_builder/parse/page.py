@@ -297,14 +297,14 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
     if state_id != expected:
         problems.append(Problem(path, line, _("state id '{id}' should be '{expected}': states are "
                                               "numbered b0, b1, … in order", id=state_id, expected=expected)))
-    options = opener.meta["options"]
+    options, lost = opener.meta["options"], opener.meta.get("lost", {})  # lost: misspelt, said at their lines
     title, title_line = options.get("title", ("", line))
-    if not title:
+    if not title and "title" not in lost:
         problems.append(Problem(path, title_line, _("state {id} needs ':title: …'", id=state_id)))
     elif hidden := invisible_characters(title, _("state {id} title", id=state_id)):
         problems.append(Problem(path, title_line, hidden))
     provenance, provenance_line = options.get("provenance", ("", line))
-    if provenance not in PROVENANCES:
+    if provenance not in PROVENANCES and (provenance or "provenance" not in lost):
         problems.append(Problem(path, provenance_line, _("state {id} needs ':provenance:' set to one of {names}",
                                   id=state_id, names=", ".join(PROVENANCES))
                                 + (_(", not '{value}'", value=provenance) + suggest(provenance, PROVENANCES)
