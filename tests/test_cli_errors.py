@@ -35,13 +35,14 @@ def _refused(capsys, *argv: str) -> str:
 # Each of argparse's messages this command line can meet, and how our line begins (its cause).
 SLIPS = [
     (("lst",), "未知的命令 'lst'（是不是 'list'？）；命令有：build, check"),
-    (("new", "lessn", "r56"), "'lessn' 不是 kind 的可选值（是不是 'lesson'？）；可选：lesson, figure, experiment"),
-    (("list", "valus"), "'valus' 不是 what 的可选值（是不是 'values'？）"),
+    (("new", "lessn", "r56"), "'lessn' 不是 new 的可选值（是不是 'lesson'？）；可选：lesson, figure, experiment"),
+    (("list", "valus"), "'valus' 不是 list 的可选值（是不是 'values'？）"),
     (("serve", "--port", "80a"), "'80a' 不是整数：--port 要的是整数"),
     (("serve", "--port"), "--port 后面缺少它的值"),
     (("serve", "--teacher=yes"), "--teacher 不带值，却给了 'yes'"),
-    (("new",), "缺少参数：kind, id"),
+    (("new",), "缺少参数：KIND, ID"),
     (("build", "extra"), "多余的参数：extra"),
+    (("serve", "--teachr"), "多余的参数：--teachr（是不是 '--teacher'？）"),
     (("serve", "--h"), "--h 可能是 --help, --host；请写全"),
 ]
 

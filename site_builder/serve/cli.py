@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from site_builder.vocabulary.i18n import Text, _
@@ -20,14 +20,18 @@ LISTS = ("values", "figures", "sources", "terms")
 """What ``list`` prints: what pages may cite."""
 COMMAND = "COMMAND"
 """The subcommand's name in usage lines and in argparse's messages."""
+_SAID_AS = {"what": "list", "KIND": "new"}
+"""A positional argument's name in argparse's messages → what a message calls it: the command it belongs to."""
 
 
 def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
     """The command line; every help text said in the course's language by ``say``."""
 
+    options: list[str] = []  # every command's, for a misspelt one: argparse's top parser reports them all
+
     class Parser(argparse.ArgumentParser):
         def error(self, message: str):  # argparse's documented hook: it must not return
-            self.exit(2, say(parse_error(message, self.prog)) + "\n")
+            self.exit(2, say(parse_error(message, self.prog, options)) + "\n")
 
     class Formatter(argparse.HelpFormatter):
         def add_usage(self, usage, actions, groups, prefix=None):
@@ -60,8 +64,9 @@ def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
                        help=say(_("address to listen on (default 127.0.0.1: only this machine can connect)")))
     serve.add_argument("--teacher", action="store_true", help=say(_("serve the teacher site (with teacher notes)")))
     new = command("new", _("start a lesson, figure or experiment from a skeleton: new lesson|figure|experiment ID"))
-    new.add_argument("kind", choices=["lesson", "figure", "experiment"], help=say(_("what to create")))
-    new.add_argument("id", help=say(_("lesson and figure ids: lowercase letters, digits and '-' (r56, "
+    new.add_argument("kind", choices=["lesson", "figure", "experiment"], metavar="KIND",
+                     help=say(_("what to create: lesson, figure or experiment")))
+    new.add_argument("id", metavar="ID", help=say(_("lesson and figure ids: lowercase letters, digits and '-' (r56, "
                                       "attention-span); experiment ids: lowercase letters, digits and '_'")))
     new.add_argument("--from", dest="inputs", action="append", default=[], metavar="EXPERIMENT",
                      help=say(_("figure only: draw from this experiment's results (a measured figure)")))
@@ -69,15 +74,22 @@ def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
         "path", type=Path, help=say(_("the page's Markdown file")))
     command("list", _("print what pages may cite: values, figures, sources or terms")).add_argument(
         "what", nargs="?", choices=LISTS, default="values", help=say(_("what to list (default values)")))
+    options += sorted({name for made in (parser, *commands.choices.values()) for action in made._actions
+                       for name in action.option_strings if name.startswith("--") and name != "--help"})
     return parser
 
 
-def parse_error(message: str, prog: str) -> Text | str:
+def parse_error(message: str, prog: str, options: Sequence[str] = ()) -> Text | str:
     """argparse's English ``message`` (Python 3.11's wording) said as one of ours, cause first, with where
-    to read more; a message we have no words for stays as argparse wrote it."""
+    to read more; a message we have no words for stays as argparse wrote it. ``options``: the ones a misspelt
+    option is compared with."""
     name = None
     if argument := re.fullmatch(r"argument (.+?): (.+)", message, re.S):
         name, message = argument.groups()
+        name = _SAID_AS.get(name, name)
+    if extra := re.fullmatch(r"unrecognized arguments: (.+)", message, re.S):
+        cause = _("unexpected {extra}", extra=extra.group(1)) + suggest(extra.group(1).split()[0], options)
+        return _("{cause} (help: {prog} --help)", cause=cause, prog=prog)
     for pattern, say in _CAUSES:
         if found := re.fullmatch(pattern, message, re.S):
             return _("{cause} (help: {prog} --help)", cause=say(name, *found.groups()), prog=prog)
@@ -108,7 +120,6 @@ _CAUSES: tuple[tuple[str, Callable[..., Text]], ...] = (
     (r"ignored explicit argument (.+)",
      lambda name, value: _("{name} takes no value, but was given '{value}'", name=name, value=_literal(value))),
     (r"the following arguments are required: (.+)", lambda _name, names: _("missing {names}", names=names)),
-    (r"unrecognized arguments: (.+)", lambda _name, extra: _("unexpected {extra}", extra=extra)),
     (r"ambiguous option: (.+) could match (.+)",
      lambda _name, typed, options: _("{typed} could mean {options}; write it out", typed=typed, options=options)),
 )
