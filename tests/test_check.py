@@ -146,14 +146,15 @@ def test_num_example_code_and_math_are_not_flagged(tmp_path, text):
 
 
 def test_every_kind_of_prose_is_checked(tmp_path):
-    """Emphasis, a link's text, a list, a quote, a table, a state's title and caption, a ``more`` block."""
+    """Emphasis, a link's text, a list, a quote, a table, a state's title and caption, a ``more`` block: each at
+    its line."""
     body = ("**0.11** 和 [0.12](https://example.org/)\n\n- 0.13\n\n> 0.14\n\n| a |\n|---|\n| 0.15 |\n\n"
             ":::{state} b0\n:title: 概率 0.16\n:caption: 概率 0.17\n:provenance: teaching\n\n"
             "::::{more}\n0.18\n::::\n:::\n")
     found = problems(tmp_path, lesson(body))
     assert sorted(found) == sorted([f"{P}:4: number '0.11' {ADVICE}", f"{P}:4: number '0.12' {ADVICE}",
                                     f"{P}:6: number '0.13' {ADVICE}", f"{P}:8: number '0.14' {ADVICE}",
-                                    f"{P}:12: number '0.15' {ADVICE}", f"{P}:14: state b0: number '0.16' {ADVICE}",
+                                    f"{P}:12: number '0.15' {ADVICE}", f"{P}:15: state b0: number '0.16' {ADVICE}",
                                     f"{P}:16: state b0: number '0.17' {ADVICE}",
                                     f"{P}:20: state b0: number '0.18' {ADVICE}"])
 

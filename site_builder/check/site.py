@@ -300,11 +300,12 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence, langu
 def _unbound_numbers(page: ParsedPage) -> list[Problem]:
     # a {quoted} block's numbers are its source's, shown with it
     quoting = {line for _source, first, last in page.quoted for line in range(first, last + 1)}
+    headings = {line for _id, line, _title in page.anchors} \
+        | {block.title_line for block in page.blocks if isinstance(block, StateSource)}  # a title may be numbered
     return [Problem(page.meta.path, line, (_("state {id}: ", id=state) if state else "")
                     + _("number '{number}' is written by hand: cite a value with {{num}}`name`, or mark an "
                         "illustration with {{example}}`…`", number=number))
-            for number, line, state in unbound_numbers(page.texts, {line for _id, line, _title in page.anchors})
-            if line not in quoting]
+            for number, line, state in unbound_numbers(page.texts, headings) if line not in quoting]
 
 
 def _check_comparison(path: str, entry: dict, values: dict[str, Value]) -> list[Problem]:

@@ -56,6 +56,8 @@ class StateSource:
     """Line of the ``:::{state}`` opener."""
     title: str
     """``:title:``"""
+    title_line: int
+    """Line of ``:title:`` (the opener's when there is none)."""
     figure: str
     """``:figure:`` id, or ``''``."""
     figure_line: int
@@ -318,7 +320,7 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
         for child in token.children or ():
             child.meta = {**(child.meta or {}), "line": caption_line}
     _check_tokens(list(caption_tokens), path, problems)  # a caption is rendered too: no raw HTML in it either
-    return StateSource(state_id, line, title, figure, figure_line, caption_tokens,
+    return StateSource(state_id, line, title, title_line, figure, figure_line, caption_tokens,
                        provenance, provenance_line, body, more, teacher, opener.map[1])
 
 
@@ -344,7 +346,7 @@ class _Walker:
     def visit(self, block: tuple[Token, ...] | StateSource) -> None:
         if isinstance(block, StateSource):
             self.anchors.append((f"{self.page_id}-{block.id}", block.line, block.title))
-            self.texts.append((block.title, block.line, block.id))
+            self.texts.append((block.title, block.title_line, block.id))
             self.tokens(block.caption + block.body + block.more, block.id, teacher=False)
             self.tokens(block.teacher, block.id, teacher=True)
         else:
