@@ -178,6 +178,13 @@
       delete root.dataset.present;
       root.dataset.notes = before.notes;
       beforePresent = null;
+      // Opened by its link (?present=1): a reload after Esc should not present again.
+      var query = new URLSearchParams(location.search);
+      if (query.has("present")) {
+        query.delete("present");
+        var rest = query.toString();
+        history.replaceState(history.state, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+      }
     }
     presentButtons.forEach(function (b) { setPressed(b, on); });
     paintNotes();
@@ -204,6 +211,7 @@
         root.dataset.notes = root.dataset.notes === "on" ? "off" : "on";
         try { localStorage.setItem("lesson:notes", root.dataset.notes); } catch (e) { /* lasts for this page */ }
         paintNotes();  // a click is a choice (saved); ?notes= is not
+        if (presenting()) fit();  // the notes shown or hidden change what must fit above the controls
       });
     });
     paintNotes();

@@ -81,6 +81,7 @@ def test_presentation_mode_clicker_keys(site, open_tab):
     assert size >= 30
     page.keyboard.press("Escape")
     expect(page.locator(".site-header")).to_be_visible()
+    assert "present" not in page.evaluate("location.search")  # a reload reads, it does not present again
     page.keyboard.press("PageDown")  # reading mode again: PageDown scrolls
     assert tab.visible_states() == [site.states[0]]
     page.locator("[data-present-toggle]").first.click()
@@ -102,3 +103,21 @@ def test_speaker_window_follows_the_projector(site, open_tab):
     speaker.get_by_role("button", name="上一步").click()  # and the other way round
     expect(projector.page.locator(f"#{site.states[0]} h3")).to_be_visible()
     assert projector.visible_states() == [site.states[0]]
+
+
+def test_notes_shown_while_presenting_are_fitted_above_the_controls(site, open_tab):
+    """Presenting turns the notes off; a teacher who turns them on (a laptop, not a projector) gets the state with
+    its notes fitted again, and the controls stay in reach: before, the notes ran under them."""
+    tab = open_tab(lesson_url(site, suffix="?present=1"), viewport={"width": 1920, "height": 1080})
+    page = tab.page
+    toggle = page.locator("[data-notes-toggle]").first
+    toggle.click()
+    state = f"#{tab.visible_states()[0]}"
+    expect(page.locator(f"{state} [data-teacher]")).to_be_visible()
+    bottom = page.eval_on_selector(state, "s => Math.max(...[...s.querySelectorAll('*')].map("
+                                          "e => e.getBoundingClientRect().bottom))")
+    controls = page.eval_on_selector(".is-enhanced .stepper-controls", "c => c.getBoundingClientRect().top")
+    assert bottom <= controls + 1, (bottom, controls)
+    toggle.click()  # and still clickable
+    expect(page.locator(f"{state} [data-teacher]")).to_be_hidden()
+    assert tab.errors == []
