@@ -172,7 +172,7 @@ def sources_document(sources: Iterable, say: Callable[[str], str] = str) -> str:
     out = [("<h1>", say(_("Sources")))]
     for s in sources:
         text = " ".join(str(x) for x in (s.authors, s.year, s.checked, s.where) if x)
-        out += _entry(f"{s.id}-title", f"{s.id} {s.title}", text)
+        out += _entry(f"{s.id}-title", f"[{s.id}] {s.title}", text)  # as the page heads it
     return _document(_blocks(out), REFERENCE)
 
 

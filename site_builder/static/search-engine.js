@@ -254,7 +254,7 @@ function find(pagefind, synonyms, term) {
 // Each result as a list item for static/search.js: its title (and the part of the page it lands on)
 // as a link, and Pagefind's excerpt parsed in an inert document, of which only text and <mark> survive.
 
-function excerptNodes(html) {
+function excerptNodes(html, heading) {
   var doc = new DOMParser().parseFromString("<p>" + html + "</p>", "text/html");
   var out = document.createElement("p");
   out.className = "search-excerpt";
@@ -262,7 +262,7 @@ function excerptNodes(html) {
   doc.body.firstChild.childNodes.forEach(function (node) {
     pieces.push({ text: node.textContent, mark: node.nodeName === "MARK" });
   });
-  joined(pieces).forEach(function (run) {
+  withoutHeading(joined(pieces), heading).forEach(function (run) {
     if (run.mark) {
       var mark = document.createElement("mark");
       mark.textContent = run.text;
@@ -272,6 +272,28 @@ function excerptNodes(html) {
     }
   });
   return out;
+}
+
+/** ``runs`` without the end of ``heading`` they start with, up to the break after it: Pagefind starts an excerpt a
+ *  few words before the match, often inside the heading the link above already shows
+ *  (…的一个词：哪些缓存条目跟着失效 把较早的…: the heading's block ends where joined() put a space). */
+function withoutHeading(runs, heading) {
+  var text = runs.map(function (run) { return run.text; }).join("");
+  var start = text.length - text.replace(/^\s+/, "").length;
+  for (var n = Math.min(heading.length, text.length - start); n >= 2; n--) {
+    var cut = start + n;
+    if (text.substr(start, n) !== heading.slice(heading.length - n) || !/\s/.test(text.charAt(cut))) continue;
+    if (!text.slice(cut).trim()) return runs;  // the excerpt is the heading alone: keep it
+    var kept = [];
+    runs.forEach(function (run) {
+      var drop = Math.min(cut, run.text.length);
+      cut -= drop;
+      if (run.text.length > drop) kept.push({ text: run.text.slice(drop), mark: run.mark });
+    });
+    if (kept.length) kept[0].text = kept[0].text.replace(/^\s+/, "");
+    return kept;
+  }
+  return runs;
 }
 
 /** The part of the page that matched best, so the link lands on the right state or section: the most
@@ -296,6 +318,6 @@ export function item(result) {
   link.href = part ? part.url : result.url;
   link.textContent = partTitle && partTitle !== title ? title + " · " + partTitle : title;
   li.appendChild(link);
-  li.appendChild(excerptNodes(part ? part.excerpt : result.excerpt));
+  li.appendChild(excerptNodes(part ? part.excerpt : result.excerpt, partTitle || title));
   return li;
 }
