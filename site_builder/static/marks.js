@@ -58,7 +58,9 @@
       var label = outline.appendChild(document.createElement("span"));
       label.className = "mark-outline-label";
       label.textContent = box[4];
-      if (box[1] < 0.08) outline.classList.add("label-inside");  // no room above the top edge
+      // No room above the top edge: under the box, where the label covers no more of what it marks (inside, it
+      // hid the marked title's first words); inside only when there is no room below either.
+      if (box[1] < 0.08) outline.classList.add(box[3] > 0.92 ? "label-inside" : "label-under");
     });
     place(figure);
   }
@@ -87,6 +89,7 @@
     el.querySelectorAll(".mark-outline").forEach(function (outline) {
       outline.classList.remove("label-below");
       var label = outline.querySelector(".mark-outline-label");
+      if (outline.classList.contains("label-under")) return placed.push(label.getBoundingClientRect());
       var box = label.getBoundingClientRect();
       var hit = placed.some(function (p) {
         return box.left < p.right && p.left < box.right && box.top < p.bottom && p.top < box.bottom;
