@@ -209,7 +209,7 @@ def _crowded(boxes: list[tuple[str, tuple[float, ...]]], size: tuple[float, floa
 @pytest.mark.slow  # draws every figure in every language
 @pytest.mark.parametrize("language", TRANSLATIONS)
 def test_translated_text_fits_where_the_source_text_fits(model_results, language):
-    """No translated text runs past the figure's edge or into another text where the Chinese one does not.
+    """No translated text reaches the figure's edge or another text where the Chinese one does not.
 
     A figure draws the same texts in the same order in every language, so they are compared one by one; what
     the Chinese figure already has (an axis's tick beyond its limits counted as past the edge, a label touching
