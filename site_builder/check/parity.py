@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from site_builder.check.site import resolve_mark
 from site_builder.load.bibtex import cited_ids
 from site_builder.load.content import SourceFile
-from site_builder.markdown.roles import CITE_ROLES
 from site_builder.parse.page import ParsedPage, StateSource
 from site_builder.vocabulary.i18n import Text, _
 from site_builder.vocabulary.problems import Problem
+from site_builder.vocabulary.roles import CITE_ROLES
 
 Cited = dict[tuple[str, str], dict[str, int]]
 """(kind, state id) → name cited → the line of its first citation."""

@@ -13,13 +13,13 @@ from site_builder.load.content import Content, Evidence, FigureInfo, FigureMark,
 from site_builder.load.glossary import Term, definition_problems, find_term, forbidden_uses
 from site_builder.load.value_text import ValueText, check_value_text
 from site_builder.markdown.mathrender import math_problem
-from site_builder.markdown.roles import CITE_ROLES, REFERENCE_ROLES, ROLES
 from site_builder.parse.page import ParsedPage, RoleUse, StateSource
 from site_builder.parse.positions import describe, word_holds, words_about
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.numbers import agrees, format_number
 from site_builder.vocabulary.problems import Problem, suggest
 from site_builder.vocabulary.provenance import BADGE_TEXT, PROVENANCES
+from site_builder.vocabulary.roles import CITE_ROLES, REFERENCE_ROLES, ROLES
 
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 

@@ -21,8 +21,8 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-from site_builder.markdown.roles import ROLES
 from site_builder.vocabulary.i18n import _
+from site_builder.vocabulary.roles import ROLES
 
 _COLONS = re.compile(r"^(:{2,})[ \t]*\{?[ \t]*([A-Za-z][\w-]*)[ \t]*\}?[ \t]*(.*?)\s*$")
 """A line of colons and a name, braced or not, with or without spaces (the right spelling included:

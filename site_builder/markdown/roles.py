@@ -15,13 +15,6 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
-REFERENCE_ROLES = ("ref", "eq", "numref", "doc")
-"""Cross-references in MyST's spelling (check/refs.py finds their targets)."""
-CITE_ROLES = ("cite", "cite:p", "cite:t", "cite:ps", "cite:ts", "cite:alp", "cite:cts")
-"""MyST's citation roles (sphinxcontrib-bibtex's styles); all show the cited sources' ids."""
-ROLES = ("num", "fig", "src", "ref", "example", "term", "mark", *REFERENCE_ROLES[1:], *CITE_ROLES)
-"""Every role a page may use: what the check stage accepts and nearmiss.py recognises misspelt."""
-
 
 def role_render_plugin(md: MarkdownIt) -> None:
     """Replace myst_role's debugging output with the site's resolver.

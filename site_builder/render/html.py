@@ -24,12 +24,12 @@ from site_builder.check.site import resolve_mark, resolve_ref
 from site_builder.load.bibtex import cited_ids
 from site_builder.load.content import FigureInfo
 from site_builder.load.glossary import find_term
-from site_builder.markdown.roles import CITE_ROLES, REFERENCE_ROLES
 from site_builder.parse.page import ParsedPage, image_path
 from site_builder.resolve.resolved import ResolvedPage, ResolvedState, SiteView, Stepper
 from site_builder.vocabulary.i18n import _, install
 from site_builder.vocabulary.numbers import display
 from site_builder.vocabulary.provenance import BADGE_TEXT
+from site_builder.vocabulary.roles import CITE_ROLES, REFERENCE_ROLES
 
 TEMPLATES = Path(__file__).parents[1] / "templates"
 

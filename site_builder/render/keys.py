@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from site_builder.check.refs import split_title
 from site_builder.load.content import Evidence
 from site_builder.load.files import SETTLED_NS, file_stamp
-from site_builder.markdown.roles import REFERENCE_ROLES
+from site_builder.vocabulary.roles import REFERENCE_ROLES
 
 if TYPE_CHECKING:  # only named: importing the renderer or the parser would slow a build that changes nothing
     from site_builder.parse.page import ParsedPage

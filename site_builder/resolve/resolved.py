@@ -21,13 +21,13 @@ from site_builder.check.refs import split_title
 from site_builder.check.site import derived_provenance, resolve_mark
 from site_builder.load.bibtex import cited_ids
 from site_builder.load.content import Content, Evidence, FigureInfo
-from site_builder.markdown.roles import CITE_ROLES, REFERENCE_ROLES
 from site_builder.markdown.source import picture_address, role_pieces
 from site_builder.parse.page import ParsedPage, StateSource, image_path
 from site_builder.resolve.markdown_text import markdown_text
 from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.numbers import display
 from site_builder.vocabulary.provenance import BADGE_TEXT
+from site_builder.vocabulary.roles import CITE_ROLES, REFERENCE_ROLES
 
 Block = tuple[Token, ...] | StateSource
 
