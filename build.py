@@ -146,7 +146,7 @@ def check(report_dir: Path | None = None) -> int:
                                              languages=figures.LANGUAGES, drawn=measured.baselines)
     refused = verify_output(prepared, PUBLIC, TEACHER)  # a placeholder line is said once, as the error it is here
     problems += [p.localized(LANGUAGE()) for p in refused]
-    warnings = [w for w in prepared.warnings if (w.path, w.line) not in {(p.path, p.line) for p in refused}]
+    warnings = [w for w in prepared.warnings if w not in [p.as_warning() for p in refused]]
     for line in [w.localized(LANGUAGE()) for w in warnings] + problems:
         say(line, file=sys.stderr)
     if report_dir is not None:

@@ -42,7 +42,8 @@ SLIPS = [
     (("serve", "--teacher=yes"), "--teacher 不带值，却给了 'yes'"),
     (("new",), "缺少参数：KIND, ID"),
     (("build", "extra"), "多余的参数：extra"),
-    (("serve", "--teachr"), "多余的参数：--teachr（是不是 '--teacher'？）"),
+    (("serve", "--teachr"), "多余的参数：--teachr（是不是 '--teacher'？）（说明：python build.py serve --help）"),
+    (("build", "--teachr"), "多余的参数：--teachr（说明：python build.py build --help）"),  # not an option of build
     (("serve", "--h"), "--h 可能是 --help, --host；请写全"),
 ]
 

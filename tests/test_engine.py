@@ -216,7 +216,7 @@ def _damage_model_value(root: Path) -> None:
 
 def _damage_figures(root: Path) -> None:
     # One drawing's entry: every figure drawn again would cost half a minute and show nothing more here; how several
-    # damaged entries are said is test_a_damaged_figure_cache_entry_is_drawn_again_with_one_warning's.
+    # damaged entries are said is test_damaged_entries_of_several_figures_are_named_in_one_warning's.
     _each(root, "figures", "*.json")[0].write_text("[]", encoding="utf-8")
 
 

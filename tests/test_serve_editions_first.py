@@ -111,6 +111,7 @@ def test_the_source_language_is_served_while_the_translation_is_drawn_then_the_t
     status, page, _ = ask(server.port, "/en/")
     assert status == 200 and page.startswith(b"<!doctype html>\n<html lang=\"en\"")
     assert ask(server.port, "/en?x=1")[::2] == (301, "/en/?x=1")
+    assert ask(server.port, "////en")[::2] == (301, "/en/")  # never //en/: another host to a browser
     assert digests(out) == first  # the course's language as it was served first, byte for byte
 
 

@@ -284,24 +284,20 @@ def test_a_near_miss_spelling_of_a_directive_is_an_error_at_its_line(tmp_path, w
 OPTION_MISSES = [  # (a state's option lines, the messages: the line they are on in the state, what they say)
     (":title: 一\n:caption 改掉\n:provenance: teaching", [
         (3, "':caption 改掉' is not an option's spelling, so it is read as text: write ':caption: …', with ASCII "
-            "colons on both sides of the name"),
-        (4, "option ':provenance:' comes after the options ended, so it is read as text: keep a directive's options "
-            "together, right under its first line, with no blank line between")]),
+            "colons on both sides of the name")]),
     (":title：一\n:provenance: teaching", [
         (2, "':title：一' is not an option's spelling, so it is read as text: write ':title: …', with ASCII colons on "
-            "both sides of the name"),
-        (3, "option ':provenance:' comes after the options ended, so it is read as text: keep a directive's options "
-            "together, right under its first line, with no blank line between")]),
+            "both sides of the name")]),
     (":title: 一\n\n:provenance: teaching", [
-        (4, "option ':provenance:' comes after the options ended, so it is read as text: keep a directive's options "
-            "together, right under its first line, with no blank line between")]),
+        (4, "option ':provenance:' stands after a blank line, so it is read as text: keep a directive's options "
+            "together, right under its first line")]),
 ]
 
 
 @pytest.mark.parametrize("options,said", OPTION_MISSES, ids=["colon left out", "full-width colon", "blank line"])
 def test_an_option_read_as_text_is_said_at_its_line_instead_of_as_missing(tmp_path, options, said):
     """The option is lost to the state's text: the message names the line and the spelling, not 'needs :provenance:'
-    at the state's first line."""
+    at the state's first line (nor the right spelling under a wrong one, read again once that is fixed)."""
     page = lesson(f":::{{state}} b0\n{options}\n\n正文。\n:::\n")
     with pytest.raises(ContentError) as raised:
         prepare_site(write_site(tmp_path, {"x": page}), fake_evidence(tmp_path / "figures"))
@@ -318,15 +314,25 @@ ROLE_MISSES = [  # (written, what the message quotes, the role meant)
 def test_a_near_miss_spelling_of_a_role_is_an_error_at_its_line_and_escaped_or_code_is_allowed(tmp_path):
     """Each would show the role's name on the page instead of the value, and no check would see a citation."""
     written = [f"第 {n} 行写了 {miss}。" for n, (miss, _quoted, _role) in enumerate(ROLE_MISSES)]
-    page = lesson(_STATE + "\n" + "\n".join(written) + "\n\n转义的 \\{num}`v` 和代码里的 `{num}` 照样显示。\n")
+    page = lesson(_STATE.replace(":provenance:", ":caption: 说明写了 {num} `v`\n:provenance:") + "\n"
+                  + "\n".join(written) + "\n\n转义的 \\{num}`v` 和代码里的 `{num}` 照样显示。\n")
     root = write_site(tmp_path, {"x": page})
     with pytest.raises(ContentError) as raised:
         prepare_site(root, fake_evidence(tmp_path / "figures"))
     lines = page.split("\n")
+    in_caption = (lines.index(":caption: 说明写了 {num} `v`") + 1, "{num}", "num")  # a caption is parsed apart
     assert [str(p) for p in raised.value.problems] == [
-        f"content/pages/x.md:{lines.index(text) + 1}: '{quoted}' is not a role's spelling, so the page shows it as "
+        f"content/pages/x.md:{line}: '{quoted}' is not a role's spelling, so the page shows it as "
         f"text: write {{{role}}}`…` (ASCII braces and backticks, nothing between them)"
-        for text, (_miss, quoted, role) in zip(written, ROLE_MISSES, strict=True)]
+        for line, quoted, role in [in_caption] + [(lines.index(text) + 1, quoted, role)
+                                                  for text, (_miss, quoted, role) in zip(written, ROLE_MISSES,
+                                                                                         strict=True)]]
+
+
+def test_option_like_lines_in_a_code_directive_are_code(tmp_path):
+    page = lesson(_STATE + "\n```{code-block} rst\n:caption: 参数\n\n:param x: the input\n:returns: y\n```\n")
+    prepared = prepare_site(write_site(tmp_path, {"x": page}), fake_evidence(tmp_path / "figures"))
+    assert ":param x: the input" in render_site(prepared, teacher=False)["x.md"].decode()  # built, shown as written
 
 
 def test_directive_syntax_shown_in_a_code_block_is_allowed(tmp_path):

@@ -243,14 +243,15 @@ def _directive(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     if silent:
         return True
     options, repeated, body = _options(state, start + 1, end)
-    lost = _misspelt_options(state, body, end)
+    spec = DIRECTIVES.get(opened.group(2), _SKIPPED if opened.group(1)[0] == "`" else None)
+    # (a code or maths directive's content is kept as written: `:param x:` lines there are code, not options)
+    lost = {} if spec is not None and spec.literal else _misspelt_options(state, body, end)
     token = state.push("directive_open", "div", 1)
     token.block = True
     token.markup = opened.group(1)
     token.meta = {"name": opened.group(2), "arg": opened.group(3), "options": options, "repeated": repeated,
                   "lost": lost, "closed": False}
     token.map = [start, start + 1]  # until its end is known
-    spec = DIRECTIVES.get(opened.group(2), _SKIPPED if token.markup[0] == "`" else None)
     if spec is not None and spec.literal:  # (an unknown one in backticks is skipped whole: it is one error)
         last = _literal(state, token, spec.literal, body, end)
     else:
@@ -303,6 +304,7 @@ def _misspelt_options(state: StateBlock, line: int, end: int) -> dict[str, int]:
     """The options meant on the lines from ``line`` (where the options ended) but read as content, key → line, until
     the first line that is neither blank nor one; each noted in ``env["near_misses"]`` with the right spelling."""
     lost: dict[str, int] = {}
+    after_blank = False
     while line < end:
         text = _line(state, line).strip()
         meant = _LIKE_OPTION.match(text)
@@ -311,15 +313,17 @@ def _misspelt_options(state: StateBlock, line: int, end: int) -> dict[str, int]:
         if meant is not None:
             key = meant.group(1)
             lost[key] = line + 1
-            if _OPTION.match(text):
-                said = _("option ':{key}:' comes after the options ended, so it is read as text: keep a directive's "
-                         "options together, right under its first line, with no blank line between", key=key)
-            else:
+            said = None  # a right spelling under a wrong one is lost with it, and is read again once that is fixed
+            if not _OPTION.match(text):
                 said = _("'{written}' is not an option's spelling, so it is read as text: write ':{key}: …', with "
                          "ASCII colons on both sides of the name", written=text, key=key)
+            elif after_blank:
+                said = _("option ':{key}:' stands after a blank line, so it is read as text: keep a directive's "
+                         "options together, right under its first line", key=key)
             notes = state.env.setdefault("near_misses", [])
-            if all(noted != line + 1 for noted, _said in notes):  # a directive may be read twice (a state ends another)
+            if said and all(noted != line + 1 for noted, _said in notes):  # a directive may be read twice
                 notes.append((line + 1, said))
+        after_blank = after_blank or not text
         line += 1
     return lost
 

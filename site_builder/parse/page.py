@@ -314,7 +314,9 @@ def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt
     figure, figure_line = options.get("figure", ("", line))
     body, more, teacher = _split_state_body(tokens[1:-1])
     caption, caption_line = options.get("caption", ("", line))
-    caption_tokens = tuple(md.parseInline(caption, {})) if caption else ()
+    said: dict = {}  # what the caption's parse notes: a role's name left in its text (nearmiss.py)
+    caption_tokens = tuple(md.parseInline(caption, said)) if caption else ()
+    problems += [Problem(path, caption_line, message) for _line, message in said.get("near_misses", ())]
     for token in caption_tokens:
         token.map = [caption_line - 1, caption_line]
         for child in token.children or ():

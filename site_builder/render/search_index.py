@@ -33,7 +33,7 @@ _UNUSED_UI = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pa
 _UNFETCHED = ("wasm.unknown.pagefind",)
 """What no browser asks for in the first shard: the index's one language is always found (``LANGUAGE``), so the
 WebAssembly for an unknown one is never loaded."""
-_UNFETCHED_IN_MERGED = _UNFETCHED + ("pagefind.js", "pagefind-worker.js", "wasm.en.pagefind")
+_UNFETCHED_IN_MERGED = _UNFETCHED + ("pagefind.js", "pagefind-worker.js", f"wasm.{LANGUAGE}.pagefind")
 """What no browser asks for in a merged shard: ``mergeIndex`` reads its entry, meta, index and fragments, and
 searches them with the first shard's script and WebAssembly (about 230 kB a shard)."""
 _FORMAT = "shards-3"

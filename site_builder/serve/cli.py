@@ -27,11 +27,22 @@ _SAID_AS = {"what": "list", "KIND": "new"}
 def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
     """The command line; every help text said in the course's language by ``say``."""
 
-    options: list[str] = []  # every command's, for a misspelt one: argparse's top parser reports them all
+    options: dict[str | None, list[str]] = {}  # command → its options, for a misspelt one
 
     class Parser(argparse.ArgumentParser):
+        command: str | None = None
+        """The command whose arguments were left over (argparse's top parser reports them)."""
+
+        def parse_args(self, args=None, namespace=None):
+            parsed, extra = self.parse_known_args(args, namespace)
+            if extra:  # what argparse's own parse_args does, knowing the command
+                self.command = parsed.command
+                self.error(f"unrecognized arguments: {' '.join(extra)}")
+            return parsed
+
         def error(self, message: str):  # argparse's documented hook: it must not return
-            self.exit(2, say(parse_error(message, self.prog, options)) + "\n")
+            prog = f"{self.prog} {self.command}" if self.command else self.prog  # its help, for the command's options
+            self.exit(2, say(parse_error(message, prog, options.get(self.command, ()))) + "\n")
 
     class Formatter(argparse.HelpFormatter):
         def add_usage(self, usage, actions, groups, prefix=None):
@@ -74,8 +85,9 @@ def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
         "path", type=Path, help=say(_("the page's Markdown file")))
     command("list", _("print what pages may cite: values, figures, sources or terms")).add_argument(
         "what", nargs="?", choices=LISTS, default="values", help=say(_("what to list (default values)")))
-    options += sorted({name for made in (parser, *commands.choices.values()) for action in made._actions
-                       for name in action.option_strings if name.startswith("--") and name != "--help"})
+    options.update({name: [option for action in made._actions for option in action.option_strings
+                            if option.startswith("--") and option != "--help"]
+                    for name, made in commands.choices.items()})
     return parser
 
 
@@ -88,7 +100,9 @@ def parse_error(message: str, prog: str, options: Sequence[str] = ()) -> Text | 
         name, message = argument.groups()
         name = _SAID_AS.get(name, name)
     if extra := re.fullmatch(r"unrecognized arguments: (.+)", message, re.S):
-        cause = _("unexpected {extra}", extra=extra.group(1)) + suggest(extra.group(1).split()[0], options)
+        words = extra.group(1).split()
+        cause = _("unexpected {extra}", extra=extra.group(1)) \
+            + suggest(next((w for w in words if w.startswith("-")), words[0]), options)
         return _("{cause} (help: {prog} --help)", cause=cause, prog=prog)
     for pattern, say in _CAUSES:
         if found := re.fullmatch(pattern, message, re.S):

@@ -120,7 +120,7 @@ def resolve_request(site_dir: Path, raw_path: str) -> tuple[int, Path | None]:
     if not target.is_relative_to(root):
         return 403, None
     if target.is_dir() and (target / "index.html").is_file():
-        if not path.endswith("/"):
+        if segments and not path.endswith("/"):  # the root is served as it is asked for ("" after //host)
             return 301, None
         target = target / "index.html"
     return (200, target) if target.is_file() else (404, None)
@@ -232,10 +232,11 @@ def handler(server: DevServer) -> type[http.server.BaseHTTPRequestHandler]:
             status, target = resolve_request(server.out_dir, self.path)
             if status == 403:
                 return self._send(403, b"forbidden\n", "text/plain; charset=utf-8", head)
-            if status == 301:
+            if status == 301:  # one leading /: a Location of //en/ would send the browser to a host named en
                 parts = urllib.parse.urlsplit(self.path)
+                folder = "/" + parts.path.strip("/") + "/"
                 return self._send(301, b"", "text/plain; charset=utf-8", head,
-                                  location=urllib.parse.urlunsplit(("", "", parts.path + "/", parts.query, "")))
+                                  location=urllib.parse.urlunsplit(("", "", folder, parts.query, "")))
             if target is None:
                 return self._not_found(build_id, head)
             try:

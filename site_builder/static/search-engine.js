@@ -262,7 +262,7 @@ function excerptNodes(html, heading) {
   doc.body.firstChild.childNodes.forEach(function (node) {
     pieces.push({ text: node.textContent, mark: node.nodeName === "MARK" });
   });
-  withoutHeading(joined(pieces), heading).forEach(function (run) {
+  joined(withoutHeading(pieces, heading)).forEach(function (run) {
     if (run.mark) {
       var mark = document.createElement("mark");
       mark.textContent = run.text;
@@ -274,26 +274,21 @@ function excerptNodes(html, heading) {
   return out;
 }
 
-/** ``runs`` without the end of ``heading`` they start with, up to the break after it: Pagefind starts an excerpt a
- *  few words before the match, often inside the heading the link above already shows
- *  (…的一个词：哪些缓存条目跟着失效 把较早的…: the heading's block ends where joined() put a space). */
-function withoutHeading(runs, heading) {
-  var text = runs.map(function (run) { return run.text; }).join("");
-  var start = text.length - text.replace(/^\s+/, "").length;
-  for (var n = Math.min(heading.length, text.length - start); n >= 2; n--) {
-    var cut = start + n;
-    if (text.substr(start, n) !== heading.slice(heading.length - n) || !/\s/.test(text.charAt(cut))) continue;
-    if (!text.slice(cut).trim()) return runs;  // the excerpt is the heading alone: keep it
-    var kept = [];
-    runs.forEach(function (run) {
-      var drop = Math.min(cut, run.text.length);
-      cut -= drop;
-      if (run.text.length > drop) kept.push({ text: run.text.slice(drop), mark: run.mark });
-    });
-    if (kept.length) kept[0].text = kept[0].text.replace(/^\s+/, "");
-    return kept;
-  }
-  return runs;
+/** ``pieces`` (Pagefind's excerpt) without the end of ``heading`` they start with: Pagefind starts an excerpt a few
+ *  words before the match, often inside the heading the link above already shows (…的一个词：哪些缓存条目跟着失效 ¶
+ *  把较早的…). Cut only when all before the first block break (search.py _END) is the heading's end. */
+function withoutHeading(pieces, heading) {
+  var raw = pieces.map(function (piece) { return piece.text; }).join("");
+  var at = raw.indexOf(BREAK);
+  var start = at < 0 ? "" : plain(raw.slice(0, at));
+  if (!start || heading.slice(heading.length - start.length) !== start || !raw.slice(at + 1).trim()) return pieces;
+  var cut = at + 1, kept = [];
+  pieces.forEach(function (piece) {
+    var drop = Math.min(cut, piece.text.length);
+    cut -= drop;
+    if (piece.text.length > drop) kept.push({ text: piece.text.slice(drop), mark: piece.mark });
+  });
+  return kept;
 }
 
 /** The part of the page that matched best, so the link lands on the right state or section: the most
