@@ -293,9 +293,7 @@ def image_path(page_path: str, src: str) -> str:
 def _parse_state(tokens: list[Token], meta: PageMeta, index: int, md: MarkdownIt,
                  problems: list[Problem]) -> StateSource:
     opener = tokens[0]
-    line, path = opener.map[0] + 1, meta.path
-    state_id = opener.meta["arg"].strip()
-    expected = f"b{index}"
+    line, path, state_id, expected = opener.map[0] + 1, meta.path, opener.meta["arg"].strip(), f"b{index}"
     if state_id != expected:
         problems.append(Problem(path, line, _("state id '{id}' should be '{expected}': states are "
                                               "numbered b0, b1, … in order", id=state_id, expected=expected)))
