@@ -46,9 +46,9 @@ def parity_problems(source: ParsedPage, translation: ParsedPage) -> list[Problem
 
 def untranslated_warnings(fallback: Iterable[SourceFile], language: str, folder: str) -> list[Problem]:
     """A page not translated yet: a warning at the source page (the translation shows it with a notice)."""
-    return [Problem(file.path, 1, _("warning: not translated into {language} yet: the {language} site shows this page "
-                                    "in its source language with a notice; translate it as {path}", language=language,
-                                    path=f"{folder}/pages/{file.path.rsplit('/', 1)[-1]}"))
+    return [Problem(file.path, 1, _("not translated into {language} yet: the {language} site shows this page in its "
+                                    "source language with a notice; translate it as {path}", language=language,
+                                    path=f"{folder}/pages/{file.path.rsplit('/', 1)[-1]}")).as_warning()
             for file in fallback]
 
 

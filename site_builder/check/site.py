@@ -208,9 +208,9 @@ def _check_position(use: RoleUse, page: ParsedPage, figure: FigureInfo, mark: Fi
 
 def pointing_warnings(pages: Iterable[ParsedPage]) -> list[Problem]:
     """A 指图 list in a teacher note that names no mark: the presentation has nothing to outline."""
-    return [Problem(page.meta.path, line, _("warning: ") + (_("state {state}: ", state=state) if state else "")
+    return [Problem(page.meta.path, line, (_("state {state}: ", state=state) if state else "")
                     + _("the 指图 list names no {{mark}}: write each pointing step with {{mark}}`name` so the "
-                        "presentation can outline it"))
+                        "presentation can outline it")).as_warning()
             for page in pages for line, marks, state in page.pointing if marks == 0]
 
 

@@ -140,8 +140,8 @@ def _check_keys(children: dict, path: str) -> tuple[list[Problem], list[Problem]
         if key in NOTEBOOK_KEYS:
             continue
         if key in FOREIGN_KEYS:
-            warnings.append(Problem(path, item.line, _("warning: front matter key '{key}' is not used by this "
-                                                       "site and is ignored", key=key)))
+            warnings.append(Problem(path, item.line, _("front matter key '{key}' is not used by this site and is "
+                                                       "ignored", key=key)).as_warning())
         elif key not in FRONT_MATTER_KEYS:
             problems.append(Problem(path, item.line, _("unknown front matter key '{key}'", key=key)
                                     + (suggest(str(key), FRONT_MATTER_KEYS)

@@ -175,8 +175,8 @@ def _tab_lists(tokens: list[Token], body: str, path: str) -> tuple[Problem, ...]
     """Indented code blocks that look like a list indented with a tab: CommonMark reads a tab as 4 columns,
     so an editor's tab-indented list silently becomes code."""
     lines = body.split("\n")
-    return tuple(Problem(path, token.map[0] + 1, _("warning: this list is indented with a tab, so it is shown as a "
-                                                   "code block; start the list at the margin, or indent with spaces"))
+    return tuple(Problem(path, token.map[0] + 1, _("this list is indented with a tab, so it is shown as a code block; "
+                                                   "start the list at the margin, or indent with spaces")).as_warning()
                  for token in tokens if token.type == "code_block" and token.map
                  and lines[token.map[0]].startswith("\t") and _LIST_ITEM.match(token.content))
 
