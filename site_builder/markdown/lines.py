@@ -6,8 +6,11 @@ number in a long paragraph need the exact line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 
 
 def inline_lines_plugin(md: MarkdownIt) -> None:
@@ -16,11 +19,17 @@ def inline_lines_plugin(md: MarkdownIt) -> None:
 
 
 def _inline_lines(state: StateCore) -> None:
-    for token in state.tokens:
+    for line, child in child_lines(state.tokens):
+        child.meta = {**(child.meta or {}), "line": line}
+
+
+def child_lines(tokens: list[Token]) -> Iterator[tuple[int, Token]]:
+    """(1-based line, child) for the children of every inline token that has a line: a line break ends its line."""
+    for token in tokens:
         if token.type != "inline" or not token.map or not token.children:
             continue
         line = token.map[0] + 1
         for child in token.children:
-            child.meta = {**(child.meta or {}), "line": line}
+            yield line, child
             if child.type in ("softbreak", "hardbreak"):
                 line += 1

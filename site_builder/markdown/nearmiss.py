@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
+from site_builder.markdown.lines import child_lines
 from site_builder.vocabulary.i18n import _
 from site_builder.vocabulary.roles import ROLES
 
@@ -85,18 +86,10 @@ def role_near_miss_plugin(md: MarkdownIt) -> None:
 
 
 def _note_roles(state: StateCore) -> None:
-    found = []
-    for token in state.tokens:
-        if token.type != "inline" or not token.map or not token.children:
-            continue
-        line = token.map[0] + 1
-        for child in token.children:
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "text":
-                found += [(line, _("'{written}' is not a role's spelling, so the page shows it as text: write "
-                                   "{correct} (ASCII braces and backticks, nothing between them)",
-                                   written=miss.group(), correct=f"{{{miss.group(1)}}}`…`"))
-                          for miss in _ROLE.finditer(child.content)]
+    found = [(line, _("'{written}' is not a role's spelling, so the page shows it as text: write {correct} (ASCII "
+                      "braces and backticks, nothing between them)", written=miss.group(),
+                      correct=f"{{{miss.group(1)}}}`…`"))
+             for line, child in child_lines(state.tokens) if child.type == "text"
+             for miss in _ROLE.finditer(child.content)]
     if found:
         state.env.setdefault("near_misses", []).extend(found)
