@@ -234,3 +234,85 @@ def test_escape_restores_notes_and_scroll(real, open_tab, first_two):
     assert page.locator(f"#{state} li.is-pointing").count() == 0
     assert page.evaluate(f"document.querySelector('#{state}-fig img').style.height") == ""
     assert tab.errors == []
+
+
+# Every place marks.js may put a label (best first); then, for each mark of a figure shown alone, each place's label
+# box in viewport pixels, the place marks.js chose, the layer that clips the label and the label's padding.
+LABEL_PLACES = ["", "label-under", "label-end", "label-under label-end", "label-after", "label-before", "label-inside"]
+PLACED = """(figure, places) => Object.keys(JSON.parse(figure.dataset.marks)).map(mark => {
+  window.lessonMarks.show(figure, [mark]);
+  const outline = figure.querySelector('.mark-outline'), label = outline.querySelector('.mark-outline-label');
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const chosen = outline.className.replace('mark-outline', '').trim(), found = {};
+  for (const place of places) { outline.className = `mark-outline ${place}`; found[place] = box(label); }
+  const measured = {mark, chosen, places: found, frame: box(figure.querySelector('.mark-layer')),
+                    pad: parseFloat(getComputedStyle(label).paddingLeft)};
+  window.lessonMarks.clear(figure);
+  return measured;
+})"""
+
+
+def _each_figure_with_marks(page, urls):
+    """(url, figure) for each figure with marks on these pages, on the first page that shows it (a figure is as
+    wide in every page's column), in the state that shows it (one state is laid out at a time: they share a place)."""
+    drawn = set()
+    for url in urls:
+        page.goto(url)
+        for state in page.evaluate("() => [...document.querySelectorAll('.state')].map(s => s.id)") or [None]:
+            if state:
+                page.evaluate("id => { location.hash = id; }", state)
+                wait_until(page, f"!document.getElementById('{state}').hidden")
+            figures = page.locator(f"#{state} figure[data-marks]" if state else "figure[data-marks]")
+            for i in range(figures.count()):
+                if (figure := figures.nth(i)).get_attribute("data-figure") not in drawn:
+                    drawn.add(figure.get_attribute("data-figure"))
+                    yield url, figure
+
+
+def _ink(ink, origin, rect) -> int:
+    """Pixels of ink (a screenshot's mask, taken at ``origin``) under the rectangle ``rect``."""
+    left, top = max(0, round(rect[0] - origin[0])), max(0, round(rect[1] - origin[1]))
+    right, bottom = max(left, round(rect[2] - origin[0])), max(top, round(rect[3] - origin[1]))
+    return int(ink[top:bottom, left:right].sum())
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_mark_label_covers_no_more_of_its_figure_than_its_best_place(real, open_tab, width):
+    """Every mark of every figure, shown alone: its label is whole inside the figure, and covers no more of what
+    the figure shows (read from a screenshot) than the best of the places it could take, give or take 2 % of its
+    area; so a label covers an axis, a line or a word only where every place would."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    lessons = [name for name in real.pages if "data-marks=" in (real.public_dir / name).read_text(encoding="utf-8")]
+    assert lessons, "no page shows a figure with marks"
+    tab = open_tab(None, viewport={"width": width, "height": 1400})
+    page, checked, worse = tab.page, 0, []
+    for name, figure in _each_figure_with_marks(page, [real.url(False, name) for name in lessons]):
+        # in view whole (centred at once: the page scrolls smoothly), where nothing else covers it
+        img = figure.locator(".figure-card img")
+        img.evaluate("i => i.scrollIntoView({block: 'center', behavior: 'instant'})")
+        expect(img).to_have_js_property("complete", True)
+        shot = img.screenshot()
+        image = img.evaluate("i => { const r = i.getBoundingClientRect(); return [r.left, r.top]; }")
+        pixels = np.asarray(Image.open(io.BytesIO(shot)).convert("RGB"), dtype=np.int32)
+        packed = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
+        colours, counts = np.unique(packed, return_counts=True)
+        background = np.array([(colours[counts.argmax()] >> shift) & 255 for shift in (16, 8, 0)])
+        # ink as marks.js counts it: a channel more than 80 away from the figure's most common colour
+        ink = (np.abs(pixels - background) > 80).any(axis=2)
+        for found in figure.evaluate(PLACED, LABEL_PLACES):
+            (left, top, right, bottom), pad = found["frame"], found["pad"]
+            whole = {place: r for place, r in found["places"].items()  # as marks.js: the text inside the layer
+                     if place == "label-inside" or (r[1] >= top and r[3] <= bottom and r[0] + pad >= left
+                                                    and r[2] - pad <= right)}
+            assert found["chosen"] in whole, (name, found)
+            covered = {place: _ink(ink, image, r) for place, r in whole.items()}
+            label = found["places"][found["chosen"]]
+            if covered[found["chosen"]] > min(covered.values()) + 0.02 * (label[2] - label[0]) * (label[3] - label[1]):
+                worse.append((name, found["mark"], found["chosen"], covered))
+            checked += 1
+    assert checked and worse == [], worse
+    assert tab.errors == []
