@@ -45,6 +45,7 @@ SLIPS = [
     (("serve", "--teachr"), "多余的参数：--teachr（是不是 '--teacher'？）（说明：python build.py serve --help）"),
     (("build", "--teachr"), "多余的参数：--teachr（说明：python build.py build --help）"),  # not an option of build
     (("serve", "--h"), "--h 可能是 --help, --host；请写全"),
+    (("figures", "--report", "d"), "--report 是 check 的选项（说明：python build.py check --help）"),  # where it is
 ]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import ast
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from site_builder.vocabulary.i18n import Text, _
@@ -42,7 +42,10 @@ def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
 
         def error(self, message: str):  # argparse's documented hook: it must not return
             prog = f"{self.prog} {self.command}" if self.command else self.prog  # its help, for the command's options
-            self.exit(2, say(parse_error(message, prog, options.get(self.command, ()))) + "\n")
+            own = options.get(self.command, ())
+            elsewhere = {option: f"{self.prog} {name}" for name, theirs in options.items() if name != self.command
+                         for option in theirs if option not in own}
+            self.exit(2, say(parse_error(message, prog, own, elsewhere)) + "\n")
 
     class Formatter(argparse.HelpFormatter):
         def add_usage(self, usage, actions, groups, prefix=None):
@@ -91,18 +94,23 @@ def make_parser(say: Callable[[str], str]) -> argparse.ArgumentParser:
     return parser
 
 
-def parse_error(message: str, prog: str, options: Sequence[str] = ()) -> Text | str:
+def parse_error(message: str, prog: str, options: Sequence[str] = (),
+                elsewhere: Mapping[str, str] | None = None) -> Text | str:
     """argparse's English ``message`` (Python 3.11's wording) said as one of ours, cause first, with where
     to read more; a message we have no words for stays as argparse wrote it. ``options``: the ones a misspelt
-    option is compared with."""
+    option is compared with; ``elsewhere``: another command's option → that command's ``prog``."""
     name = None
     if argument := re.fullmatch(r"argument (.+?): (.+)", message, re.S):
         name, message = argument.groups()
         name = _SAID_AS.get(name, name)
     if extra := re.fullmatch(r"unrecognized arguments: (.+)", message, re.S):
         words = extra.group(1).split()
-        cause = _("unexpected {extra}", extra=extra.group(1)) \
-            + suggest(next((w for w in words if w.startswith("-")), words[0]), options)
+        typed = next((w for w in words if w.startswith("-")), words[0])
+        if owner := (elsewhere or {}).get(typed.split("=", 1)[0]):  # `figures --report`: check's option
+            cause = _("{option} is an option of {command}", option=typed.split("=", 1)[0],
+                      command=owner.rsplit(" ", 1)[1])
+            return _("{cause} (help: {prog} --help)", cause=cause, prog=owner)
+        cause = _("unexpected {extra}", extra=extra.group(1)) + suggest(typed, options)
         return _("{cause} (help: {prog} --help)", cause=cause, prog=prog)
     for pattern, say in _CAUSES:
         if found := re.fullmatch(pattern, message, re.S):
