@@ -71,6 +71,17 @@ def test_each_translation_is_a_whole_site_under_its_prefix_in_both_sites(tmp_pat
     assert english.mark("left").label in _text(files, f"{tag}/r1.html")
 
 
+def test_each_edition_s_not_found_page_offers_the_others_first_page_from_the_site_s_path(tmp_path):
+    prepared = _prepared(write_course(tmp_path))
+    tag, path = prepared.editions[0].content.config.language, "/c/"  # base_url https://example.org/c/
+    for teacher in (False, True):
+        files = render_site(prepared, teacher=teacher)
+        assert f'<a href="{path}{tag}/index.html" hreflang="{tag}" lang="{tag}">' in _text(files, "404.html")
+        assert f'<a href="{path}index.html" hreflang="zh-CN" lang="zh-CN">' in _text(files, f"{tag}/404.html")
+        # not the other edition's 404 page, and no state of a page carried across (editions.js)
+        assert f"{tag}/404.html" not in _text(files, "404.html") and "data-edition" not in _text(files, "404.html")
+
+
 def test_hreflang_alternates_are_absolute_on_the_public_site_and_the_sitemap_lists_every_edition(tmp_path):
     prepared = _prepared(write_course(tmp_path))
     base, tag = prepared.content.config.base_url, prepared.editions[0].content.config.language

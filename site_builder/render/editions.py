@@ -16,6 +16,7 @@ from typing import Any
 from site_builder.load.content import SiteConfig
 from site_builder.parse.page import ParsedPage
 from site_builder.vocabulary.i18n import LOCALES, _, catalog_name, localize
+from site_builder.vocabulary.urls import site_root
 
 LANGUAGE_NAME = _("English")
 """The name of a catalog's own language, in that language (the zh_CN catalog says 中文): the switcher names each
@@ -29,15 +30,17 @@ def language_name(tag: str) -> str:
 
 
 def edition_links(config: SiteConfig, teacher: bool) -> list[dict[str, Any]]:
-    """The site's editions as every page links them: ``href`` (relative, for the switcher) and
+    """The site's editions as every page links them: ``href`` (relative, for the switcher),
     ``alternate`` (for ``hreflang``: absolute on the public site, relative on the teacher's, which is not
-    published at ``base_url``), each to be followed by the page's file name. Empty for one language."""
+    published at ``base_url``), each to be followed by the page's file name, and ``home``, the edition's folder
+    from the site's path (404.html's switcher: it is served at any depth). Empty for one language."""
     links = []
     for number, tag in enumerate(config.languages):
         folder = f"{tag}/" if number else ""
         links.append({"lang": tag, "name": language_name(tag), "current": tag == config.language,
                       "href": config.up + folder,
-                      "alternate": (config.up if teacher else config.root_url) + folder})
+                      "alternate": (config.up if teacher else config.root_url) + folder,
+                      "home": site_root(config.root_url) + folder})
     return links
 
 
