@@ -176,6 +176,7 @@ def test_quoted_word_and_results_read_as_text(site, open_tab):
     for excerpt in excerpts:
         # Chained pairs would read 缓存 存与 与有; joined back they read 缓存与有.
         assert not re.search(r"([\u4e00-\u9fff])([\u4e00-\u9fff]) \2", excerpt), excerpt
+        assert not re.search(r"[，。、；：？！）”] ", excerpt), excerpt  # nor a space after 。 where a block ended
 
 
 def test_a_sharded_index_is_searched_as_one(monkeypatch, tmp_path, open_tab):
