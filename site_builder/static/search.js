@@ -35,32 +35,57 @@
     return engine;
   }
 
-  /** ``results``: the first MAX_RESULTS of ``total`` pages found (the status says how many in all). */
-  function render(results, total, term, text) {
-    list.textContent = "";
+  /** ``results`` listed (after those listed already, with ``more``) of the ``total`` pages found for ``term``;
+   *  the status says how many are found and how many listed. Returns the items added. */
+  function render(results, total, term, text, more) {
+    if (!more) list.textContent = "";
     var ui = JSON.parse(document.documentElement.dataset.ui || "{}");  // in the course's language
-    var said = !results.length ? ui.not_found || "%(term)s: 0"
-      : total > results.length ? ui.found_more || "%(term)s: %(n)s (%(shown)s)" : ui.found || "%(term)s: %(n)s";
-    summary.textContent = said.replace("%(term)s", term).replace("%(n)s", total).replace("%(shown)s", results.length);
+    var added = results.map(function (result) { return list.appendChild(text.item(result)); });
+    var shown = list.children.length;
+    var said = !shown ? ui.not_found || "%(term)s: 0"
+      : total > shown ? ui.found_more || "%(term)s: %(n)s (%(shown)s)" : ui.found || "%(term)s: %(n)s";
+    summary.textContent = said.replace("%(term)s", term).replace("%(n)s", total).replace("%(shown)s", shown);
     status.textContent = summary.textContent;
-    results.forEach(function (result) { list.appendChild(text.item(result)); });
     panel.hidden = false;
+    return added;
   }
 
   var shownFor = "";  // the query whose results the list shows
 
+  /** ``found``'s results from ``from`` on, MAX_RESULTS of them, listed after those before; then, while some are
+   *  left, a button that lists the next ones and takes the focus to the first of them. */
+  function listFrom(found, from, term, text) {
+    return Promise.all(found.results.slice(from, from + MAX_RESULTS).map(function (r) { return r.data(); }))
+      .then(function (results) {
+        if (input.value.trim() !== term) return;
+        var old = panel.querySelector(".search-more");
+        if (old) old.remove();
+        var added = render(results, found.results.length, term, text, from > 0);
+        shownFor = term;
+        if (from > 0 && added.length) added[0].querySelector("a").focus();  // where the reader reads on
+        var next = from + results.length;
+        if (next >= found.results.length) return;
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "tool-button search-more";
+        button.textContent = JSON.parse(document.documentElement.dataset.ui || "{}").more || "More";
+        button.addEventListener("click", function () { listFrom(found, next, term, text); });
+        list.after(button);
+      });
+  }
+
   function search() {
     var term = input.value.trim();
-    if (!term) { panel.hidden = true; list.textContent = ""; status.textContent = ""; return; }
+    if (!term) {
+      panel.hidden = true; list.textContent = ""; status.textContent = "";
+      var more = panel.querySelector(".search-more");
+      if (more) more.remove();
+      return;
+    }
     load().then(function (loaded) {
       return loaded.find(term).then(function (found) {
         if (found === null || input.value.trim() !== term) return;  // a newer query is on its way
-        return Promise.all(found.results.slice(0, MAX_RESULTS).map(function (r) { return r.data(); }))
-          .then(function (results) {
-            if (input.value.trim() !== term) return;
-            render(results, found.results.length, term, loaded.text);
-            shownFor = term;
-          });
+        return listFrom(found, 0, term, loaded.text);
       });
     }).catch(function () {
       status.textContent = summary.textContent = JSON.parse(document.documentElement.dataset.ui || "{}").unavailable;
@@ -91,7 +116,7 @@
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       var next = at + (event.key === "ArrowDown" ? 1 : -1);
-      (next < 0 ? input : all[Math.min(next, all.length - 1)]).focus();
+      (next < 0 ? input : all[next] || panel.querySelector(".search-more") || all[at]).focus();
     } else if (event.key === "Escape") {
       event.stopPropagation();
       input.focus();  // first: focusing the box opens the list again

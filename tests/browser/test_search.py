@@ -201,8 +201,9 @@ def test_a_sharded_index_is_searched_as_one(monkeypatch, tmp_path, open_tab):
         server.shutdown()
 
 
-def test_the_status_counts_every_page_found_when_only_the_first_are_listed(tmp_path, open_tab):
-    """Twelve pages hold the word; eight are listed, and the status says twelve were found."""
+def test_the_status_counts_every_page_found_and_a_button_lists_the_rest(tmp_path, open_tab):
+    """Twelve pages hold the word; eight are listed, the status says twelve were found, and a button lists
+    the other four."""
     from conftest import serve
     from sitekit import fake_evidence, lesson, write_site
 
@@ -219,8 +220,17 @@ def test_the_status_counts_every_page_found_when_only_the_first_are_listed(tmp_p
     url, server = serve(public)
     try:
         tab = open_tab(f"{url}/p00.html")
-        assert len(_search(tab.page, "缓存")) == 8
+        first = _search(tab.page, "缓存")
+        assert len(first) == 8
         assert tab.page.locator("[data-search-status]").text_content() == "“缓存”：找到 12 个页面，这里列出前 8 个"
+        # the rest on asking, after the first ones, the focus on the first of them, and no button once all are shown
+        tab.page.get_by_role("button", name="更多结果").click()
+        expect(tab.page.locator("[data-search-status]")).to_have_text("“缓存”：找到 12 个页面")
+        links = tab.page.locator("[data-search-list] a")
+        hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+        assert hrefs[:8] == first and len(set(hrefs)) == 12
+        assert _focused(tab.page) == hrefs[8]
+        assert tab.page.get_by_role("button", name="更多结果").count() == 0
         assert tab.errors == []
     finally:
         server.shutdown()
