@@ -236,11 +236,13 @@ def test_escape_restores_notes_and_scroll(real, open_tab, first_two):
     assert tab.errors == []
 
 
-# Every place marks.js may put a label (best first); then, for each mark of a figure shown alone, each place's label
-# box in viewport pixels, the place marks.js chose, the layer that clips the label and the label's padding.
+# Every place marks-place.js may put a label (best first); then, for each mark of a figure shown alone (once its
+# label is placed), each place's label box in viewport pixels, the place chosen, the layer that clips the label
+# and the label's padding.
 LABEL_PLACES = ["", "label-under", "label-end", "label-under label-end", "label-after", "label-before", "label-inside"]
-PLACED = """(figure, places) => Object.keys(JSON.parse(figure.dataset.marks)).map(mark => {
-  window.lessonMarks.show(figure, [mark]);
+PLACED = """async (figure, places) => { const all = [];
+ for (const mark of Object.keys(JSON.parse(figure.dataset.marks))) {
+  await window.lessonMarks.show(figure, [mark]);
   const outline = figure.querySelector('.mark-outline'), label = outline.querySelector('.mark-outline-label');
   const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
   const chosen = outline.className.replace('mark-outline', '').trim(), found = {};
@@ -248,8 +250,10 @@ PLACED = """(figure, places) => Object.keys(JSON.parse(figure.dataset.marks)).ma
   const measured = {mark, chosen, places: found, frame: box(figure.querySelector('.mark-layer')),
                     pad: parseFloat(getComputedStyle(label).paddingLeft)};
   window.lessonMarks.clear(figure);
-  return measured;
-})"""
+  all.push(measured);
+ }
+ return all;
+}"""
 
 
 def _each_figure_with_marks(page, urls):
@@ -301,11 +305,11 @@ def test_a_mark_label_covers_no_more_of_its_figure_than_its_best_place(real, ope
         packed = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
         colours, counts = np.unique(packed, return_counts=True)
         background = np.array([(colours[counts.argmax()] >> shift) & 255 for shift in (16, 8, 0)])
-        # ink as marks.js counts it: a channel more than 80 away from the figure's most common colour
+        # ink as marks-place.js counts it: a channel more than 80 away from the figure's most common colour
         ink = (np.abs(pixels - background) > 80).any(axis=2)
         for found in figure.evaluate(PLACED, LABEL_PLACES):
             (left, top, right, bottom), pad = found["frame"], found["pad"]
-            whole = {place: r for place, r in found["places"].items()  # as marks.js: the text inside the layer
+            whole = {place: r for place, r in found["places"].items()  # as marks-place.js: text inside the layer
                      if place == "label-inside" or (r[1] >= top and r[3] <= bottom and r[0] + pad >= left
                                                     and r[2] - pad <= right)}
             assert found["chosen"] in whole, (name, found)
