@@ -35,15 +35,18 @@
     return engine;
   }
 
+  function ui() { return JSON.parse(document.documentElement.dataset.ui || "{}"); }  // in the course's language
+
   /** ``results`` listed (after those listed already, with ``more``) of the ``total`` pages found for ``term``;
    *  the status says how many are found and how many listed. Returns the items added. */
   function render(results, total, term, text, more) {
+    var asked = list.querySelector(".search-more");  // the button that asked for these
     if (!more) list.textContent = "";
-    var ui = JSON.parse(document.documentElement.dataset.ui || "{}");  // in the course's language
-    var added = results.map(function (result) { return list.appendChild(text.item(result)); });
+    else if (asked) asked.remove();
+    var words = ui(), added = results.map(function (result) { return list.appendChild(text.item(result)); });
     var shown = list.children.length;
-    var said = !shown ? ui.not_found || "%(term)s: 0"
-      : total > shown ? ui.found_more || "%(term)s: %(n)s (%(shown)s)" : ui.found || "%(term)s: %(n)s";
+    var said = !shown ? words.not_found || "%(term)s: 0"
+      : total > shown ? words.found_more || "%(term)s: %(n)s (%(shown)s)" : words.found || "%(term)s: %(n)s";
     summary.textContent = said.replace("%(term)s", term).replace("%(n)s", total).replace("%(shown)s", shown);
     status.textContent = summary.textContent;
     panel.hidden = false;
@@ -58,37 +61,31 @@
     return Promise.all(found.results.slice(from, from + MAX_RESULTS).map(function (r) { return r.data(); }))
       .then(function (results) {
         if (input.value.trim() !== term) return;
-        var old = panel.querySelector(".search-more");
-        if (old) old.remove();
         var added = render(results, found.results.length, term, text, from > 0);
         shownFor = term;
         if (from > 0 && added.length) added[0].querySelector("a").focus();  // where the reader reads on
         var next = from + results.length;
         if (next >= found.results.length) return;
-        var button = document.createElement("button");
+        var item = list.appendChild(document.createElement("li"));
+        var button = item.appendChild(document.createElement("button"));
+        item.className = "search-more";
         button.type = "button";
-        button.className = "tool-button search-more";
-        button.textContent = JSON.parse(document.documentElement.dataset.ui || "{}").more || "More";
+        button.className = "tool-button";
+        button.textContent = ui().more || "More";
         button.addEventListener("click", function () { listFrom(found, next, term, text); });
-        list.after(button);
       });
   }
 
   function search() {
     var term = input.value.trim();
-    if (!term) {
-      panel.hidden = true; list.textContent = ""; status.textContent = "";
-      var more = panel.querySelector(".search-more");
-      if (more) more.remove();
-      return;
-    }
+    if (!term) { panel.hidden = true; list.textContent = ""; status.textContent = ""; return; }
     load().then(function (loaded) {
       return loaded.find(term).then(function (found) {
         if (found === null || input.value.trim() !== term) return;  // a newer query is on its way
         return listFrom(found, 0, term, loaded.text);
       });
     }).catch(function () {
-      status.textContent = summary.textContent = JSON.parse(document.documentElement.dataset.ui || "{}").unavailable;
+      status.textContent = summary.textContent = ui().unavailable;
       panel.hidden = false;
     });
   }
@@ -116,7 +113,7 @@
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       var next = at + (event.key === "ArrowDown" ? 1 : -1);
-      (next < 0 ? input : all[next] || panel.querySelector(".search-more") || all[at]).focus();
+      (next < 0 ? input : all[next] || list.querySelector(".search-more button") || all[at]).focus();
     } else if (event.key === "Escape") {
       event.stopPropagation();
       input.focus();  // first: focusing the box opens the list again
