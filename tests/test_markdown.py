@@ -63,12 +63,6 @@ def test_dollar_signs_in_prose_stay_text(tmp_path, text, shown):
     assert shown in html and "<math" not in html
 
 
-def test_straight_quotes_in_prose_are_shown_curly_and_left_alone_in_code(tmp_path):
-    html = body_html(tmp_path, 'the "current state" of a request\'s cache, not `"x"` or `it\'s`')
-    assert "the “current state” of a request’s cache" in html
-    assert "<code>&quot;x&quot;</code>" in html and "<code>it's</code>" in html
-
-
 def test_inline_math_still_works_next_to_dollar_signs(tmp_path):
     html = body_html(tmp_path, "单价 \\$5，公式 $x_1$，与 $\\$$ 本身。")
     assert "单价 $5" in html and html.count("<math") == 2

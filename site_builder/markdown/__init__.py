@@ -28,10 +28,7 @@ def make_markdown() -> MarkdownIt:
     (urls.py). markdown-it's own list would leave ``[x](javascript:…)`` as text, which
     no check sees and the published Markdown republishes as a link.
     """
-    # smartquotes alone of the typographer's rules: quotes curly as the interface writes them ("--" and "(c)"
-    # stay as typed)
-    md = MarkdownIt("commonmark", {"html": True, "typographer": True, "highlight": highlight_code})
-    md.enable(["table", "smartquotes"])
+    md = MarkdownIt("commonmark", {"html": True, "typographer": False, "highlight": highlight_code}).enable("table")
     md.validateLink = lambda url: True
     md.use(nesting_limit_plugin)
     md.use(directive_plugin)

@@ -84,7 +84,8 @@ function inkOf(img) {
   return ink;
 }
 
-/** The most common colour of a sample of the pixels, or null when most of them are transparent. */
+/** The most common colour of a sample of the pixels, or null when most of them are transparent (then every opaque
+ * pixel is ink: our figures are drawn on an opaque background). */
 function background(data) {
   var counts = new Map(), top = null, most = 0;
   for (var i = 0; i < data.length; i += 4 * 37) {

@@ -82,13 +82,19 @@
   }
 
   // Where each label goes (static/marks-place.js: it reads the figure's pixels) is fetched the first time a mark is
-  // shown, so pages stay light; until then, and if it cannot be fetched, a label sits above its box.
+  // shown, so pages stay light; until then a label sits above its box, and if it cannot be fetched, under a box
+  // with no room above it.
   var here = document.currentScript && document.currentScript.src, placer = null;
 
   function placeLabels(el, img) {
     if (!el.querySelector(".mark-outline")) return Promise.resolve();  // nothing shown: the image is not read
     if (!placer) placer = import(new URL("marks-place.js", here).href);
-    return placer.then(function (module) { module.placeLabels(el, img); }, function () {});
+    return placer.then(function (module) { module.placeLabels(el, img); }, function () {
+      var top = el.getBoundingClientRect().top;
+      el.querySelectorAll(".mark-outline-label").forEach(function (label) {
+        if (label.getBoundingClientRect().top < top) label.parentNode.classList.add("label-under");
+      });
+    });
   }
 
   /** Outline ``names`` on ``figure``; resolves once their labels are in place. */

@@ -40,7 +40,7 @@ function query(text) {
 }
 
 /** Indexed text back as text: chained pairs (键值 值缓 缓存) become 键值缓存; marks kept per character;
- *  the end of a block becomes a space, unless it ends in Chinese punctuation (输入。这一层, not 输入。 这一层). */
+ *  the end of a block becomes a space, unless Chinese text goes on after Chinese punctuation (输入。这一层). */
 export function joined(pieces) {
   var out = [];  // [character(s), marked]
   var last = "", ended = "", broken = false;
@@ -54,8 +54,8 @@ export function joined(pieces) {
         out.push([word.slice(1), piece.mark]);
       } else {
         // Spaces stay between Latin and Chinese (KV 缓存, 第 5 讲), not next to Chinese punctuation.
-        var tight = broken ? PUNCT_END.test(ended) : (CJK_END.test(last) && CJK_START.test(word)) ||
-          PUNCT_END.test(last) || PUNCT_START.test(word);
+        var tight = broken ? PUNCT_END.test(ended) && CJK_START.test(word) : (CJK_END.test(last) &&
+          CJK_START.test(word)) || PUNCT_END.test(last) || PUNCT_START.test(word);
         if (out.length && !tight) out.push([" ", false]);
         // A pair goes in as two characters, so a marked pair chained after it marks only its own.
         if (PAIR.test(word)) out.push([word.charAt(0), piece.mark], [word.slice(1), piece.mark]);

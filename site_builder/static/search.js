@@ -3,9 +3,9 @@
  * (static/search-engine.js: Pagefind, the index's text rules) and the index are
  * fetched from this site only when the box is first used, so pages stay light.
  * The engine also builds each result's list item (item()), so this file, loaded on every page,
- * stays small.
- * Keys: "/" anywhere outside a form field goes to the box; ArrowDown/ArrowUp move between the box
- * and the result links (focus moves, so a screen reader reads each link); Enter in the box opens
+ * stays small. Eight results are listed at a time; 更多结果 lists eight more.
+ * Keys: "/" anywhere outside a form field goes to the box; ArrowDown/ArrowUp move between the box,
+ * the result links and the 更多结果 button (focus moves, so a screen reader reads each); Enter in the box opens
  * the first result shown for what is typed; Escape closes the list and returns to the box.
  */
 (function () {
@@ -60,7 +60,8 @@
   function listFrom(found, from, term, text) {
     return Promise.all(found.results.slice(from, from + MAX_RESULTS).map(function (r) { return r.data(); }))
       .then(function (results) {
-        if (input.value.trim() !== term) return;
+        var listed = list.querySelectorAll("li:not(.search-more)").length;
+        if (input.value.trim() !== term || (from && listed !== from)) return;  // newer query; more listed already
         var added = render(results, found.results.length, term, text, from > 0);
         shownFor = term;
         if (from > 0 && added.length) added[0].querySelector("a").focus();  // where the reader reads on
@@ -72,7 +73,10 @@
         button.type = "button";
         button.className = "tool-button";
         button.textContent = ui().more || "More";
-        button.addEventListener("click", function () { listFrom(found, next, term, text); });
+        button.addEventListener("click", function () {
+          button.disabled = true;
+          listFrom(found, next, term, text).catch(function () { button.disabled = false; });
+        });
       });
   }
 
@@ -108,12 +112,12 @@
     }
   });
   list.addEventListener("keydown", function (event) {
-    var all = links(), at = all.indexOf(document.activeElement);
+    var all = Array.prototype.slice.call(list.querySelectorAll("a, button")), at = all.indexOf(document.activeElement);
     if (at < 0) return;
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       var next = at + (event.key === "ArrowDown" ? 1 : -1);
-      (next < 0 ? input : all[next] || list.querySelector(".search-more button") || all[at]).focus();
+      (next < 0 ? input : all[Math.min(next, all.length - 1)]).focus();
     } else if (event.key === "Escape") {
       event.stopPropagation();
       input.focus();  // first: focusing the box opens the list again
