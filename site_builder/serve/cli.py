@@ -106,9 +106,9 @@ def parse_error(message: str, prog: str, options: Sequence[str] = (),
     if extra := re.fullmatch(r"unrecognized arguments: (.+)", message, re.S):
         words = extra.group(1).split()
         typed = next((w for w in words if w.startswith("-")), words[0])
-        if owner := (elsewhere or {}).get(typed.split("=", 1)[0]):  # `figures --report`: check's option
-            cause = _("{option} is an option of {command}", option=typed.split("=", 1)[0],
-                      command=owner.rsplit(" ", 1)[1])
+        option = typed.split("=", 1)[0]
+        if owner := (elsewhere or {}).get(option):  # `figures --report`: check's option
+            cause = _("{option} is an option of {command}", option=option, command=owner.rsplit(" ", 1)[1])
             return _("{cause} (help: {prog} --help)", cause=cause, prog=owner)
         cause = _("unexpected {extra}", extra=extra.group(1)) + suggest(typed, options)
         return _("{cause} (help: {prog} --help)", cause=cause, prog=prog)
