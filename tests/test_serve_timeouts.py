@@ -25,7 +25,7 @@ def served(tmp_path, monkeypatch):
     state = SimpleNamespace(host="127.0.0.1", port=port, out_dir=Path(tmp_path), build_id=1, failure=None,
                             language="zh-CN", stopping=False)
     httpd.RequestHandlerClass = devhttp.handler(state)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)  # shutdown() waits a poll
     thread.start()
     yield port
     httpd.shutdown()
