@@ -1,6 +1,7 @@
 """Shared by every test: import paths, what build.py keeps between renders, and one headless
 Chromium per session for browser tests."""
 
+import json
 import signal
 import sys
 from pathlib import Path
@@ -90,12 +91,18 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def model_results():
-    """``lessonmodel.run_all(None)``: every experiment computed without a cache, once per session (a few
-    seconds). Tests only read it; one that changes a value changes a deep copy."""
+def model_results(tmp_path_factory):
+    """``lessonmodel.run_all(None)``: every experiment computed without a cache, once per test run (a few
+    seconds), the workers of a run sharing it as JSON: the form a build reads it in from its cache. Tests only
+    read it; one that changes a value changes a deep copy."""
+    from shared import made_once
+
     import lessonmodel
 
-    return lessonmodel.run_all(None)
+    def compute(folder: Path) -> None:
+        (folder / "results.json").write_text(json.dumps(lessonmodel.run_all(None)), encoding="utf-8")
+
+    return json.loads((made_once(tmp_path_factory, "model-results", compute) / "results.json").read_text("utf-8"))
 
 
 @pytest.fixture(scope="module")

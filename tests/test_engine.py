@@ -134,16 +134,29 @@ FIGURE_DAMAGE = {
 }
 
 
-@pytest.mark.parametrize("damage", FIGURE_DAMAGE, ids=list(FIGURE_DAMAGE))
-def test_a_damaged_figure_cache_entry_is_drawn_again_with_one_warning(tmp_path, damage):
+@pytest.fixture(scope="module")
+def drawn_sketch(tmp_path_factory):
+    """The registry's first sketch (drawn without the model's results) drawn once into ``cache`` and ``out`` of a
+    folder: what each kind of damage starts from, in a copy."""
     from figures import FIGURES, render
 
-    figure = next(f for f in FIGURES if not f.inputs)  # a sketch: drawn without the model's results
-    cache, out = tmp_path / "cache", tmp_path / "out"
+    figure = next(f for f in FIGURES if not f.inputs)
+    folder = tmp_path_factory.mktemp("sketch")
     warned: list[str] = []
-    first = render({}, {}, out, cache, registry=[figure], warn=warned.append)
-    true = on_disk(out)
+    first = render({}, {}, folder / "out", folder / "cache", registry=[figure], warn=warned.append)
     assert first.drawn == (figure.id,) and not warned
+    return figure, folder, first
+
+
+@pytest.mark.parametrize("damage", FIGURE_DAMAGE, ids=list(FIGURE_DAMAGE))
+def test_a_damaged_figure_cache_entry_is_drawn_again_with_one_warning(drawn_sketch, tmp_path, damage):
+    from figures import render
+
+    figure, drawn, first = drawn_sketch
+    shutil.copytree(drawn, tmp_path, dirs_exist_ok=True)
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    true = on_disk(out)
+    warned: list[str] = []
     FIGURE_DAMAGE[damage](cache)
     again = render({}, {}, out, cache, registry=[figure], warn=warned.append)
     assert again.drawn == again.discarded == (figure.id,)
