@@ -27,7 +27,9 @@ def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callabl
     several workers: they share it (each worker's temporary folder lies inside the run's). Tests only read it.
     If ``make`` fails, the next worker to ask tries again, and fails with its own message."""
     base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    # A worker's folder (popen-gw0) lies inside its run's. A pytest started by a test inherits the variable but
+    # not the folder: its parent is the folder of every run, where an older run's results would be read again.
+    if base.name == f"popen-{os.environ.get('PYTEST_XDIST_WORKER')}":
         base = base.parent
     folder = base / name
     with held(base / f"{name}.lock"):
