@@ -494,6 +494,19 @@ def test_states_are_sections_with_ids_badges_and_figures(sites):
     assert 'aria-describedby="alpha-b1-fig-desc"' in html and 'id="alpha-b1-fig-desc"' in html
 
 
+def test_every_figure_links_its_picture_alone_on_every_page_that_shows_it(sites):
+    """On a phone a figure's labels are small; its SVG opened alone zooms without blurring."""
+    _, public, _ = sites
+    pages = {name: read(public, name) for name in ("alpha.html", "figures.html")}
+    for name, html in pages.items():
+        figures = re.findall(r'<figure class="figure".*?</figure>', html, re.S)
+        assert figures, name
+        for figure in figures:
+            src = re.search(r'<img src="([^"]+)"', figure).group(1)
+            assert f'<a class="figure-full" href="{src}">查看大图</a>' in figure, (name, figure)
+            assert (public / src).is_file()
+
+
 def test_values_are_formatted_and_linked_to_the_numbers_page(sites):
     _, public, _ = sites
     html = read(public, "alpha.html")

@@ -118,3 +118,19 @@ def test_headings_break_between_phrases_not_inside_chinese_words(site, open_tab,
         tab.page.goto(site.url(False, name))
         tab.page.evaluate(_SHOW_ALL)
         assert tab.page.evaluate(_MID_WORD_BREAKS) == [], name
+
+
+def test_a_figure_opens_alone_larger_than_on_the_page_from_its_caption(site, open_tab):
+    """On a phone the page shrinks a figure to the screen and its labels with it: the link in its caption
+    opens the SVG alone, at its own size (which the reader can zoom further without blurring)."""
+    tab = open_tab(site.url(False, f"{site.lesson}.html"), viewport=PHONE)
+    figure = tab.page.locator(".figure").filter(visible=True).first
+    on_page = figure.locator("img").bounding_box()["width"]
+    link = figure.locator(".figure-full")
+    box = link.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    with tab.page.expect_navigation() as opened:
+        link.click()
+    assert opened.value.headers["content-type"].startswith("image/svg+xml")
+    alone = tab.page.evaluate("document.documentElement.getBoundingClientRect().width")
+    assert alone > on_page * 1.2, (alone, on_page)
