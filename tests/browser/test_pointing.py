@@ -300,7 +300,10 @@ def test_a_mark_label_covers_no_more_of_its_figure_than_its_best_place(real, ope
         img.evaluate("i => i.scrollIntoView({block: 'center', behavior: 'instant'})")
         expect(img).to_have_js_property("complete", True)
         shot = img.screenshot()
-        image = img.evaluate("i => { const r = i.getBoundingClientRect(); return [r.left, r.top]; }")
+        # The screenshot is the image's enclosing rectangle of whole pixels: its first pixel is at the floor of a
+        # fractional position (a caption above two lines high puts the image at y = 355.73, and the row at 355).
+        image = img.evaluate("i => { const r = i.getBoundingClientRect(); "
+                             "return [Math.floor(r.left), Math.floor(r.top)]; }")
         pixels = np.asarray(Image.open(io.BytesIO(shot)).convert("RGB"), dtype=np.int32)
         packed = (pixels[..., 0] << 16) | (pixels[..., 1] << 8) | pixels[..., 2]
         colours, counts = np.unique(packed, return_counts=True)
