@@ -88,7 +88,7 @@ serve: $(VENV)/.installed-site fonts
 # files go out in the order tests/conftest.py gives them (the longest first), not xdist's own. What every worker
 # needs (the real course's browser sites, .cache/npm) is made once per run (tests/shared.py).
 XDIST := -n auto --dist loadscope --no-loadscope-reorder
-# Where PYTHONDONTWRITEBYTECODE is set (these machines, CI's too), every process the tests start compiled the project
+# Where PYTHONDONTWRITEBYTECODE is set (these machines set it), every process the tests start compiled the project
 # anew and each worker rewrote the asserts of every test file anew: 5.8 s against 2.9 s to collect the suite in a
 # fresh clone. The tests keep Python's default: compiled files in the (ignored) __pycache__ folders.
 TEST_ENV := env PYTHONDONTWRITEBYTECODE=

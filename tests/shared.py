@@ -29,7 +29,7 @@ def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callabl
     base = tmp_path_factory.getbasetemp()
     # A worker's folder (popen-gw0) lies inside its run's. A pytest started by a test inherits the variable but
     # not the folder: its parent is the folder of every run, where an older run's results would be read again.
-    if base.name == f"popen-{os.environ.get('PYTEST_XDIST_WORKER')}":
+    if (worker := os.environ.get("PYTEST_XDIST_WORKER")) and base.name == f"popen-{worker}":
         base = base.parent
     folder = base / name
     with held(base / f"{name}.lock"):

@@ -19,3 +19,10 @@ def test_workers_of_one_run_share_a_folder_and_a_pytest_a_test_starts_makes_its_
                            lambda folder, base=base: made.append(base.name))
         assert folder == (started if base == started else run) / "results"
     assert made == ["popen-gw0", "pytest-8"]  # the second worker found the first one's folder
+
+
+def test_a_run_without_workers_keeps_its_shared_folders_in_its_own(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    base = tmp_path / "pytest-9"
+    base.mkdir()
+    assert made_once(SimpleNamespace(getbasetemp=lambda: base), "results", lambda folder: None) == base / "results"

@@ -120,7 +120,8 @@ def test_every_message_in_code_and_templates_has_a_chinese_translation(tmp_path)
 
 
 def test_site_ui_strings_follow_the_language(tmp_path):
-    pages = {"x": lesson(":::{state} b0\n:title: 一\n:provenance: teaching\n\n正文。\n\n::::{more}\n多\n::::\n:::\n")}
+    pages = {"x": lesson(":::{state} b0\n:title: 一\n:figure: sketch\n:provenance: teaching\n\n正文。\n\n"
+                         "::::{more}\n多\n::::\n:::\n")}
     html = {}
     for language in ("zh-CN", "en"):
         root = write_site(tmp_path / language, pages, site_yml=SITE_YML.format(pages="x").replace("zh-CN", language))
@@ -130,7 +131,9 @@ def test_site_ui_strings_follow_the_language(tmp_path):
                    ("<summary>进一步解释</summary>", "<summary>More explanation</summary>"),
                    ("第 1 步，共 1 步", "Step 1 of 1"),
                    ("<h1>数值与出处</h1>", "<h1>Numbers and where they come from</h1>"),
-                   ("图与数值</a>", "Figures and values</a>"), ("教师版", "teacher edition")):
+                   ("图与数值</a>", "Figures and values</a>"), ("教师版", "teacher edition"),
+                   ('">查看大图<span class="visually-hidden">：草图</span>',
+                    '">Open full size<span class="visually-hidden">: 草图</span>')):
         assert zh in html["zh-CN"] and zh not in html["en"], zh
         assert en in html["en"], en
     assert '<html lang="en" data-ui=' in html["en"]

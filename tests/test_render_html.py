@@ -502,8 +502,10 @@ def test_every_figure_links_its_picture_alone_on_every_page_that_shows_it(sites)
         figures = re.findall(r'<figure class="figure".*?</figure>', html, re.S)
         assert figures, name
         for figure in figures:
-            src = re.search(r'<img src="([^"]+)"', figure).group(1)
-            assert f'<a class="figure-full" href="{src}">查看大图</a>' in figure, (name, figure)
+            src, alt = re.search(r'<img src="([^"]+)" alt="([^"]*)"', figure).groups()
+            # named after its figure for a screen reader's list of links: each says which picture it opens
+            assert f'<a class="figure-full" href="{src}">查看大图<span class="visually-hidden">：{alt}</span></a>' \
+                in figure, (name, figure)
             assert (public / src).is_file()
 
 
