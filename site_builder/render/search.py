@@ -43,9 +43,12 @@ LANGUAGE = "en"
 """What Pagefind is told: split on spaces, no segmenter of its own (the text arrives cut into pairs)."""
 _CJK = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 """Chinese characters (the unified ideographs, extension A, the compatibility ideographs): cut into pairs."""
-_CJK_PUNCT = ((0x3000, 0x303F), (0xFF01, 0xFF0F), (0xFF1A, 0xFF20), (0xFF3B, 0xFF40), (0xFF5B, 0xFF65),
-              (0x2018, 0x201F), (0x2026, 0x2026), (0x2014, 0x2014))
-"""Chinese punctuation, full-width forms, curly quotes, … and —: each set apart by spaces."""
+_CJK_PUNCT = ((0x3000, 0x303F), (0xFF01, 0xFF0F), (0xFF1A, 0xFF20), (0xFF3B, 0xFF40), (0xFF5B, 0xFF65))
+"""Chinese punctuation and full-width forms: each set apart by spaces."""
+_SHARED_PUNCT = ((0x2018, 0x201F), (0x2026, 0x2026), (0x2014, 0x2014))
+"""Curly quotes, … and —, which Chinese and English both write: set apart next to a Chinese character or mark
+(的“缓存”。), left on their word elsewhere (the “cache” of, it’s). Pagefind drops them from the word it
+indexes, and the browser shows them where they were: set apart, they would be shown joined (the“cache”of)."""
 _NONE = 0x110000
 """Above every code point: a slot of ``_cut``'s output that holds nothing."""
 
@@ -60,15 +63,19 @@ def search_terms(text: str) -> str:
 
 def _cut(text: str) -> str:
     """``text`` with each run of Chinese characters as `` p1 p2 … `` (its overlapping pairs; one character
-    alone as itself) and each punctuation mark as `` p ``, spaces around; everything else as it is.
+    alone as itself) and each Chinese punctuation mark as `` p ``, spaces around; everything else as it is.
 
     On arrays of code points: each character gives up to four characters of output, in one pass for the
     whole text (a regular expression calling back per run cost four times as much, for a page's text).
     """
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
-    chinese, punctuation = _within(codes, _CJK), _within(codes, _CJK_PUNCT)
+    chinese, marks = _within(codes, _CJK), _within(codes, _CJK_PUNCT)
     after, before = np.zeros_like(chinese), np.zeros_like(chinese)
     after[:-1], before[1:] = chinese[1:], chinese[:-1]
+    beside = np.zeros_like(chinese)  # a Chinese character or mark on either side
+    beside[:-1] |= marks[1:]
+    beside[1:] |= marks[:-1]
+    punctuation = marks | (_within(codes, _SHARED_PUNCT) & (beside | before | after))
     following = np.zeros_like(codes)
     following[:-1] = codes[1:]
     pair = chinese & after  # this character and the next are a pair

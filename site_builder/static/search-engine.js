@@ -8,12 +8,18 @@
  * pages (the documents' ``tier`` filter).
  */
 var CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff";
-var CJK_PUNCT = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u2018-\u201f\u2026\u2014";
-var PIECES = new RegExp("([" + CJK + "]+)|([" + CJK_PUNCT + "])", "g");
+var CJK_MARKS = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65";
+var SHARED = "[\u2018-\u201f\u2026\u2014]";  // set apart only beside Chinese (search.py _SHARED_PUNCT)
+var NEAR = "[" + CJK + CJK_MARKS + "]";
+var PIECES = new RegExp("([" + CJK + "]+)|([" + CJK_MARKS + "]|(?<=" + NEAR + ")" + SHARED + "|" + SHARED +
+  "(?=" + NEAR + "))", "g");
 var CJK_PAIR = new RegExp("^[" + CJK + "]{2}$");
 var PAIR = new RegExp("^[" + CJK + "]{2}[^" + CJK + "]*$");
 var CJK_START = new RegExp("^[" + CJK + "]"), CJK_END = new RegExp("[" + CJK + "]$");
-var PUNCT_START = new RegExp("^[" + CJK_PUNCT + "]"), PUNCT_END = new RegExp("[" + CJK_PUNCT + "]$");
+// A word that starts or ends with a Chinese mark, or is a curly quote, … or — alone (set apart beside Chinese):
+// no space on that side. On a Latin word (the “cache”) they keep the spaces the text had.
+var PUNCT_START = new RegExp("^([" + CJK_MARKS + "]|" + SHARED + "$)");
+var PUNCT_END = new RegExp("([" + CJK_MARKS + "]|^" + SHARED + ")$");
 var BREAK = "\u00b6";  // ends every block of a document (search.py _END): read as a break, never shown
 var LATIN = /[A-Za-z0-9]/;
 var MAX_VARIANTS = 6;
