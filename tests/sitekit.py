@@ -44,9 +44,9 @@ def write_site(root: Path, pages: dict[str, str], *, site_yml: str | None = None
 
 def fake_evidence(figure_dir: Path) -> Evidence:
     """Five values (measured, of each value class, computed, and record) and four figures (teaching,
-    measured, computed, and one whose corner label disagrees with its badge)."""
+    measured with a dark variant, computed, and one whose corner label disagrees with its badge)."""
     figure_dir.mkdir(parents=True, exist_ok=True)
-    for name in ("sketch", "plot", "table", "mislabelled"):
+    for name in ("sketch", "plot", "plot.dark", "table", "mislabelled"):
         (figure_dir / f"{name}.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>", encoding="utf-8")
     values = {
         "exp.diff": Value("exp.diff", 1.1e-15, "", "measured", "exp", command="python -m lessonmodel run exp",
@@ -58,7 +58,8 @@ def fake_evidence(figure_dir: Path) -> Evidence:
                                         date="2025-01-01"),
     }
     figures = {"sketch": FigureInfo("sketch", "sketch.svg", "草图", "长描述", "teaching"),
-               "plot": FigureInfo("plot", "plot.svg", "曲线", "长描述", "measured", label="模型实测"),
+               "plot": FigureInfo("plot", "plot.svg", "曲线", "长描述", "measured", label="模型实测",
+                                  dark_file="plot.dark.svg"),
                "table": FigureInfo("table", "table.svg", "表", "长描述", "computed", label="公式计算"),
                "mislabelled": FigureInfo("mislabelled", "mislabelled.svg", "表", "长描述", "computed",
                                          label="模型实测")}

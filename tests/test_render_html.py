@@ -503,10 +503,15 @@ def test_every_figure_links_its_picture_alone_on_every_page_that_shows_it(sites)
         assert figures, name
         for figure in figures:
             src, alt = re.search(r'<img src="([^"]+)" alt="([^"]*)"', figure).groups()
-            # named after its figure for a screen reader's list of links: each says which picture it opens
-            assert f'<a class="figure-full" href="{src}">查看大图<span class="visually-hidden">：{alt}</span></a>' \
-                in figure, (name, figure)
-            assert (public / src).is_file()
+            dark = re.findall(r'<source srcset="([^"]+)"', figure)
+            # Named after its figure for a screen reader's list of links: each says which picture it opens.
+            # With a dark variant, a link to each (site.css shows the one of the page's scheme).
+            links = re.findall(r'<a class="figure-full" href="([^"]+)"( data-scheme="\w+")?>查看大图'
+                               r'<span class="visually-hidden">：([^<]*)</span></a>', figure)
+            expected = [(src, ' data-scheme="light"', alt), (dark[0], ' data-scheme="dark"', alt)] if dark \
+                else [(src, "", alt)]
+            assert links == expected, (name, figure)
+            assert all((public / linked).is_file() for linked, _, _ in links)
 
 
 def test_values_are_formatted_and_linked_to_the_numbers_page(sites):

@@ -120,17 +120,33 @@ def test_headings_break_between_phrases_not_inside_chinese_words(site, open_tab,
         assert tab.page.evaluate(_MID_WORD_BREAKS) == [], name
 
 
+_SHOWN_AND_LINKED = """f => [f.querySelector('img').currentSrc.split('/').pop(),
+  [...f.querySelectorAll('.figure-full')].filter(a => a.checkVisibility()).map(a => a.href.split('/').pop())]"""
+"""A figure's picture as shown (the <picture>'s choice) and the pictures its shown full-size links open."""
+
+
 def test_a_figure_opens_alone_larger_than_on_the_page_from_its_caption(site, open_tab):
     """On a phone the page shrinks a figure to the screen and its labels with it: the link in its caption
-    opens the SVG alone, at its own size (which the reader can zoom further without blurring)."""
-    tab = open_tab(site.url(False, f"{site.lesson}.html"), viewport=PHONE)
-    figure = tab.page.locator(".figure").filter(visible=True).first
+    opens the SVG alone, at its own size (which the reader can zoom further without blurring). It opens
+    the picture the page shows: the dark one on a dark system, the light one once the reader picks light."""
+    from chromium import wait_until
+
+    tab = open_tab(site.url(False, f"{site.lesson}.html"), viewport=PHONE, color_scheme="dark")
+    page = tab.page
+    figure = page.locator(".figure").filter(visible=True).first
+    wait_until(page, "() => document.querySelector('main figure img').complete")
+    shown, linked = figure.evaluate(_SHOWN_AND_LINKED)
+    assert linked == [shown], (shown, linked)
+    page.locator("[data-theme-toggle]").click()  # 自动 → 浅色
+    wait_until(page, "() => !document.querySelector('main figure img').currentSrc.endsWith('.dark.svg')")
+    shown, linked = figure.evaluate(_SHOWN_AND_LINKED)
+    assert linked == [shown] and not shown.endswith(".dark.svg"), (shown, linked)
     on_page = figure.locator("img").bounding_box()["width"]
-    link = figure.locator(".figure-full")
+    link = figure.locator(".figure-full").filter(visible=True)
     box = link.bounding_box()
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
-    with tab.page.expect_navigation() as opened:
+    with page.expect_navigation() as opened:
         link.click()
     assert opened.value.headers["content-type"].startswith("image/svg+xml")
-    alone = tab.page.evaluate("document.documentElement.getBoundingClientRect().width")
+    alone = page.evaluate("document.documentElement.getBoundingClientRect().width")
     assert alone > on_page * 1.2, (alone, on_page)
