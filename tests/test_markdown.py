@@ -63,6 +63,12 @@ def test_dollar_signs_in_prose_stay_text(tmp_path, text, shown):
     assert shown in html and "<math" not in html
 
 
+def test_straight_quotes_in_prose_are_shown_curly_and_stay_straight_in_code_and_escaped(tmp_path):
+    html = body_html(tmp_path, """the layer's "old" entries ("cached"); \\"as typed\\", `x = "y"` and $a'$.""")
+    assert "the layer’s “old” entries (“cached”)" in html
+    assert "&quot;as typed&quot;" in html and "<code>x = &quot;y&quot;</code>" in html and "<math" in html
+
+
 def test_inline_math_still_works_next_to_dollar_signs(tmp_path):
     html = body_html(tmp_path, "单价 \\$5，公式 $x_1$，与 $\\$$ 本身。")
     assert "单价 $5" in html and html.count("<math") == 2

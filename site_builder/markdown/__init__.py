@@ -26,9 +26,12 @@ def make_markdown() -> MarkdownIt:
     and refuse it; it is never rendered. Every link is parsed as a link, whatever its
     URL, for the same reason: the check stage judges it by the site's one allowlist
     (urls.py). markdown-it's own list would leave ``[x](javascript:…)`` as text, which
-    no check sees and the published Markdown republishes as a link.
+    no check sees and the published Markdown republishes as a link. Straight quotes in prose are shown
+    curly (``smartquotes``; not markdown-it's other ``replacements``, which would turn a teacher's ``(c)`` or
+    ``--`` into other characters).
     """
-    md = MarkdownIt("commonmark", {"html": True, "typographer": False, "highlight": highlight_code}).enable("table")
+    md = MarkdownIt("commonmark", {"html": True, "typographer": True, "highlight": highlight_code}).enable(
+        ["table", "smartquotes"])
     md.validateLink = lambda url: True
     md.use(nesting_limit_plugin)
     md.use(directive_plugin)
