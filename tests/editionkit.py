@@ -62,7 +62,7 @@ Opening: why a cache can be reused, see {src}`M34`.
 :figure: marked
 :provenance: teaching
 
-The old entries stay “as they are”: the model's entries are not computed again.
+The old entries stay “as they are” — the model's entries are not computed again.
 
 ::::{teacher}
 Point at {mark}`left` first, then at {mark}`right`, then move on.

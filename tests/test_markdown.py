@@ -64,8 +64,10 @@ def test_dollar_signs_in_prose_stay_text(tmp_path, text, shown):
 
 
 def test_straight_quotes_in_prose_are_shown_curly_and_stay_straight_in_code_and_escaped(tmp_path):
-    html = body_html(tmp_path, """the layer's "old" entries ("cached"); \\"as typed\\", `x = "y"` and $a'$.""")
+    html = body_html(tmp_path, """the layer's "old" entries ("cached"); \\"as typed\\", `x = "y"` and $a'$, """
+                               """<https://example.org/it's>.""")
     assert "the layer’s “old” entries (“cached”)" in html
+    assert """<a href="https://example.org/it's">https://example.org/it's</a>""" in html
     assert "&quot;as typed&quot;" in html and "<code>x = &quot;y&quot;</code>" in html and "<math" in html
 
 

@@ -15,6 +15,7 @@ from site_builder.markdown.mathrules import dollar_math_plugin, math_render_plug
 from site_builder.markdown.myst import myst_blocks_plugin
 from site_builder.markdown.nearmiss import near_miss_plugin, role_near_miss_plugin
 from site_builder.markdown.nesting import nesting_limit_plugin
+from site_builder.markdown.quotes import smart_quotes_plugin
 from site_builder.markdown.roles import role_render_plugin
 from site_builder.markdown.tables import table_align_plugin
 
@@ -30,8 +31,7 @@ def make_markdown() -> MarkdownIt:
     curly (``smartquotes``; not markdown-it's other ``replacements``, which would turn a teacher's ``(c)`` or
     ``--`` into other characters).
     """
-    md = MarkdownIt("commonmark", {"html": True, "typographer": True, "highlight": highlight_code}).enable(
-        ["table", "smartquotes"])
+    md = MarkdownIt("commonmark", {"html": True, "highlight": highlight_code}).enable("table")
     md.validateLink = lambda url: True
     md.use(nesting_limit_plugin)
     md.use(directive_plugin)
@@ -47,4 +47,5 @@ def make_markdown() -> MarkdownIt:
     md.use(image_figure_plugin)
     md.use(role_render_plugin)
     md.use(math_render_plugin)
+    md.use(smart_quotes_plugin)
     return md

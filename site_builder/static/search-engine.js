@@ -9,25 +9,31 @@
  */
 var CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff";
 var CJK_MARKS = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65";
-var SHARED = "[\u2018-\u201f\u2026\u2014]";  // set apart only beside Chinese (search.py _SHARED_PUNCT)
-var NEAR = "[" + CJK + CJK_MARKS + "]";
-var PIECES = new RegExp("([" + CJK + "]+)|([" + CJK_MARKS + "]|(?<=" + NEAR + ")" + SHARED + "|" + SHARED +
-  "(?=" + NEAR + "))", "g");
+// Curly quotes, … and —: set apart (as a Chinese mark is) only beside Chinese (search.py _SHARED_PUNCT).
+var PIECES = new RegExp("([" + CJK + "]+)|([" + CJK_MARKS + "])|([\u2018-\u201f\u2026\u2014])", "g");
+var CHINESE = new RegExp("^[" + CJK + CJK_MARKS + "]$");
 var CJK_PAIR = new RegExp("^[" + CJK + "]{2}$");
 var PAIR = new RegExp("^[" + CJK + "]{2}[^" + CJK + "]*$");
 var CJK_START = new RegExp("^[" + CJK + "]"), CJK_END = new RegExp("[" + CJK + "]$");
-// A word that starts or ends with a Chinese mark, or is a curly quote, … or — alone (set apart beside Chinese):
-// no space on that side. On a Latin word (the “cache”) they keep the spaces the text had.
-var PUNCT_START = new RegExp("^([" + CJK_MARKS + "]|" + SHARED + "$)");
-var PUNCT_END = new RegExp("([" + CJK_MARKS + "]|^" + SHARED + ")$");
+var MARK_START = new RegExp("^[" + CJK_MARKS + "]"), MARK_END = new RegExp("[" + CJK_MARKS + "]$");
+var LONE_SHARED = /^[\u2018-\u201f\u2026\u2014]$/;
 var BREAK = "\u00b6";  // ends every block of a document (search.py _END): read as a break, never shown
 var LATIN = /[A-Za-z0-9]/;
 var MAX_VARIANTS = 6;
 
 
+/** ``text`` with each Chinese run and each mark set apart given to ``piece(run, mark)`` (a curly quote, … or —
+ *  only beside Chinese: checked by hand, since a lookbehind would stop the script in Safari before 16.4). */
+function cutText(text, piece) {
+  return text.replace(PIECES, function (all, run, mark, shared, at, whole) {
+    if (shared && !CHINESE.test(whole.charAt(at - 1)) && !CHINESE.test(whole.charAt(at + 1))) return all;
+    return piece(run, mark || shared);
+  });
+}
+
 /** Text as the index holds it: Chinese runs as overlapping pairs, punctuation apart (= search.py). */
 function terms(text) {
-  return text.replace(PIECES, function (all, run, mark) {
+  return cutText(text, function (run, mark) {
     if (!run) return " " + mark + " ";
     if (run.length === 1) return " " + run + " ";
     var pairs = [];
@@ -48,28 +54,40 @@ function query(text) {
 /** Indexed text back as text: chained pairs (键值 值缓 缓存) become 键值缓存; marks kept per character;
  *  the end of a block becomes a space, unless Chinese text goes on after Chinese punctuation (输入。这一层). */
 export function joined(pieces) {
-  var out = [];  // [character(s), marked]
-  var last = "", ended = "", broken = false;
+  var words = [];  // every word with its piece's mark: a lone quote's neighbour may be in the next piece
   pieces.forEach(function (piece) {
-    piece.text.split(/(\s+)/).forEach(function (word) {
-      if (!word || /^\s+$/.test(word)) return;
-      if (word === BREAK) { broken = out.length > 0; ended = last || ended; last = ""; return; }
-      // Pagefind may leave punctuation on a word (缓存. at the end of a heading): it ends the run.
-      if (PAIR.test(word) && CJK_PAIR.test(last) && last.charAt(1) === word.charAt(0)) {
-        if (piece.mark && out.length) out[out.length - 1][1] = true;
-        out.push([word.slice(1), piece.mark]);
-      } else {
-        // Spaces stay between Latin and Chinese (KV 缓存, 第 5 讲), not next to Chinese punctuation.
-        var tight = broken ? PUNCT_END.test(ended) && CJK_START.test(word) : (CJK_END.test(last) &&
-          CJK_START.test(word)) || PUNCT_END.test(last) || PUNCT_START.test(word);
-        if (out.length && !tight) out.push([" ", false]);
-        // A pair goes in as two characters, so a marked pair chained after it marks only its own.
-        if (PAIR.test(word)) out.push([word.charAt(0), piece.mark], [word.slice(1), piece.mark]);
-        else out.push([word, piece.mark]);
-      }
-      broken = false;
-      last = word;
-    });
+    piece.text.split(/\s+/).forEach(function (word) { if (word) words.push({ text: word, mark: piece.mark }); });
+  });
+  var out = [];  // [character(s), marked]
+  var last = "", ended = "", broken = false, lastApart = false, endedApart = false;
+  words.forEach(function (item, k) {
+    var word = item.text;
+    if (word === BREAK) {
+      broken = out.length > 0;
+      if (last) { ended = last; endedApart = lastApart; }
+      last = ""; lastApart = false;
+      return;
+    }
+    // A curly quote, … or — alone was set apart beside Chinese: no space on either side of it (的“缓存”，
+    // “KV cache”。); elsewhere it stood alone in the text (head 1 — the) and keeps its spaces.
+    var next = words[k + 1] ? words[k + 1].text : "";
+    var isApart = LONE_SHARED.test(word) && (CHINESE.test(last.slice(-1)) || CHINESE.test(next.charAt(0)));
+    // Pagefind may leave punctuation on a word (缓存. at the end of a heading): it ends the run.
+    if (PAIR.test(word) && CJK_PAIR.test(last) && last.charAt(1) === word.charAt(0)) {
+      if (item.mark && out.length) out[out.length - 1][1] = true;
+      out.push([word.slice(1), item.mark]);
+    } else {
+      // Spaces stay between Latin and Chinese (KV 缓存, 第 5 讲), not next to Chinese punctuation.
+      var tight = broken ? (MARK_END.test(ended) || endedApart) && CJK_START.test(word) : (CJK_END.test(last) &&
+        CJK_START.test(word)) || MARK_END.test(last) || MARK_START.test(word) || isApart || lastApart;
+      if (out.length && !tight) out.push([" ", false]);
+      // A pair goes in as two characters, so a marked pair chained after it marks only its own.
+      if (PAIR.test(word)) out.push([word.charAt(0), item.mark], [word.slice(1), item.mark]);
+      else out.push([word, item.mark]);
+    }
+    broken = false;
+    last = word;
+    lastApart = isApart;
   });
   var runs = [];
   out.forEach(function (item) {
@@ -116,7 +134,7 @@ function squeezed(word) { return word.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, 
 /** The words of a query's unquoted text, Chinese runs as lists of pairs: [["缓存"], ["首个"], ["temperature"]]. */
 function groups(text) {
   var out = [];
-  text.replace(PIECES, function (all, run, mark) { return " " + (run ? "\u0001" + terms(run) + "\u0001" : mark) + " "; })
+  cutText(text, function (run, mark) { return " " + (run ? "\u0001" + terms(run) + "\u0001" : mark) + " "; })
     .split("\u0001").forEach(function (part, i) {
       if (i % 2) out.push(part.split(" "));
       else part.split(/\s+/).filter(function (w) { return /[\p{L}\p{N}]/u.test(w); })

@@ -76,15 +76,18 @@ def build_fixture_sites(out: Path, fixture: Path = FIXTURE) -> tuple[Path, Path]
     figure_dir.mkdir(parents=True)
     for name, label in (("sketch", "示意：旧状态 → 新词"), ("plot", "实测：差值曲线")):
         (figure_dir / f"{name}.svg").write_text(_SVG.format(label=label), encoding="utf-8")
+        # A dark variant, as figures/dark.py draws for every figure: dark mode picks it.
+        (figure_dir / f"{name}.dark.svg").write_text(_SVG.format(label=label).replace(
+            "<rect", "<rect width='640' height='480' fill='#1b1e22'/><rect", 1), encoding="utf-8")
     evidence = Evidence(
         values={"exp.diff": Value("exp.diff", 1.1e-15, "", "measured", "exp", command="python -m lessonmodel run exp"),
                 "exp.bytes": Value("exp.bytes", 819200, "B", "measured", "exp"),
                 "old_check.max_abs_diff": Value("old_check.max_abs_diff", 2.22e-15, "", "record", "old_check",
                                                 date="2025-01-01")},
         figures={"sketch": FigureInfo("sketch", "sketch.svg", "草图", "左边一个方框，右边一条箭头指向新词。",
-                                      "teaching"),
+                                      "teaching", dark_file="sketch.dark.svg"),
                  "plot": FigureInfo("plot", "plot.svg", "曲线", "差值随位置变化的曲线，全部低于十的负十二次方。",
-                                    "measured")},
+                                    "measured", dark_file="plot.dark.svg")},
         figure_dir=str(figure_dir))
     prepared = prepare_site(fixture, evidence)
     public, teacher = out / "_site", out / "_site-teacher"

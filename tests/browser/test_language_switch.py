@@ -74,11 +74,11 @@ def test_each_edition_searches_its_own_language(course, open_tab):
     found = _search(tab.page, word)
     assert found and all(f"/{tag}/" in href or not href.startswith(("/", "http")) for href in found), found
     assert any(href.split("#")[0].endswith(f"{english.meta.id}.html") for href in found), found
-    # Curly quotes read in an English excerpt as the page writes them (not stay“as they are”:the), and the
-    # apostrophe typed straight (model's) as the page shows it, curly.
+    # Curly quotes and a spaced dash read in an English excerpt as the page writes them (not stay“as they
+    # are”—the), and the apostrophe typed straight (model's) as the page shows it, curly.
     assert _search(tab.page, "entries")
     excerpts = tab.page.locator("[data-search-list] .search-excerpt").all_inner_texts()
-    assert any("stay “as they are”: the model’s entries" in text for text in excerpts), excerpts
+    assert any("stay “as they are” — the model’s entries" in text for text in excerpts), excerpts
     # A Chinese word of the source page: the English search does not find it (r2, shown in Chinese
     # there, is left out of the English index), the Chinese search does, on Chinese pages only.
     chinese_word = chinese.meta.title.split("：")[-1][:2]

@@ -136,7 +136,7 @@ def test_a_figure_opens_alone_larger_than_on_the_page_from_its_caption(site, ope
     figure = page.locator(".figure").filter(visible=True).first
     wait_until(page, "() => document.querySelector('main figure img').complete")
     shown, linked = figure.evaluate(_SHOWN_AND_LINKED)
-    assert linked == [shown], (shown, linked)
+    assert linked == [shown] and shown.endswith(".dark.svg"), (shown, linked)
     page.locator("[data-theme-toggle]").click()  # 自动 → 浅色
     wait_until(page, "() => !document.querySelector('main figure img').currentSrc.endsWith('.dark.svg')")
     shown, linked = figure.evaluate(_SHOWN_AND_LINKED)
