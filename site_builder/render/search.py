@@ -56,7 +56,8 @@ _NONE = 0x110000
 def search_terms(text: str) -> str:
     """``text`` as Pagefind should index it: Chinese runs as overlapping pairs, punctuation apart.
 
-    static/search-engine.js ``terms()`` is the same rule for queries; the browser tests keep the two in step.
+    static/search-engine.js ``terms()`` is the same rule for queries; tests/browser/test_search.py compares the two
+    on random texts.
     """
     return " ".join(_cut(text).split())
 

@@ -32,7 +32,7 @@ function cutText(text, piece) {
 }
 
 /** Text as the index holds it: Chinese runs as overlapping pairs, punctuation apart (= search.py). */
-function terms(text) {
+export function terms(text) {
   return cutText(text, function (run, mark) {
     if (!run) return " " + mark + " ";
     if (run.length === 1) return " " + run + " ";

@@ -22,6 +22,24 @@ def test_index_and_query_cut_chinese_into_the_same_pairs():
     assert "缓存" in search.search_terms("模型把旧的键值缓存保留下来").split()
 
 
+@pytest.mark.parametrize("site", ["fixture"], indirect=True)  # the rule is the script's, not a course's
+def test_the_browser_cuts_a_query_exactly_as_the_index_is_cut(site, open_tab):
+    """static/search-engine.js ``terms()`` against search.py ``search_terms()`` on random texts of the characters
+    at every edge of the rule's ranges (Chinese, Chinese marks, curly quotes, … and —), Latin, digits, spaces."""
+    import random
+
+    ranges = search._CJK + search._CJK_PUNCT + search._SHARED_PUNCT
+    alphabet = sorted({chr(c + step) for low, high in ranges for c in (low, high) for step in (-1, 0, 1)}
+                      | set("键值缓存 aZ1"))
+    rng = random.Random(22)
+    texts = ["the “cache” — of it’s", "称为“KV cache”。", "是——缓存……", "（“KV”）"] + \
+        ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(3000)]
+    tab = open_tab(site.url(False, "index.html"))
+    cut = tab.page.evaluate("([url, texts]) => import(url).then(engine => texts.map(engine.terms))",
+                            [site.url(False, "static/search-engine.js"), texts])
+    assert [(text, mine) for text, mine in zip(texts, cut, strict=True) if mine != search.search_terms(text)] == []
+
+
 @pytest.mark.parametrize("site", ["real"], indirect=True)  # the real course's words
 def test_search_documents_hold_public_text_with_anchored_states_and_no_teacher_notes(site, real_course):
     docs = (site.public_dir / "pagefind").is_dir()
