@@ -44,13 +44,16 @@ def _work(connection: Any, draw: Callable[..., Any]) -> None:
     while True:
         try:
             job = connection.recv()
-        except EOFError:  # the caller is done, or gone
+        except (EOFError, OSError):  # the caller is done, or gone
             return
         try:
             drawn = draw(*job)
         except Exception:  # noqa: BLE001 (any failure: the caller's own drawing raises it with its traceback)
             drawn = None
-        connection.send(drawn)
+        try:
+            connection.send(drawn)
+        except OSError:  # the caller is gone (interrupted): an uncaught error would print "Process …:" under its line
+            return
 
 
 class Drawers:
@@ -71,8 +74,8 @@ class Drawers:
 
     def __exit__(self, *exc: object) -> None:
         for process, connection in self._started:  # done or interrupted: nothing left to wait for
+            process.terminate()  # before its pipe closes, so that it does not wake to a closed pipe
             connection.close()
-            process.terminate()
         for process, _connection in self._started:
             process.join()
         self._started = []

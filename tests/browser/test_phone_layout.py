@@ -123,6 +123,8 @@ def test_headings_break_between_phrases_not_inside_chinese_words(site, open_tab,
 _SHOWN_AND_LINKED = """f => [f.querySelector('img').currentSrc.split('/').pop(),
   [...f.querySelectorAll('.figure-full')].filter(a => a.checkVisibility()).map(a => a.href.split('/').pop())]"""
 """A figure's picture as shown (the <picture>'s choice) and the pictures its shown full-size links open."""
+_FIRST_SHOWN = "[...document.querySelectorAll('.figure')].find(f => f.checkVisibility()).querySelector('img')"
+"""The picture of the first figure the reader sees (lazy: it has no ``currentSrc`` until it loads)."""
 
 
 def test_a_figure_opens_alone_larger_than_on_the_page_from_its_caption(site, open_tab):
@@ -134,11 +136,12 @@ def test_a_figure_opens_alone_larger_than_on_the_page_from_its_caption(site, ope
     tab = open_tab(site.url(False, f"{site.lesson}.html"), viewport=PHONE, color_scheme="dark")
     page = tab.page
     figure = page.locator(".figure").filter(visible=True).first
-    wait_until(page, "() => document.querySelector('main figure img').complete")
+    figure.scroll_into_view_if_needed()
+    wait_until(page, f"() => {_FIRST_SHOWN}.complete && {_FIRST_SHOWN}.currentSrc !== ''")
     shown, linked = figure.evaluate(_SHOWN_AND_LINKED)
     assert linked == [shown] and shown.endswith(".dark.svg"), (shown, linked)
     page.locator("[data-theme-toggle]").click()  # 自动 → 浅色
-    wait_until(page, "() => !document.querySelector('main figure img').currentSrc.endsWith('.dark.svg')")
+    wait_until(page, f"() => !{_FIRST_SHOWN}.currentSrc.endsWith('.dark.svg')")
     shown, linked = figure.evaluate(_SHOWN_AND_LINKED)
     assert linked == [shown] and not shown.endswith(".dark.svg"), (shown, linked)
     on_page = figure.locator("img").bounding_box()["width"]
