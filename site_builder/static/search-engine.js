@@ -10,13 +10,14 @@
 var CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff";
 var CJK_MARKS = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65";
 // Curly quotes, … and —: set apart (as a Chinese mark is) only beside Chinese (search.py _SHARED_PUNCT).
-var PIECES = new RegExp("([" + CJK + "]+)|([" + CJK_MARKS + "])|([\u2018-\u201f\u2026\u2014])", "g");
+var SHARED = "\u2018-\u201f\u2026\u2014";
+var PIECES = new RegExp("([" + CJK + "]+)|([" + CJK_MARKS + "])|([" + SHARED + "])", "g");
 var CHINESE = new RegExp("^[" + CJK + CJK_MARKS + "]$");
 var CJK_PAIR = new RegExp("^[" + CJK + "]{2}$");
 var PAIR = new RegExp("^[" + CJK + "]{2}[^" + CJK + "]*$");
 var CJK_START = new RegExp("^[" + CJK + "]"), CJK_END = new RegExp("[" + CJK + "]$");
 var MARK_START = new RegExp("^[" + CJK_MARKS + "]"), MARK_END = new RegExp("[" + CJK_MARKS + "]$");
-var LONE_SHARED = /^[\u2018-\u201f\u2026\u2014]$/;
+var LONE_SHARED = new RegExp("^[" + SHARED + "]$");
 var BREAK = "\u00b6";  // ends every block of a document (search.py _END): read as a break, never shown
 var LATIN = /[A-Za-z0-9]/;
 var MAX_VARIANTS = 6;
