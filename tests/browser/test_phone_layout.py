@@ -141,7 +141,8 @@ def test_a_figure_opens_alone_larger_than_on_the_page_from_its_caption(site, ope
     shown, linked = figure.evaluate(_SHOWN_AND_LINKED)
     assert linked == [shown] and shown.endswith(".dark.svg"), (shown, linked)
     page.locator("[data-theme-toggle]").click()  # 自动 → 浅色
-    wait_until(page, f"() => !{_FIRST_SHOWN}.currentSrc.endsWith('.dark.svg')")
+    # The picture chooses again: its currentSrc is empty until the light drawing is chosen.
+    wait_until(page, f"() => (src => src.endsWith('.svg') && !src.endsWith('.dark.svg'))({_FIRST_SHOWN}.currentSrc)")
     shown, linked = figure.evaluate(_SHOWN_AND_LINKED)
     assert linked == [shown] and not shown.endswith(".dark.svg"), (shown, linked)
     on_page = figure.locator("img").bounding_box()["width"]
