@@ -20,8 +20,8 @@ each is timed as a whole process from a removed output folder:
   model to run; the corpus cites no values or figures).
 - **MkDocs 1.6.1** (own venv ``.cache/bench-venv``), theme ``mkdocs`` with locale zh_CN and
   ``nav`` bounded to the index page (a nav of every page on every page grows with N²), then
-  ``pagefind --site site --force-language zh-cn`` (the extended Pagefind from this venv, which
-  segments Chinese). A second MkDocs row does the work this project does: two builds (a public
+  ``pagefind --site site --force-language zh-cn`` (the extended Pagefind, which segments Chinese,
+  in the same venv). A second MkDocs row does the work this project does: two builds (a public
   and a teacher site) and Pagefind once.
 - **Hugo** (Debian's ``hugo`` package; ``apt-get install hugo``), a minimal layout whose nav is
   bounded the same way (home, previous, next), then the same Pagefind command.
@@ -91,10 +91,12 @@ HUGO_LIST = ('{{ define "main" }}{{ .Content }}<ul>{{ range .Pages }}<li><a href
 
 
 def ensure_mkdocs() -> Path:
+    """MkDocs, and the Pagefind that segments Chinese (the same version as this project's), in their own venv."""
     mkdocs = VENV / "bin" / "mkdocs"
-    if not mkdocs.exists():
+    if not mkdocs.exists() or pagefind_binary() is None:
         subprocess.run([PY, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", f"mkdocs=={MKDOCS_VERSION}"], check=True)
+        subprocess.run([str(VENV / "bin" / "pip"), "install", "-q", f"mkdocs=={MKDOCS_VERSION}",
+                        f"pagefind-bin-extended=={_version('pagefind_bin')}"], check=True)
     return mkdocs
 
 
@@ -109,10 +111,9 @@ def ensure_hugo() -> str:
     return hugo
 
 
-def pagefind_binary() -> str:
-    from pagefind.service import get_executable
-
-    return str(get_executable())
+def pagefind_binary() -> Path | None:
+    """The extended Pagefind of the peers' venv: MkDocs' and Hugo's pages are indexed with its zh-cn segmenter."""
+    return next(VENV.glob("lib/python*/site-packages/pagefind_bin_extended/pagefind_extended"), None)
 
 
 CPU = [0.0]
@@ -308,7 +309,7 @@ def report(sizes: list[dict], load: tuple[tuple[float, ...], tuple[float, ...]])
     lines = [f"date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; machine: {platform.node()}, "
              f"{os.cpu_count()} CPU, {platform.machine()}, Python {platform.python_version()}; "
              f"mkdocs {MKDOCS_VERSION}; {hugo_version}"
-             f" (Debian); pagefind {_version('pagefind')} (extended)",
+             f" (Debian); pagefind {_version('pagefind_bin')} (extended for the peers)",
              f"load average before: {' '.join(f'{x:.2f}' for x in load[0])}; "
              f"after: {' '.join(f'{x:.2f}' for x in load[1])}", "",
              "| N | what | wall: median s (min–max, runs) | per page ms | ratio of medians | CPU s (median) "
@@ -385,7 +386,7 @@ def main() -> None:
                              "/dev/shm/bench (default %(default)s)")
     args = parser.parse_args()
 
-    mkdocs, hugo, pagefind = ensure_mkdocs(), ensure_hugo(), pagefind_binary()
+    mkdocs, hugo, pagefind = ensure_mkdocs(), ensure_hugo(), str(pagefind_binary())
     previous = args.previous.resolve() if args.previous else None
     texts = []
     for folder in (d.resolve() for d in args.dir):

@@ -8,6 +8,7 @@ import io
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -238,12 +239,22 @@ def test_search_link_figure_and_scaffold_messages_read_in_the_course_language(mo
     from site_builder.vocabulary.problems import SearchIndexError
     from site_builder.write import verify
 
-    monkeypatch.setitem(sys.modules, "pagefind.service", None)  # as on a machine without pagefind
+    pinned = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert search_index._INSTALL.removeprefix("pip install ") in pinned  # the hint installs the pinned binary
+    monkeypatch.setitem(sys.modules, "pagefind_bin", None)  # as on a machine without pagefind
     with pytest.raises(SearchIndexError) as missing:
         search_index._executable()
     said = missing.value.args[0]
-    assert localize(said, "zh-CN") == "没有安装 pagefind 包：pip install 'pagefind[extended]==1.5.2'"
-    assert localize(said, "en") == "the pagefind package is not installed: pip install 'pagefind[extended]==1.5.2'"
+    assert localize(said, "zh-CN") == f"没有安装 pagefind 包：{search_index._INSTALL}"
+    assert localize(said, "en") == f"the pagefind package is not installed: {search_index._INSTALL}"
+
+    def no_binary():
+        raise FileNotFoundError("pagefind")
+
+    monkeypatch.setitem(sys.modules, "pagefind_bin", types.SimpleNamespace(get_executable=no_binary))
+    with pytest.raises(SearchIndexError) as empty:  # the package without its binary (a wheel for another platform)
+        search_index._executable()
+    assert localize(empty.value.args[0], "en") == f"the pagefind package has no binary: {search_index._INSTALL}"
     link = verify._check_link("x.html", "y.html#b0", {"x.html"}, {})
     assert (localize(link, "zh-CN"), localize(link, "en")) == (
         "链接指向不存在的文件 'y.html#b0'", "link to missing file 'y.html#b0'")

@@ -90,14 +90,17 @@ def tree_digest(*folders: Path) -> str:
     return digest(*parts)
 
 
+LIBRARIES = ("jinja2", "markdown-it-py", "pygments", "latex2mathml", "pagefind-bin", "ziamath", "fonttools")
+"""The installed libraries whose versions change what a build makes (each pinned in requirements.txt)."""
+
+
 @functools.cache
 def code_digest() -> str:
     """What parses and renders, across processes: the whole package (templates, static, and the Python
     that highlights code, cuts the TOC, renders maths …), the libraries it works with and Python itself."""
     import importlib.metadata
 
-    versions = [importlib.metadata.version(name) for name in ("jinja2", "markdown-it-py", "pygments", "latex2mathml",
-                                                           "pagefind", "ziamath", "fonttools")]
+    versions = [importlib.metadata.version(name) for name in LIBRARIES]
     return digest(tree_digest(Path(__file__).parents[1]), sys.version, *versions)
 
 

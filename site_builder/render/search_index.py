@@ -127,19 +127,19 @@ def _run_pagefind(documents: dict[str, str], out: Path) -> None:
         raise SearchIndexError(_("pagefind returned no index for {n} pages", n=len(documents)))
 
 
-_INSTALL = "pip install 'pagefind[extended]==1.5.2'"
+_INSTALL = "pip install pagefind-bin==1.5.2"
 
 
 def _executable() -> Path:
     try:
-        from pagefind.service import get_executable
+        from pagefind_bin import get_executable
     except ImportError as error:
         raise SearchIndexError(_("the pagefind package is not installed: {command}", command=_INSTALL)) \
             from error
-    binary = get_executable()
-    if binary is None or not Path(binary).is_file():
-        raise SearchIndexError(_("the pagefind package has no binary: {command}", command=_INSTALL))
-    return Path(binary)
+    try:
+        return Path(get_executable())
+    except OSError as error:
+        raise SearchIndexError(_("the pagefind package has no binary: {command}", command=_INSTALL)) from error
 
 
 KEEP_SPARE = 64
@@ -247,6 +247,6 @@ def _link_or_copy(source: str, target: str) -> None:
 @functools.cache
 def _pagefind_version() -> str:
     try:
-        return importlib.metadata.version("pagefind")
+        return importlib.metadata.version("pagefind_bin")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
