@@ -137,3 +137,21 @@ def test_markdown_url_keeps_one_destination_and_the_allowlist():
     assert markup(f"[t]({url})") == []
     with pytest.raises(UnsafeOutputError):
         markdown_url("javascript:alert(document.domain)")
+
+
+def test_a_reference_reads_in_the_markdown_and_the_search_as_its_link_reads_on_the_page(tmp_path):
+    from site_builder.render.search import search_terms, site_documents
+
+    state = ":::{{state}} {id}\n:title: {title}\n:figure: sketch\n:provenance: teaching\n\n{body}\n:::\n"
+    x = (state.format(id="b0", title="甲步", body="见 {ref}`x#b1`、{ref}`y#b0`、{ref}`y` 与 {ref}`原话 <y#b0>`。")
+         + state.format(id="b1", title="乙步", body="正文。"))
+    write_site(tmp_path, {"x": lesson(x), "y": lesson(state.format(id="b0", title="丙步", body="正文。"),
+                                                       front="title: 另一课\n")})
+    prepared = prepare_site(tmp_path, fake_evidence(tmp_path / "figures"))
+    site = render_site(prepared, teacher=False)
+    links = re.findall(r'<a class="ref" href="([^"]*)">([^<]*)</a>', site["x.html"].decode())
+    assert links == [("#x-b1", "乙步"), ("y.html#y-b0", "另一课 · 丙步"), ("y.html", "《另一课》"),
+                     ("y.html#y-b0", "原话")]
+    said = "见 《乙步》、《另一课 · 丙步》、《另一课》 与 原话。"  # a state's title in quotes, as a page's is
+    assert said in site["x.md"].decode()
+    assert search_terms(said) in site_documents(prepared)["x.html"]

@@ -19,13 +19,12 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup, escape
 
-from site_builder.check.refs import locate, number_in, split_title
-from site_builder.check.site import resolve_mark, resolve_ref
+from site_builder.check.site import resolve_mark
 from site_builder.load.bibtex import cited_ids
 from site_builder.load.content import FigureInfo
 from site_builder.load.glossary import find_term
 from site_builder.parse.page import ParsedPage, image_path
-from site_builder.resolve.resolved import ResolvedPage, ResolvedState, SiteView, Stepper
+from site_builder.resolve.resolved import ResolvedPage, ResolvedState, SiteView, Stepper, ref_link
 from site_builder.vocabulary.i18n import _, install
 from site_builder.vocabulary.numbers import display
 from site_builder.vocabulary.provenance import BADGE_TEXT
@@ -196,26 +195,6 @@ def _figure_href(page: ResolvedPage, figure_id: str) -> str:
 def figure_anchor(figure_id: str) -> str:
     """The figure's anchor on figures.html, the page that shows every figure."""
     return f"fig-{figure_id}"
-
-
-def ref_link(site: SiteView, target: str, page_id: str, name: str = "ref") -> tuple[str, str]:
-    """The URL and link text of a ``{ref}`` (``{eq}``, ``{numref}``, ``{doc}``) target: its own text when it
-    gives one (``{ref}`text <label>```; ``%s`` in a ``{numref}``'s text is the number), else the title of
-    what it points at."""
-    text, target = split_title(target)
-    found = resolve_ref(target, page_id)
-    if name in ("eq", "numref") or found[0] not in site.pages:  # a label or a {doc} path: look for it
-        found = locate(name, target, page_id, site.anchor_names) or found
-    target_page, anchor = found
-    page = site.pages[target_page]
-    if not anchor:
-        # A work's title: 《…》 in Chinese.
-        return f"{target_page}.html", text or site.say(_("“{title}”", title=page.meta.title))
-    title = site.say(next((text for a, _, text in page.anchors if a == anchor), anchor))
-    href = f"#{anchor}" if target_page == page_id else f"{target_page}.html#{anchor}"
-    if text:
-        return href, text.replace("%s", number_in(title)) if name == "numref" else text
-    return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"
 
 
 def figure_context(figure: FigureInfo, site: SiteView) -> dict[str, Any]:

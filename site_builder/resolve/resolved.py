@@ -17,8 +17,8 @@ from functools import cached_property
 from markdown_it.token import Token
 
 from site_builder.check.images import Picture
-from site_builder.check.refs import split_title
-from site_builder.check.site import derived_provenance, resolve_mark
+from site_builder.check.refs import locate, number_in, split_title
+from site_builder.check.site import derived_provenance, resolve_mark, resolve_ref
 from site_builder.load.bibtex import cited_ids
 from site_builder.load.content import Content, Evidence, FigureInfo
 from site_builder.markdown.source import picture_address, role_pieces
@@ -245,7 +245,7 @@ def _lines(site: SiteView, page: ParsedPage, hidden: frozenset[int],
         """``piece`` with each role replaced by ``role`` of its text (by default: as Markdown that reads as it)."""
         if "`" not in piece:  # most lines hold no role: skip the search for one
             return piece
-        return "".join(p if isinstance(p, str) else role(role_text(site, *p, figures[number]))
+        return "".join(p if isinstance(p, str) else role(role_text(site, *p, figures[number], page.meta.id))
                        for p in role_pieces(piece))
 
     lines: list[str | Line] = []
@@ -270,9 +270,9 @@ _MARKDOWN_OPTIONS = frozenset({("state", "caption")})
 argument and value is plain text, which the HTML pages escape and the published Markdown too."""
 
 
-def role_text(site: SiteView, name: str, target: str, state_figure: str = "") -> str:
+def role_text(site: SiteView, name: str, target: str, state_figure: str = "", page_id: str = "") -> str:
     """A role as plain text: what the Markdown, the notebook (escaped by ``markdown_text``) and the search read
-    in its place."""
+    in its place (a reference reads as its link on the HTML page ``page_id`` does)."""
     evidence = site.evidence
     if name == "mark":
         figure_id, mark_name = resolve_mark(target, state_figure)
@@ -286,12 +286,30 @@ def role_text(site: SiteView, name: str, target: str, state_figure: str = "") ->
         return f"[{target}]"
     if name in CITE_ROLES:
         return " ".join(f"[{key}]" for key in cited_ids(target))
-    if name in REFERENCE_ROLES:
-        text, target = split_title(target)
-        page = site.pages.get(target.removesuffix(".md").rsplit("/", 1)[-1] if name == "doc"
-                              else target.partition("#")[0])
-        return text or (site.say(_("“{title}”", title=page.meta.title)) if page else target)
+    if name in REFERENCE_ROLES:  # the link's text; without the link around it, a title is set in quotes
+        href, shown = ref_link(site, target, page_id, name)
+        return shown if split_title(target)[0] or "#" not in href else site.say(_("“{title}”", title=shown))
     return target
+
+
+def ref_link(site: SiteView, target: str, page_id: str, name: str = "ref") -> tuple[str, str]:
+    """The URL and link text of a ``{ref}`` (``{eq}``, ``{numref}``, ``{doc}``) target: its own text when it
+    gives one (``{ref}`text <label>```; ``%s`` in a ``{numref}``'s text is the number), else the title of
+    what it points at."""
+    text, target = split_title(target)
+    found = resolve_ref(target, page_id)
+    if name in ("eq", "numref") or found[0] not in site.pages:  # a label or a {doc} path: look for it
+        found = locate(name, target, page_id, site.anchor_names) or found
+    target_page, anchor = found
+    page = site.pages[target_page]
+    if not anchor:
+        # A work's title: 《…》 in Chinese.
+        return f"{target_page}.html", text or site.say(_("“{title}”", title=page.meta.title))
+    title = site.say(next((text for a, _, text in page.anchors if a == anchor), anchor))
+    href = f"#{anchor}" if target_page == page_id else f"{target_page}.html#{anchor}"
+    if text:
+        return href, text.replace("%s", number_in(title)) if name == "numref" else text
+    return href, title if target_page == page_id else f"{page.meta.label or page.meta.title} · {title}"
 
 
 def backlinks(site: SiteView, name: str, key: Callable[[str], Hashable] = str,
