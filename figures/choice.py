@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figures import style as s
-from figures.i18n import number, shown, tr, tr_later
+from figures.i18n import number, percent, shown, tr, tr_later
 from figures.inputs import series, value
 from figures.marks import mark
 from figures.spec import Figure
@@ -38,7 +38,7 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
                 arrowprops={"arrowstyle": "->", "color": s.INK})
     ax.set_xticks(range(TOP), tokens)
     ax.set_ylabel(tr("概率"), labelpad=8)
-    ax.yaxis.set_major_formatter(lambda y, _: number(y, ".0%"))
+    ax.yaxis.set_major_formatter(percent)
     ax.set_ylim(0, max(max(tempered[sharp][:TOP]), probs[0]) * 1.6)
     legend = ax.legend(loc="upper right", fontsize=s.FS_SMALL)
     s.title(fig, tr("首个输出位置：概率最高的 {n} 个 token", n=TOP))

@@ -80,6 +80,11 @@ def number(value: float, spec: str = "") -> str:
     return format(value, spec).translate({ord("."): get_decimal_symbol(locale), ord(","): get_group_symbol(locale)})
 
 
+def percent(value: float, _position: object = None) -> str:
+    """An axis tick as a percentage, with a decimal where a whole percent would misstate it (2.5 %, not 2 %)."""
+    return number(value, ".0%" if abs(value * 100 - round(value * 100)) < 1e-9 else ".1%")
+
+
 def shown(value: float, unit: str = "") -> str:
     """A value cited on a page, drawn as the page writes it (``format_number``: three significant figures,
     ``2.22×10⁻¹⁵``, binary byte units): the figure and the table or sentence beside it round alike."""

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from figures import style as s
-from figures.i18n import number, tr, tr_later
+from figures.i18n import number, percent, tr, tr_later
 from figures.inputs import kib, series, value
 from figures.marks import data_box, mark
 from figures.spec import Figure
@@ -99,7 +99,7 @@ def _distribution_bars(ax: Any, dist: Mapping[str, Any], top: int = 5) -> None:
         ax.text(p + 0.004, y, number(p, ".1%"), va="center", fontsize=s.FS_SMALL)
     ax.set_yticks(ys, tokens)
     ax.set_xlim(0, max(probs) * 1.35)
-    ax.xaxis.set_major_formatter(lambda x, _: number(x, ".0%"))
+    ax.xaxis.set_major_formatter(percent)
     ax.tick_params(axis="y", length=0)
     ax.set_title(tr("首个输出位置的概率（前 {top} 名）", top=top), loc="left", fontsize=s.FS_TEXT, pad=8)
 

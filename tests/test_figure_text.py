@@ -15,7 +15,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from figures import baseline
-from figures.i18n import LANGUAGES, LOCALES, SOURCE_LANGUAGE, drawing_in, number, tr, translated
+from figures.i18n import LANGUAGES, LOCALES, SOURCE_LANGUAGE, drawing_in, number, percent, tr, translated
 from figures.registry import FIGURES, MODULES
 from figures.runner import render
 
@@ -81,6 +81,12 @@ def test_text_and_numbers_follow_the_drawing_language():
         assert tr("第 {layer} 层", layer=2) == "第 2 层"
         assert number(1234.5, ",.1f") == "1.234,5" and number(0.125, ".1%") == "12,5%"
     assert translated("参数", "en") == "parameters" and translated("参数", "zh-CN") == "参数"
+
+
+def test_a_percent_tick_keeps_the_decimal_that_tells_it_apart():
+    # Ticks 2.5 % apart once read "0% 2% 5% 8% 10% 12% 15%": evenly spaced ticks with uneven labels.
+    assert [percent(k * 0.025) for k in range(7)] == ["0%", "2.5%", "5%", "7.5%", "10%", "12.5%", "15%"]
+    assert [percent(k * 0.1) for k in range(4)] == ["0%", "10%", "20%", "30%"]  # 0.1 * 3 is 0.30000000000000004
 
 
 def test_a_long_corner_label_takes_two_lines_and_a_short_one_stays():
