@@ -32,6 +32,9 @@ FONT_PATH = "static/math/stix-two-math.woff2"
 """The font's place in the site (static/math/math.css points at it)."""
 _MATH = re.compile(r"<math\b.*?</math>", re.S)
 _TAG = re.compile(r"<[^>]+>")
+_DRAWN_FOR_ELEMENT = {"<msqrt": "\u221a", "<mroot": "\u221a"}
+"""Glyphs the browser draws for an element rather than for a character of it: a root's radical sign (U+221A,
+stretched by its MATH variants). Without it in the subset, √d_h showed as d_h."""
 
 
 def math_font_for(formulas: Mapping[str, str]) -> dict[str, bytes]:
@@ -54,11 +57,13 @@ def formula_characters(files: Mapping[str, bytes | Path]) -> dict[str, str]:
 
 
 def math_characters(pages: list[str]) -> str:
-    """Every character drawn inside ``<math>`` on these pages, and the italic forms of its letters."""
+    """Every character drawn inside ``<math>`` on these pages, the glyphs drawn for its elements, and the italic
+    forms of its letters."""
     chars: set[str] = set()
     for page in pages:
         for formula in _MATH.findall(page):
             chars.update(html.unescape(_TAG.sub("", formula)))
+            chars.update(glyph for tag, glyph in _DRAWN_FOR_ELEMENT.items() if tag in formula)
     chars |= {italic for c in chars if (italic := _math_italic(c))}
     return "".join(sorted(chars - {"\n", " "}))
 

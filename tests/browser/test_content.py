@@ -71,6 +71,7 @@ def test_math_rendered_with_real_size(site, open_tab):
     written = {f"{source.stem}.html" for source in (site.content / "pages").glob("*.md")
                if _FORMULA.search(_OUTSIDE_CODE_AND_NOTES.sub("", source.read_text(encoding="utf-8")))}
     assert written and written <= shown, (written, shown)
+    seen_root = False
     for name in sorted(shown):
         tab.page.goto(site.url(False, name))
         boxes = tab.page.eval_on_selector_all("main math", """ms => ms.map(m => {
@@ -83,6 +84,15 @@ def test_math_rendered_with_real_size(site, open_tab):
             assert box["w"] > 0.25 and box["h"] > 0.4, (name, box)  # a lone "s" is about 0.5em high
             assert box["h"] > 0.9 or not box["block"], (name, box)
             assert "LessonMath" in box["font"], (name, box)
+        # A root draws its radical from the font's U+221A, which no character of the formula names: without it
+        # the subset held no radical, and √d_h showed as d_h. The sign makes the root wider than what it holds.
+        roots = tab.page.eval_on_selector_all("main msqrt", """rs => rs.map(r => {
+            const em = parseFloat(getComputedStyle(r).fontSize);
+            return (r.getBoundingClientRect().width - r.firstElementChild.getBoundingClientRect().width) / em;
+        })""")
+        assert all(extra > 0.5 for extra in roots), (name, roots)
+        seen_root = seen_root or bool(roots)
+    assert seen_root or site.kind == "real"  # the fixture's lesson has one; the course need not
 
 
 @pytest.mark.parametrize("teacher", [False, True], ids=["public", "teacher"])
