@@ -548,12 +548,13 @@ def test_removed_page_is_removed_and_reloaded(site):
 def test_an_unchanged_page_is_checked_again_when_what_it_links_to_changes(site):
     """Each page's problems are kept between saves, but not past a change to the anchors it links to."""
     root, engine, evidence = site
-    edit(root, "beta", ":::{state} b1", ":::{state} b9")  # index.md links beta#b1; index itself is untouched
+    last_state = "\n:::{state} b1\n:title: 继续\n:provenance: measured\n\n字节数 {num}`exp.bytes`。\n:::\n"
+    edit(root, "beta", last_state, "")  # index.md links beta#b1; index itself is untouched
     with pytest.raises(ContentError) as error:
         engine.build(evidence)
     assert any(p.path == "content/pages/index.md" and "unknown anchor '#beta-b1'" in str(p)
                for p in error.value.problems)
-    edit(root, "beta", ":::{state} b9", ":::{state} b1")
+    edit(root, "beta", "第一步。\n:::\n", "第一步。\n:::\n" + last_state)
     engine.build(evidence)
     assert on_disk_incremental(root / "out") == full_build(root, evidence, teacher=True)
 

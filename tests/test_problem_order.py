@@ -50,3 +50,16 @@ def test_a_page_that_failed_to_load_is_said_before_problems_of_pages_sorted_befo
     assert said[0].startswith("content/pages/z-target.md:1: ")
     assert [line.split(":")[0] for line in said[1:]] == ["content/pages/a-citing.md"]
     assert "'nowhere'" in said[1]
+
+
+def test_a_code_block_left_open_is_said_where_it_opens_and_references_into_its_page_are_not_missing(tmp_path):
+    # The fence swallows the state's closer and the states after it: the page's own problem names the block's
+    # first line; the page citing an anchor after it is not told that anchor is missing (only its own mistake).
+    state = ":::{{state}} {id}\n:title: 第{id}步\n:figure: sketch\n:provenance: teaching\n\n{body}\n:::\n"
+    target = lesson(state.format(id="b0", body="```python\nx = 1\n") + state.format(id="b1", body="正文。"),
+                    front=ARTICLE)
+    assert _problems(tmp_path, {"citing": CITING, "target": target}) == [
+        "content/pages/citing.md:7: {ref} 指向不存在的页面 'nowhere'",
+        "content/pages/target.md:5: 指令 '{state}' 没有结束：在它的内容后面加一行 ':::'；第 13 行落在第 10 行开始的"
+        "代码块里，关不上它：请在第 13 行之前把那个代码块结束",
+    ]

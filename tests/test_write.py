@@ -562,4 +562,4 @@ def test_a_code_block_left_open_in_a_note_is_named_where_it_took_the_closer(tmp_
         prepare_site(write_site(tmp_path, {"x": page}), fake_evidence(tmp_path / "figures"))
     assert [str(p) for p in raised.value.problems] == [
         "content/pages/x.md:11: directive '{teacher}' is never closed: add a line '::::' after its content; line 14 "
-        "is inside a code block, so it closes nothing: end the code block before that line"]
+        "is inside the code block that opens on line 12, so it closes nothing: close that code block before line 14"]

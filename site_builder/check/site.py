@@ -28,8 +28,8 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
                failed: Collection[str] = ()) -> list[Problem]:
     """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
 
-    ``failed``: ids of pages that failed to load (their own problems say why): a reference to one is
-    not reported, neither as a missing page nor as a missing anchor.
+    ``failed``: ids of pages that failed to load or to parse (their own problems say why): a reference to
+    one is not reported, neither as a missing page nor as a missing anchor.
 
     ``memo(path, around, check)`` gives one page's problems: a caller keeping them between builds (the
     dev server's engine) looks them up by the source at ``path``, the evidence and ``around`` (what they
@@ -42,7 +42,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     sources = {s.id for s in content.sources}
     around = hash((frozenset(anchors.items()), frozenset(sources), content.glossary, frozenset(failed))) if memo \
         else None
-    anchors |= {page_id: EveryAnchor() for page_id in failed if page_id not in anchors}
+    anchors |= {page_id: EveryAnchor() for page_id in failed}
     for page in pages:
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
         problems += memo(page.meta.path, around, check) if memo else check()

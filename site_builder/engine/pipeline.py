@@ -202,7 +202,10 @@ def check_parsed(content: Content, parsed: Parsed, problems: list[Problem], evid
     pages = [page for page, _ in parsed if page is not None]
     failed = {source.path: _stem(source.path) for source, (page, _) in zip(content.pages, parsed, strict=True)
               if page is None}
-    problems += check_site(content, pages, evidence, memo, content.unlisted | set(failed.values()))
+    # A page with problems of its own (a directive or code block left open swallows the states after it): what
+    # it defines is not known for sure, so no reference into it is reported; its own problems say why.
+    unsure = {page.meta.id for page, errors in parsed if page is not None and errors}
+    problems += check_site(content, pages, evidence, memo, content.unlisted | set(failed.values()) | unsure)
     images, image_problems = prepare_images(content, pages)
     problems += image_problems
     if problems:  # causes first: the page list, then the pages that failed to load, then what they left out

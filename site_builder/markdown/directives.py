@@ -365,23 +365,24 @@ def _figure(state: StateBlock, directive: Token, caption: str) -> None:
                   "label": options.get("name") or options.get("label", "")}
 
 
-def _closer_in_code(tokens: list[Token], fence: str) -> int:
-    """The line (1-based) of a line of at least ``fence`` colons held by a code block among ``tokens``
-    (a code block left open, or closed after the directive's closer, took it), or 0."""
+def _closer_in_code(tokens: list[Token], fence: str) -> tuple[int, int]:
+    """The line (1-based) of a line of at least ``fence`` colons held by a code block among ``tokens`` (a code
+    block left open, or closed after the directive's closer, took it), and the line that block opens on; or 0s."""
     for token in tokens:
         if token.type in ("fence", "code_block") and token.map:
             for number, line in enumerate(token.content.split("\n"), token.map[0] + 1 + (token.type == "fence")):
                 if (closer := _CLOSE.match(line.strip())) and closer.group(1)[0] == fence[0] \
                         and len(closer.group(1)) >= len(fence):
-                    return number
-    return 0
+                    return number, token.map[0] + 1
+    return 0, 0
 
 
 def unclosed_code(directive: Token) -> str:
-    """For a directive never closed whose closer a code block took: where, and what to do (else ``''``)."""
-    line = directive.meta.get("closer_in_code", 0)
-    return _("; line {line} is inside a code block, so it closes nothing: end the code block before that line",
-             line=line) if line else ""
+    """For a directive never closed whose closer a code block took: where, and what to do (else ``''``).
+    The code block is the cause (its closing fence is missing or misplaced): its first line is named."""
+    line, opened = directive.meta.get("closer_in_code", (0, 0))
+    return _("; line {line} is inside the code block that opens on line {opened}, so it closes nothing: "
+             "close that code block before line {line}", line=line, opened=opened) if line else ""
 
 
 def directive_lines(tokens: list[Token]) -> tuple[tuple[int, str, str, str], ...]:
