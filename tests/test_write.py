@@ -329,6 +329,21 @@ def test_a_near_miss_spelling_of_a_role_is_an_error_at_its_line_and_escaped_or_c
                                                                                          strict=True)]]
 
 
+def test_a_link_or_picture_markdown_could_not_read_is_an_error_at_its_line_and_escaped_or_code_is_allowed(tmp_path):
+    """A space in an address leaves the whole link as text: the page would show the brackets and the address."""
+    missed = ['![一张照片](images/gpu .png "说明")', "[这一页](https://example.org/a b)"]
+    written = [f"图 {missed[0]} 在此。", f"见 {missed[1]}。"]
+    page = lesson(_STATE + "\n" + "\n\n".join(written) + "\n\n转义的 \\[a](b)、代码里的 `[a](b c)` 和 "
+                  "[能读的](<https://example.org/a b>) 照样可以。\n")
+    with pytest.raises(ContentError) as raised:
+        prepare_site(write_site(tmp_path, {"x": page}), fake_evidence(tmp_path / "figures"))
+    lines = page.split("\n")
+    assert [p.localized("zh-CN") for p in raised.value.problems] == [
+        f"content/pages/x.md:{lines.index(text) + 1}: '{miss}' 没有被读成链接或图片，页面上会原样显示这串文字："
+        "地址里有空格时，要写在 <…> 里，例如 ![文字](<images/a b.png>)"
+        for text, miss in zip(written, missed, strict=True)]
+
+
 def test_option_like_lines_in_a_code_directive_are_code(tmp_path):
     page = lesson(_STATE + "\n```{code-block} rst\n:caption: 参数\n\n:param x: the input\n:returns: y\n```\n")
     prepared = prepare_site(write_site(tmp_path, {"x": page}), fake_evidence(tmp_path / "figures"))

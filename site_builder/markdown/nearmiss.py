@@ -80,16 +80,28 @@ _ROLE = re.compile(r"[{｛][ \t]*(" + "|".join(map(re.escape, sorted(ROLES, key=
 """A role's name in braces, ASCII or full-width: in text, never a role (myst_role took every right spelling)."""
 
 
+_LINK = re.compile(r"!?\[[^\[\]\n]*\]\([^)\n]*\)?")
+"""A link's or picture's spelling in text: markdown-it took every one it could read (an escaped ``\\[`` is a token
+of its own), so this one has a mistake, most often a space in its address."""
+
+
 def role_near_miss_plugin(md: MarkdownIt) -> None:
-    """Note role names left in text, after the inline stage and before its escapes join the text."""
-    md.core.ruler.after("inline", "role_near_miss", _note_roles)
+    """Note role names, links and pictures left in text, after the inline stage and before its escapes join the
+    text."""
+    md.core.ruler.after("inline", "role_near_miss", _note_text)
 
 
-def _note_roles(state: StateCore) -> None:
-    found = [(line, _("'{written}' is not a role's spelling, so the page shows it as text: write {correct} (ASCII "
-                      "braces and backticks, nothing between them)", written=miss.group(),
-                      correct=f"{{{miss.group(1)}}}`…`"))
-             for line, child in child_lines(state.tokens) if child.type == "text"
-             for miss in _ROLE.finditer(child.content)]
+def _note_text(state: StateCore) -> None:
+    found = [(line, message) for line, child in child_lines(state.tokens) if child.type == "text"
+             for message in _text_misses(child.content)]
     if found:
         state.env.setdefault("near_misses", []).extend(found)
+
+
+def _text_misses(text: str) -> list[str]:
+    found = [_("'{written}' is not a role's spelling, so the page shows it as text: write {correct} (ASCII braces and "
+               "backticks, nothing between them)", written=miss.group(), correct=f"{{{miss.group(1)}}}`…`")
+             for miss in _ROLE.finditer(text)]
+    return found + [_("'{written}' is not read as a link or a picture, so the page shows it as text: an address with "
+                      "a space goes inside <…>, as in ![text](<images/a b.png>)", written=miss.group())
+                    for miss in _LINK.finditer(text)]
