@@ -86,6 +86,17 @@ def test_an_unclosed_quote_points_at_where_it_opens():
         ["x.yml:2: 引号没有闭合：文字结尾要用与开头相同的引号（第 4 列）"]
 
 
+def test_a_key_without_its_space_and_an_indented_key_are_said_at_their_own_line():
+    # PyYAML gives up a line later on the first (where it expected the ':') and calls the second "a second ': '".
+    for text, said in [("label: L\ntitle:一课\nkind: lesson\n",
+                        "x.yml:2: 这里有一行不是“键: 值”的形式：在键后加上 ':' 和一个空格（第 1 列）"),
+                       ("label: L\n  title: 一课\nkind: lesson\n",
+                        "x.yml:2: 这一行有缩进，会被读成上一行文字的延续，而那里不能出现 ': '：如果它是单独的一个键，"
+                        "请顶格写；否则请把文字放进引号（第 1 列）")]:
+        _located, problems = load_located(text, "x.yml")
+        assert [p.localized("zh-CN") for p in problems] == [said]
+
+
 def test_a_page_id_with_a_line_break_and_control_characters_are_refused(tmp_path):
     write_site(tmp_path, {"a": PAGE.replace("正文。", "正文\x1b[31m。\x07")})
     (tmp_path / "content" / "pages" / "ev\n.md").write_text(PAGE, encoding="utf-8")

@@ -127,8 +127,13 @@ def _said(error: yaml.YAMLError, text: str) -> tuple[int, str]:
     if tab and ("'\\t'" in problem or "tab character" in problem):
         return _line_of(text, tab.start()), _at(_("this line is indented with a tab: YAML indents with spaces only"),
                                                 tab.end() - 1 - tab.start())
-    if problem == "found unexpected end of stream" and context is not None:  # where the open quote is
-        line, column = context.line, context.column
+    if problem in ("found unexpected end of stream", "could not find expected ':'") and context is not None:
+        line, column = context.line, context.column  # where the open quote, or the key without ': ', is
+    lines = text.split("\n")
+    if problem == "mapping values are not allowed here" and mark and lines[line][:1] in (" ", "\t"):
+        return line, _at(_("this line is indented, so it continues the text of the line above, where ': ' is not "
+                           "allowed: start it at the line's beginning if it is a key of its own, else put the text in "
+                           "quotes"), 0)
     closing = re.match(r"(?:did not find )?expected ',' or '([\]}])'", problem)
     if closing and context is not None:
         opening = "[" if closing.group(1) == "]" else "{"
