@@ -4,7 +4,7 @@ import pytest
 from sitekit import SITE_YML, fake_evidence, lesson, write_site
 
 from site_builder.engine.pipeline import prepare_site
-from site_builder.vocabulary.problems import ContentError
+from site_builder.vocabulary.problems import ContentError, closest
 
 ARTICLE = "title: 一篇\nkind: article\n"
 TARGET = lesson("# 目标页\n\n正文。\n", front=ARTICLE)
@@ -63,3 +63,10 @@ def test_a_code_block_left_open_is_said_where_it_opens_and_references_into_its_p
         "content/pages/target.md:5: 指令 '{state}' 没有结束：在它的内容后面加一行 ':::'；第 13 行落在第 10 行开始的"
         "代码块里，关不上它：请在第 13 行之前把那个代码块结束",
     ]
+
+
+def test_a_misspelt_figure_is_one_problem_and_the_look_alike_comes_first(tmp_path):
+    # Its marks and the state's declared provenance (which the figure decides) would each have been a problem too.
+    state = ":::{state} b0\n:title: 第一步\n:figure: p1ot\n:provenance: measured\n\n见 {mark}`m` 与 {mark}`n`。\n:::\n"
+    assert _problems(tmp_path, {"x": lesson(state)}) == ["content/pages/x.md:6: 未知的图 'p1ot'（是不是 'plot'？）"]
+    assert closest("r55-bl", ["r55-b0", "r55-b1", "r55-b2", "r55-b3"]) == ["r55-b1", "r55-b0", "r55-b2"]

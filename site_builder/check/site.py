@@ -175,6 +175,8 @@ def _check_mark(use: RoleUse, page: ParsedPage, evidence: Evidence, language: st
         return [Problem(path, use.line, _("{{mark}}`{target}` points at no figure: {where}; name the figure as "
                                           "{{mark}}`figure-id:{name}`", target=use.target, where=where, name=name))]
     figure = evidence.figures.get(figure_id)
+    if figure is None and figure_id == state_figure(page, use.state):
+        return []  # the state's ':figure:' line says it, once
     if figure is None:
         return [Problem(path, use.line, _("{{mark}}`{target}`: unknown figure '{figure}'", target=use.target,
                                           figure=figure_id) + suggest(figure_id, evidence.figures))]
@@ -286,7 +288,8 @@ def _check_state(state: StateSource, page: ParsedPage, evidence: Evidence, langu
                                 + suggest(state.figure, evidence.figures)))
     elif state.figure and (wrong := figure_label_problem(evidence.figures[state.figure], language)):
         problems.append(Problem(path, state.figure_line, wrong))
-    if state.provenance in PROVENANCES:
+    if state.provenance in PROVENANCES and (not state.figure or state.figure in evidence.figures):
+        # (what an unknown figure would have shown is unknown: its own problem above comes first)
         derived, what = derived_provenance(state, page, evidence)
         if derived != state.provenance:
             reason = (_("uses {what}", what=what) if what

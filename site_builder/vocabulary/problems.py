@@ -70,9 +70,18 @@ class SearchIndexError(RuntimeError):
     importing that stack)."""
 
 
+_LOOKALIKE = str.maketrans("lI|iOo", "111100")
+"""Characters typed for one another because they look alike (r55-bl for r55-b1)."""
+
+
 def closest(name: str, known: Iterable[str], *, limit: int = 3) -> list[str]:
-    """The known names ``name`` may be a misspelling of, closest first."""
-    return difflib.get_close_matches(name, sorted(known), n=limit, cutoff=0.6)
+    """The known names ``name`` may be a misspelling of, closest first: one that differs only by look-alike
+    characters, then by similarity, then in alphabetical order (difflib lists equals backwards: b3, b2, b1)."""
+    known = list(known)
+    near = difflib.get_close_matches(name, known, n=max(len(known), 1), cutoff=0.6)
+    looks = name.translate(_LOOKALIKE)
+    return sorted(near, key=lambda k: (k.translate(_LOOKALIKE) != looks,
+                                       -difflib.SequenceMatcher(None, name, k).ratio(), k))[:limit]
 
 
 def code_error(error: BaseException, root: Path, folders: Collection[str]) -> ContentError:
