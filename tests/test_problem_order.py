@@ -70,3 +70,16 @@ def test_a_misspelt_figure_is_one_problem_and_the_look_alike_comes_first(tmp_pat
     state = ":::{state} b0\n:title: 第一步\n:figure: p1ot\n:provenance: measured\n\n见 {mark}`m` 与 {mark}`n`。\n:::\n"
     assert _problems(tmp_path, {"x": lesson(state)}) == ["content/pages/x.md:6: 未知的图 'p1ot'（是不是 'plot'？）"]
     assert closest("r55-bl", ["r55-b0", "r55-b1", "r55-b2", "r55-b3"]) == ["r55-b1", "r55-b0", "r55-b2"]
+
+
+def test_a_page_saved_in_another_encoding_is_one_problem_and_references_to_it_are_not_missing(tmp_path):
+    # Read on with replacement characters, it gave a dozen more: "hand-written number '½'", "unknown term 'ͷά'".
+    root = write_site(tmp_path / "site", {"citing": CITING, "target": TARGET})
+    (root / "content" / "pages" / "target.md").write_bytes(
+        lesson("# 目标页\n\n约 1.5 个键值头维度。\n", front=ARTICLE).encode("gbk"))
+    with pytest.raises(ContentError) as caught:
+        prepare_site(root, fake_evidence(tmp_path / "fig"))
+    assert [problem.localized("zh-CN") for problem in caught.value.problems] == [
+        "content/pages/citing.md:7: {ref} 指向不存在的页面 'nowhere'",
+        "content/pages/target.md:5: 不是 UTF-8 文本：请把文件存成 UTF-8",  # the first byte UTF-8 cannot read
+    ]

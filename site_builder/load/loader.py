@@ -75,7 +75,7 @@ def load_content(root: Path, content_dir: str = "content",
     pages = tuple(files[page_id] for page_id in config.pages if page_id in files)
     images = _load_images(root, base / "pages", seen)
     content = Content(config, pages, sources, records, glossary, images, value_text,
-                      frozenset(read) - set(config.pages), folder=content_dir)
+                      frozenset(read) - (set(config.pages) & set(files)), folder=content_dir)
     editions = tuple(_edition(root, base / tag, content, problems, seen, reuse) for tag in config.translations)
     return replace(content, editions=editions, read=seen), problems
 
@@ -192,7 +192,9 @@ def _read(root: Path, base: Path, path: Path | str, problems: list[Problem], see
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         problems.append(Problem(relative, line, _("is not UTF-8 text: save the file as UTF-8")))
-        return SourceFile(relative, data.decode("utf-8", errors="replace"))
+        # A page is not read on: what its misread characters would add (numbers, terms) is noise after this.
+        # A settings file is read as far as it goes, so that what it holds is not also said to be missing.
+        return None if relative.endswith(".md") else SourceFile(relative, data.decode("utf-8", errors="replace"))
     # ESC, BEL …: invisible in an editor, and terminal escapes in a page. Looked for in the bytes first: deleting
     # them is faster than searching the text, and a build reads every page.
     if len(data.translate(None, _CONTROL_BYTES)) != len(data) and (control := _CONTROL.search(text)):
