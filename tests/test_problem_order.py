@@ -83,3 +83,10 @@ def test_a_page_saved_in_another_encoding_is_one_problem_and_references_to_it_ar
         "content/pages/citing.md:7: {ref} 指向不存在的页面 'nowhere'",
         "content/pages/target.md:5: 不是 UTF-8 文本：请把文件存成 UTF-8",  # the first byte UTF-8 cannot read
     ]
+
+
+def test_a_misspelt_option_is_one_problem_though_the_figure_under_it_is_lost_with_it(tmp_path):
+    # ':figure:' under the misspelt ':title：' is read as text too: its marks pointed at no figure, one problem each.
+    state = ":::{state} b0\n:title：第一步\n:figure: plot\n:provenance: measured\n\n见 {mark}`m` 与 {mark}`n`。\n:::\n"
+    assert _problems(tmp_path, {"x": lesson(state)}) == [
+        "content/pages/x.md:5: ':title：第一步' 不是选项的写法，会被当作正文：请写成 ':title: …'，名字两边都用半角冒号"]
