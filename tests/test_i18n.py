@@ -43,6 +43,7 @@ ZH = {
     "unknown value": f"{P}:8: 未知的数值 'exp.dif'（是不是 'exp.diff'？）",
     "unknown source": f"{P}:8: 未知的来源 'M43'（是不是 'M34'？）（来源列在 content/sources.yml 中）",
     "unknown role": f"{P}:8: 未知的角色 '{{nmu}}'（是不是 'num'？）",
+    "a word for a role": f"{P}:8: 未知的角色 '{{value}}'（是不是 'num'？）",
     "broken ref page": f"{P}:8: {{ref}} 指向不存在的页面 'y'",
     "broken ref anchor": f"{P}:8: {{ref}} 指向页面 'x' 上不存在的锚点 '#x-b3'（是不是 'x-b0'？）",
     "raw html": f"{P}:8: 课程里不允许写 HTML；请写 Markdown 或指令（state、more、teacher）；"

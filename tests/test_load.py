@@ -88,6 +88,8 @@ CASES = [
      f"{P}:8: unknown source 'M43' (did you mean 'M34'?) (sources are listed in content/sources.yml)"),
     ("unknown role", lesson(STATE.replace("正文。", "见 {nmu}`exp.diff`。")),
      f"{P}:8: unknown role '{{nmu}}' (did you mean 'num'?)"),
+    ("a word for a role", lesson(STATE.replace("正文。", "见 {value}`exp.diff`。")),
+     f"{P}:8: unknown role '{{value}}' (did you mean 'num'?)"),
     ("broken ref page", lesson(STATE.replace("正文。", "见 {ref}`y`。")), f"{P}:8: {{ref}} to unknown page 'y'"),
     ("broken ref anchor", lesson(STATE.replace("正文。", "见 {ref}`x#b3`。")),
      f"{P}:8: {{ref}} to unknown anchor '#x-b3' on page 'x' (did you mean 'x-b0'?)"),

@@ -19,7 +19,7 @@ from site_builder.vocabulary.i18n import _, localize
 from site_builder.vocabulary.numbers import agrees, format_number
 from site_builder.vocabulary.problems import Problem, suggest
 from site_builder.vocabulary.provenance import BADGE_TEXT, PROVENANCES
-from site_builder.vocabulary.roles import CITE_ROLES, REFERENCE_ROLES, ROLES
+from site_builder.vocabulary.roles import CITE_ROLES, REFERENCE_ROLES, ROLE_WORDS, ROLES
 
 _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
 
@@ -94,7 +94,8 @@ def _check_role(use: RoleUse, page: ParsedPage, anchors: dict[str, frozenset[str
     path = page.meta.path
     if use.name not in ROLES:
         return [Problem(path, use.line, _("unknown role '{{{name}}}'", name=use.name)
-                        + (suggest(use.name, ROLES) or _(" (known: {names})", names=", ".join(ROLES))))]
+                        + (suggest(use.name, [*ROLES, *ROLE_WORDS], shown=ROLE_WORDS)
+                           or _(" (known: {names})", names=", ".join(ROLES))))]
     if use.name == "num" and use.target not in evidence.values:
         return [Problem(path, use.line,
                         _("unknown value '{name}'", name=use.target) + suggest(use.target, evidence.values))]

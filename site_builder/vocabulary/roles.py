@@ -9,3 +9,5 @@ CITE_ROLES = ("cite", "cite:p", "cite:t", "cite:ps", "cite:ts", "cite:alp", "cit
 """MyST's citation roles (sphinxcontrib-bibtex's styles); all show the cited sources' ids."""
 ROLES = ("num", "fig", "src", "ref", "example", "term", "mark", *REFERENCE_ROLES[1:], *CITE_ROLES)
 """Every role a page may use: what the check stage accepts and nearmiss.py recognises misspelt."""
+ROLE_WORDS = {"value": "num", "number": "num", "figure": "fig", "source": "src", "glossary": "term", "link": "ref"}
+"""Words a teacher may try for a role, and the role that does it: an unknown role is told which one to write."""
