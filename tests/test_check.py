@@ -419,6 +419,8 @@ INLINE_IMAGE = ("an image must stand alone in its paragraph: put '![alt text](im
 @pytest.mark.parametrize("body, expected", [
     ("![x](../../etc/passwd)", f"{P}:8: image '../../etc/passwd' {OUTSIDE}"),
     ("![x](/etc/passwd)", f"{P}:8: image '/etc/passwd' {OUTSIDE}"),
+    ("![x](images\\gpu.png)", f"{P}:8: image 'images\\gpu.png' separates folders with '\\': write '/' instead, as "
+                             "in 'images/gpu.jpg'"),
     ("![x](figures/plot.svg)", f"{P}:8: image 'figures/plot.svg' not found: put the file at "
                                "content/pages/figures/plot.svg"),
     ("![x](https://tracker.example/p.gif)", f"{P}:8: image 'https://tracker.example/p.gif' {OUTSIDE}"),

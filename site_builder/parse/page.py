@@ -275,9 +275,9 @@ def image_problems(image: dict, path: str) -> list[Problem]:
 
 def _image_src_problem(src: str) -> str:
     """What is wrong with an image's path ('' if nothing)."""
-    parts = src.split("/")
-    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src) or src.startswith("/") or "\\" in src or ".." in parts \
-            or "" in parts or "." in parts:
+    if "\\" in src:  # a Windows path: the file may well be in the page's folder
+        return _("separates folders with '\\': write '/' instead, as in 'images/gpu.jpg'")
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src) or src.startswith("/") or {"", ".", ".."} & set(src.split("/")):
         return _("must be a file in this page's folder or below, e.g. 'images/gpu.jpg' "
                  "(no URL, no absolute path, no '..')")
     if not src.lower().endswith(IMAGE_SUFFIXES):
