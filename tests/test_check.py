@@ -303,7 +303,7 @@ def test_position_word_that_is_false_is_an_error_and_all_are_reported(tmp_path):
         f"{P}:14: '左侧' does not describe mark 'params' (参数条): in figure sketch it sits "
         "上方 (centre at about 42%, 18%)",
         (f"{P}:15: '右下角' does not describe mark 'request' (参数条): in figure sketch it sits "
-         "下方 (centre at about 22%, 82%)").replace("(参数条)", "(新请求)"),
+         "左下 (centre at about 22%, 82%)").replace("(参数条)", "(新请求)"),
     ]
 
 
@@ -311,7 +311,7 @@ def test_position_stated_after_the_mark_is_checked(tmp_path):
     note = "1. {mark}`request`在右下角，{mark}`side`位于最右侧，{mark}`params`下面是别的。"
     found = problems_marks(tmp_path, state_marks(note))
     assert found == [f"{P}:12: '右下角' does not describe mark 'request' (新请求): in figure sketch it sits "
-                     "下方 (centre at about 22%, 82%)"]
+                     "左下 (centre at about 22%, 82%)"]
 
 
 def test_position_word_in_a_caption_is_checked_too(tmp_path):

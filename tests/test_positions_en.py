@@ -61,9 +61,9 @@ def _problems(tmp_path, en_note: str = EN_NOTE, zh_note: str = ZH_NOTE) -> tuple
 @pytest.mark.parametrize("path, notes, wrong, said", [
     ("content/en/pages/r1.md", {"en_note": "Point at {mark}`left` in the upper left corner first, then at "
                                            "{mark}`right` in the lower right corner, then move on."},
-     "lower right corner", "in the upper half"),
+     "lower right corner", "in the upper right corner"),
     ("content/pages/r1.md", {"zh_note": "先指左上角的{mark}`left`，再指右下角的{mark}`right`，然后翻页。"},
-     "右下角", "上方"),
+     "右下角", "右上"),
 ])
 def test_a_wrong_position_word_is_an_error_with_path_and_line_in_either_language(tmp_path, path, notes, wrong, said):
     problems, pages = _problems(tmp_path, **notes)
@@ -80,7 +80,7 @@ def test_true_english_words_and_words_inside_longer_ones_are_not_errors(tmp_path
     assert _problems(tmp_path, note, zh_note)[0] == []
     wrong = note.replace("leftover", "left")  # the same sentence with the short word is checked, and false
     assert [p.split(": ", 1)[1] for p in _problems(tmp_path / "short", wrong, zh_note)[0]] == [
-        "'on the left' does not describe mark 'right' (right box): in figure marked it sits in the upper half "
+        "'on the left' does not describe mark 'right' (right box): in figure marked it sits in the upper right corner "
         "(centre at about 80%, 25%)"]
 
 
