@@ -79,7 +79,7 @@ build: $(VENV)/.installed-site fonts
 # exec: the server replaces the recipe's shell, so Ctrl-C (or a signal to the recipe) reaches it directly.
 # TEACHER=1 serves the teacher site (with the teacher notes and presenting mode).
 serve: $(VENV)/.installed-site fonts
-	exec env VERIFIED_LESSONS_STARTED_BY="make serve" $(PY) build.py serve --port $(PORT)$(if $(TEACHER), --teacher)
+	@exec env VERIFIED_LESSONS_STARTED_BY="make serve" $(PY) build.py serve --port $(PORT)$(if $(TEACHER), --teacher)
 
 # One pytest-xdist worker per core, each taking whole test files (--dist loadscope): a file's module fixtures
 # (a project copy, a course built twice, a fresh venv) are made once, not once per worker. More workers than cores
