@@ -139,7 +139,7 @@ def test_markdown_url_keeps_one_destination_and_the_allowlist():
         markdown_url("javascript:alert(document.domain)")
 
 
-def test_a_reference_reads_in_the_markdown_and_the_search_as_its_link_reads_on_the_page(tmp_path):
+def test_a_reference_reads_in_the_markdown_as_its_link_reads_on_the_page_and_in_the_search_as_its_page(tmp_path):
     from site_builder.render.search import search_terms, site_documents
 
     state = ":::{{state}} {id}\n:title: {title}\n:figure: sketch\n:provenance: teaching\n\n{body}\n:::\n"
@@ -154,4 +154,5 @@ def test_a_reference_reads_in_the_markdown_and_the_search_as_its_link_reads_on_t
                      ("y.html#y-b0", "原话")]
     said = "见 《乙步》、《另一课 · 丙步》、《另一课》 与 原话。"  # a state's title in quotes, as a page's is
     assert said in site["x.md"].decode()
-    assert search_terms(said) in site_documents(prepared)["x.html"]
+    # The search reads each as its page's title: a section's title is that section's text, not the citing page's.
+    assert search_terms("见 《一课》、《另一课》、《另一课》 与 原话。") in site_documents(prepared)["x.html"]

@@ -118,27 +118,26 @@ def page_document(page: ParsedPage, site: SiteView) -> str:
     """One page's search document, from its public resolved page: its title, its text, and an anchored
     heading per heading or state (so a result lands on the right state)."""
     parts = [(f"<h1{_TITLE}>", page.meta.title),
-             ("<p>", "".join(p if isinstance(p, str) else role_text(site, *p, "", page.meta.id)
-                            for p in role_pieces(page.meta.summary)))]
+             ("<p>", "".join(p if isinstance(p, str) else role_text(site, *p) for p in role_pieces(page.meta.summary)))]
     for section in resolve_page(site, page).sections:
         for state in section.states if isinstance(section, Stepper) else ():
             source = state.source
             parts += [(f'<h2 id="{html.escape(state.anchor)}">', source.title),
-                      *_token_texts(site, page.meta.id, source.caption + source.body + source.more, source.figure)]
+                      *_token_texts(site, source.caption + source.body + source.more, source.figure)]
         if not isinstance(section, Stepper):
-            parts += _token_texts(site, page.meta.id, section, "")
+            parts += _token_texts(site, section, "")
     return _document(_blocks([part for part in parts if part[1].strip()]),
                      REFERENCE if page.meta.kind == "index" else LESSON)
 
 
-def _token_texts(site: SiteView, page_id: str, tokens, figure: str) -> list[tuple[str, str]]:
+def _token_texts(site: SiteView, tokens, figure: str) -> list[tuple[str, str]]:
     """(tag, text) of each heading, paragraph, cell, picture and code or maths block, roles and maths as text."""
     parts, heading = [], None
     for token in tokens:
         if token.type == "heading_open":
             heading = f'<h2 id="{html.escape(token.attrGet("id") or "")}">'
         elif token.type == "inline":
-            text = inline_text(token, lambda name, target: role_text(site, name, target, figure, page_id), math_text)
+            text = inline_text(token, lambda name, target: role_text(site, name, target, figure), math_text)
             parts.append((heading or "<p>", text))
             heading = None
         elif token.type in _TEXT_BLOCKS:

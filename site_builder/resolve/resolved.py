@@ -272,7 +272,8 @@ argument and value is plain text, which the HTML pages escape and the published 
 
 def role_text(site: SiteView, name: str, target: str, state_figure: str = "", page_id: str = "") -> str:
     """A role as plain text: what the Markdown, the notebook (escaped by ``markdown_text``) and the search read
-    in its place (a reference reads as its link on the HTML page ``page_id`` does)."""
+    in its place (a reference reads as its link on the HTML page ``page_id`` does; without ``page_id``, as its
+    page's title)."""
     evidence = site.evidence
     if name == "mark":
         figure_id, mark_name = resolve_mark(target, state_figure)
@@ -286,6 +287,13 @@ def role_text(site: SiteView, name: str, target: str, state_figure: str = "", pa
         return f"[{target}]"
     if name in CITE_ROLES:
         return " ".join(f"[{key}]" for key in cited_ids(target))
+    if name in REFERENCE_ROLES and not page_id:
+        # The search reads a reference as its page's title only: the title of the section it points to belongs to
+        # that section, and a lesson naming it in a link would outrank it (lessons rank above the index page).
+        text, target = split_title(target)
+        page = site.pages.get(target.removesuffix(".md").rsplit("/", 1)[-1] if name == "doc"
+                              else target.partition("#")[0])
+        return text or (site.say(_("“{title}”", title=page.meta.title)) if page else target)
     if name in REFERENCE_ROLES:  # the link's text; without the link around it, a title is set in quotes
         href, shown = ref_link(site, target, page_id, name)
         return shown if split_title(target)[0] or "#" not in href else site.say(_("“{title}”", title=shown))

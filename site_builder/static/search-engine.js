@@ -288,14 +288,15 @@ function excerptNodes(html, heading) {
     pieces.push({ text: node.textContent, mark: node.nodeName === "MARK" });
   });
   joined(withoutHeading(pieces, heading)).forEach(function (run) {
-    if (run.mark) {
-      var mark = document.createElement("mark");
-      mark.textContent = run.text;
-      out.appendChild(mark);
-    } else {
-      out.appendChild(document.createTextNode(run.text));
-    }
+    if (!run.mark) return out.append(run.text);
+    // Pagefind marks a word with the punctuation it touches ("cache,"): the highlight holds the word alone.
+    var parts = /^(\p{P}*)(.+?)(\p{P}*)$/su.exec(run.text) || ["", "", run.text, ""];
+    var mark = document.createElement("mark");
+    mark.textContent = parts[2];
+    out.append(parts[1], mark, parts[3]);
   });
+  // An excerpt is a window of about thirty words: one that stops inside a sentence says so.
+  if (!/[。！？.!?…]\s*$/.test(out.textContent)) out.append("…");
   return out;
 }
 

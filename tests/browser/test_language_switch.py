@@ -79,6 +79,13 @@ def test_each_edition_searches_its_own_language(course, open_tab):
     assert _search(tab.page, "entries")
     excerpts = tab.page.locator("[data-search-list] .search-excerpt").all_inner_texts()
     assert any("stay “as they are” — the model’s entries" in text for text in excerpts), excerpts
+    # A highlight holds the word, not the full stop Pagefind marks with it ("again." in the sentence above).
+    assert _search(tab.page, "again")
+    marks = tab.page.locator("[data-search-list] .search-excerpt mark").all_inner_texts()
+    assert marks and all(mark.lower() == "again" for mark in marks), marks
+    # And an excerpt that stops inside a sentence ends with "…".
+    shown = excerpts + tab.page.locator("[data-search-list] .search-excerpt").all_inner_texts()
+    assert all(text.rstrip().endswith(("…", ".", "!", "?", "。", "！", "？")) for text in shown), shown
     # A Chinese word of the source page: the English search does not find it (r2, shown in Chinese
     # there, is left out of the English index), the Chinese search does, on Chinese pages only.
     chinese_word = chinese.meta.title.split("：")[-1][:2]
