@@ -34,7 +34,7 @@ def draw_choice(fig: Any, data: Mapping[str, Any]) -> dict[str, Any]:
         ys = probs if tau == "1" else tempered[tau]
         xs = [j + (i - 1) * width for j in range(TOP)]
         bars[tau] = list(ax.bar(xs, ys[:TOP], width=width, color=color, edgecolor=s.INK, lw=s.LW_THIN, label=label))
-    greedy = ax.annotate(tr("贪心：取最高的一根"), (0, probs[0]), (1.2, probs[0] * 1.45), fontsize=s.FS_SMALL,
+    greedy = ax.annotate(tr("贪心：取概率最高的 token"), (0, probs[0]), (1.2, probs[0] * 1.45), fontsize=s.FS_SMALL,
                 arrowprops={"arrowstyle": "->", "color": s.INK})
     ax.set_xticks(range(TOP), tokens)
     ax.set_ylabel(tr("概率"), labelpad=8)
@@ -60,6 +60,7 @@ FIGURES = (
            tr_later(
                "分组柱状图：lessonmodel 在提示 BOS I gave him 之后的首个输出分布中概率最高的几个 token。"
                "每个 token 三根柱：温度 0.5（分布变尖，最高的更高）、温度 1（模型原样）、温度 2（分布变平）。"
-               "箭头指出贪心选法挑中的最高一根；底部写明 top-p = 0.9 时保留的 token 个数。权重为随机初始化。"),
+               "箭头指向温度 1（模型原样）那根最高的柱子：贪心选中的 token，换温度也还是它；"
+               "底部写明 top-p = 0.9 时保留的 token 个数。权重为随机初始化。"),
            "measured", ("first_token_choice",), draw_choice, s.SIZE_4_3),
 )
