@@ -81,8 +81,9 @@ def number(value: float, spec: str = "") -> str:
 
 
 def percent(value: float, _position: object = None) -> str:
-    """An axis tick as a percentage, with a decimal where a whole percent would misstate it (2.5 %, not 2 %)."""
-    return number(value, ".0%" if abs(value * 100 - round(value * 100)) < 1e-9 else ".1%")
+    """An axis tick as a percentage, with the decimals it needs, up to two (2.5 %, not 2 %; 0.25 %, not 0.2 %)."""
+    decimals = next((d for d in (0, 1) if abs(value * 10 ** (d + 2) - round(value * 10 ** (d + 2))) < 1e-6), 2)
+    return number(value, f".{decimals}%")
 
 
 def shown(value: float, unit: str = "") -> str:

@@ -87,6 +87,7 @@ def test_a_percent_tick_keeps_the_decimal_that_tells_it_apart():
     # Ticks 2.5 % apart once read "0% 2% 5% 8% 10% 12% 15%": evenly spaced ticks with uneven labels.
     assert [percent(k * 0.025) for k in range(7)] == ["0%", "2.5%", "5%", "7.5%", "10%", "12.5%", "15%"]
     assert [percent(k * 0.1) for k in range(4)] == ["0%", "10%", "20%", "30%"]  # 0.1 * 3 is 0.30000000000000004
+    assert [percent(k * 0.0025) for k in range(4)] == ["0%", "0.25%", "0.5%", "0.75%"]
 
 
 def test_a_long_corner_label_takes_two_lines_and_a_short_one_stays():

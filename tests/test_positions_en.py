@@ -92,3 +92,15 @@ def test_each_language_describes_a_mark_in_a_word_it_reads_back_as_true():
     for language, mark in itertools.product(VOCABULARIES, marks):
         (word,) = position_words(place_word(mark, language), language)
         assert word_holds(word, mark, [mark]), (language, mark.box, word)
+
+
+def test_a_mark_is_described_by_its_corner_only_when_both_of_its_sides_would_be():
+    from site_builder.load.content import FigureMark
+    from site_builder.parse.positions import place_word
+
+    def at(x: float, y: float) -> FigureMark:
+        return FigureMark("m", "m", (x - 0.05, y - 0.05, x + 0.05, y + 0.05))
+
+    said = [place_word(at(x, y), "zh-CN") for x, y in ((0.8, 0.25), (0.22, 0.82), (0.58, 0.1))]
+    assert said == ["右上", "左下", "上方"]
+    assert place_word(at(0.8, 0.25), "en") == "in the upper right corner"

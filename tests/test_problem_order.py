@@ -90,3 +90,12 @@ def test_a_misspelt_option_is_one_problem_though_the_figure_under_it_is_lost_wit
     state = ":::{state} b0\n:title：第一步\n:figure: plot\n:provenance: measured\n\n见 {mark}`m` 与 {mark}`n`。\n:::\n"
     assert _problems(tmp_path, {"x": lesson(state)}) == [
         "content/pages/x.md:5: ':title：第一步' 不是选项的写法，会被当作正文：请写成 ':title: …'，名字两边都用半角冒号"]
+
+
+def test_a_label_on_a_page_with_a_problem_of_its_own_is_still_found_by_a_bare_reference(tmp_path):
+    target = lesson("(notes)=\n## 笔记\n\n正文。\n\n![图](images\\gpu.png)\n", front=ARTICLE)
+    citing = lesson("见 {ref}`notes` 与 {ref}`nowhere`。\n", front=ARTICLE)
+    assert _problems(tmp_path, {"citing": citing, "target": target}) == [
+        "content/pages/citing.md:5: {ref} 指向不存在的页面 'nowhere'",
+        "content/pages/target.md:10: 图片 'images\\gpu.png' 用 '\\' 分隔文件夹：请改用 '/'，例如 'images/gpu.jpg'",
+    ]

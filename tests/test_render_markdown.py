@@ -156,3 +156,11 @@ def test_a_reference_reads_in_the_markdown_as_its_link_reads_on_the_page_and_in_
     assert said in site["x.md"].decode()
     # The search reads each as its page's title: a section's title is that section's text, not the citing page's.
     assert search_terms("见 《一课》、《另一课》、《另一课》 与 原话。") in site_documents(prepared)["x.html"]
+
+
+def test_an_equation_reference_reads_as_its_number_without_quotes(tmp_path):
+    body = (":::{state} b0\n:title: 甲步\n:figure: sketch\n:provenance: teaching\n\n$$\nx = 1\n$$ (eq-one)\n\n"
+            "见 {eq}`eq-one` 与 {numref}`图 %s <eq-one>`。\n:::\n")
+    write_site(tmp_path, {"x": lesson(body)})
+    site = render_site(prepare_site(tmp_path, fake_evidence(tmp_path / "figures")), teacher=False)
+    assert "见 (1) 与 图 1。" in site["x.md"].decode()  # as the page shows them, not 《(1)》

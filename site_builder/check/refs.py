@@ -28,8 +28,9 @@ def resolve_ref(target: str, page_id: str) -> tuple[str, str]:
 
 
 class EveryAnchor(frozenset):
-    """The anchors of a page that failed to load: unknown, so every anchor asked of that page is taken to be
-    there (its own problem says why). A bare label is not looked for in it: it would find every label."""
+    """The anchors of a page that failed to load or has problems of its own: not known for sure, so every anchor
+    asked of that page is taken to be there (its own problem says why). A bare label is looked for only among the
+    ones it was seen to define (none when it did not parse): asked of it, every label would be found."""
 
     def __contains__(self, anchor: object) -> bool:
         return True
@@ -49,7 +50,8 @@ def locate(name: str, target: str, page_id: str, anchors: Mapping[str, Collectio
     if target in anchors.get(page_id, ()):
         return page_id, target
     return next(((page, target) for page, names in anchors.items()
-                 if not isinstance(names, EveryAnchor) and target in names), None)
+                 if (frozenset.__contains__(names, target) if isinstance(names, EveryAnchor) else target in names)),
+                None)
 
 
 def number_in(title: str) -> str:

@@ -42,7 +42,7 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     sources = {s.id for s in content.sources}
     around = hash((frozenset(anchors.items()), frozenset(sources), content.glossary, frozenset(failed))) if memo \
         else None
-    anchors |= {page_id: EveryAnchor() for page_id in failed}
+    anchors |= {page_id: EveryAnchor(anchors.get(page_id, ())) for page_id in failed}
     for page in pages:
         check = functools.partial(_page_problems, page, content, anchors, sources, evidence)
         problems += memo(page.meta.path, around, check) if memo else check()

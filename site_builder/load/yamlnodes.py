@@ -130,7 +130,9 @@ def _said(error: yaml.YAMLError, text: str) -> tuple[int, str]:
     if problem in ("found unexpected end of stream", "could not find expected ':'") and context is not None:
         line, column = context.line, context.column  # where the open quote, or the key without ': ', is
     lines = text.split("\n")
-    if problem == "mapping values are not allowed here" and mark and lines[line][:1] in (" ", "\t"):
+    # An indented line whose first ': ' is refused (not a second one on it) was read as the line above continued.
+    if problem == "mapping values are not allowed here" and mark and lines[line][:1] in (" ", "\t") \
+            and lines[line].find(":") == column:
         return line, _at(_("this line is indented, so it continues the text of the line above, where ': ' is not "
                            "allowed: start it at the line's beginning if it is a key of its own, else put the text in "
                            "quotes"), 0)

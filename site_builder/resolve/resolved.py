@@ -296,7 +296,8 @@ def role_text(site: SiteView, name: str, target: str, state_figure: str = "", pa
         return text or (site.say(_("“{title}”", title=page.meta.title)) if page else target)
     if name in REFERENCE_ROLES:  # the link's text; without the link around it, a title is set in quotes
         href, shown = ref_link(site, target, page_id, name)
-        return shown if split_title(target)[0] or "#" not in href else site.say(_("“{title}”", title=shown))
+        titled = name in ("ref", "doc") and "#" in href and not split_title(target)[0]  # not "(1)" nor "图 1"
+        return site.say(_("“{title}”", title=shown)) if titled else shown
     return target
 
 

@@ -289,16 +289,22 @@ function excerptNodes(html, heading) {
   });
   joined(withoutHeading(pieces, heading)).forEach(function (run) {
     if (!run.mark) return out.append(run.text);
-    // Pagefind marks a word with the punctuation it touches ("cache,"): the highlight holds the word alone.
-    var parts = /^(\p{P}*)(.+?)(\p{P}*)$/su.exec(run.text) || ["", "", run.text, ""];
+    // Pagefind marks a word with the punctuation it touches ("cache,"): the highlight holds the word alone
+    // (sentence marks, quotes and brackets only: 50% and C# keep their signs).
+    var parts = MARKED.exec(run.text) || ["", "", run.text, ""];
     var mark = document.createElement("mark");
     mark.textContent = parts[2];
     out.append(parts[1], mark, parts[3]);
   });
   // An excerpt is a window of about thirty words: one that stops inside a sentence says so.
-  if (!/[。！？.!?…]\s*$/.test(out.textContent)) out.append("…");
+  if (out.textContent.trim() && !STOPPED.test(out.textContent)) out.append("…");
   return out;
 }
+
+var EDGE = "[.,;:!?…，。；：！？、“”‘’\"'()（）《》「」『』]";
+var MARKED = new RegExp("^(" + EDGE + "*)(.+?)(" + EDGE + "*)$", "s");
+/** An excerpt's end that ends a sentence: a full stop, question or exclamation mark, or …, then closing quotes. */
+var STOPPED = /[。！？.!?…][”’」』)）"']*\s*$/;
 
 /** ``pieces`` (Pagefind's excerpt) without the end of ``heading`` they start with: Pagefind starts an excerpt a few
  *  words before the match, often inside the heading the link above already shows (…的一个词：哪些缓存条目跟着失效 ¶

@@ -77,11 +77,12 @@ _LOOKALIKE = str.maketrans("lI|iOo", "111100")
 def closest(name: str, known: Iterable[str], *, limit: int = 3) -> list[str]:
     """The known names ``name`` may be a misspelling of, closest first: one that differs only by look-alike
     characters, then by similarity, then in alphabetical order (difflib lists equals backwards: b3, b2, b1)."""
-    known = list(known)
-    near = difflib.get_close_matches(name, known, n=max(len(known), 1), cutoff=0.6)
-    looks = name.translate(_LOOKALIKE)
-    return sorted(near, key=lambda k: (k.translate(_LOOKALIKE) != looks,
-                                       -difflib.SequenceMatcher(None, name, k).ratio(), k))[:limit]
+    known, looks = list(known), name.translate(_LOOKALIKE)
+    near = {k for k in known if k.translate(_LOOKALIKE) == looks}  # however short: 'bl' for 'b1'
+    near.update(difflib.get_close_matches(name, known, n=max(len(known), 1), cutoff=0.6))
+    ranked = sorted((k.translate(_LOOKALIKE) != looks, -difflib.SequenceMatcher(None, name, k).ratio(), k)
+                    for k in near)
+    return [k for _alike, _ratio, k in ranked[:limit]]
 
 
 def code_error(error: BaseException, root: Path, folders: Collection[str]) -> ContentError:
