@@ -28,8 +28,8 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
                failed: Collection[str] = ()) -> list[Problem]:
     """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
 
-    ``failed``: ids of pages that failed to load or to parse (their own problems say why): a reference to
-    one is not reported, neither as a missing page nor as a missing anchor.
+    ``failed``: ids of pages that failed to load or have problems of their own (which say why): a reference
+    to one is not reported, neither as a missing page nor as a missing anchor, and its marks wait.
 
     ``memo(path, around, check)`` gives one page's problems: a caller keeping them between builds (the
     dev server's engine) looks them up by the source at ``path``, the evidence and ``around`` (what they
