@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from editionkit import R1_EN, R1_ZH, SITE_YML, course_evidence, line_of, write_course
+from editionkit import INDEX_EN, R1_EN, R1_ZH, SITE_YML, course_evidence, line_of, write_course
 from sitekit import SITE_YML as ONE_LANGUAGE_SITE_YML
 
 from site_builder.engine.pipeline import prepare_site, render_site
@@ -338,3 +338,12 @@ def test_a_translation_s_teacher_note_published_is_found_by_the_check(tmp_path):
     leaked = public / prepared.editions[0].content.config.language / "r1.md"
     leaked.write_text(leaked.read_text(encoding="utf-8") + note + "\n", encoding="utf-8")
     assert any(p.path.endswith("r1.md") and EN in str(p) for p in verify_output(prepared, public, teacher))
+
+
+def test_a_reference_to_a_page_not_translated_yet_is_checked_against_the_page_it_shows(tmp_path):
+    # r2 has no English page, so the English site shows the Chinese one: its b0 is there, its b7 is not. It was
+    # taken for a page that failed to load, and any anchor of it was accepted (r2.html#nowhere was published).
+    index = INDEX_EN + "\nSee {ref}`r2#b0` and {ref}`r2#b7`.\n"
+    problems = _problems(write_course(tmp_path, {"index": index, "r1": R1_EN}))
+    assert problems == ["content/en/pages/index.md:8: {ref} to unknown anchor '#r2-b7' on page 'r2' (did you mean "
+                        "'r2-b0'?)"], problems

@@ -578,3 +578,14 @@ def test_a_code_block_left_open_in_a_note_is_named_where_it_took_the_closer(tmp_
     assert [str(p) for p in raised.value.problems] == [
         "content/pages/x.md:11: directive '{teacher}' is never closed: add a line '::::' after its content; line 14 "
         "is inside the code block that opens on line 12, so it closes nothing: close that code block before line 14"]
+
+
+def test_a_bare_label_or_numref_to_a_heading_in_another_page_s_teacher_note_is_an_error(tmp_path):
+    # As page#anchor it was caught; as a bare label, the public page's link read "一课 · Secret plan".
+    other = lesson(_STATE + "\n::::{teacher}\n(secret)=\n## Secret plan\n::::\n")
+    page = lesson(_STATE + "\n见 {ref}`secret`。\n\n又见 {numref}`secret`。\n")
+    with pytest.raises(ContentError) as raised:
+        prepare_site(write_site(tmp_path, {"x": page, "y": other}), fake_evidence(tmp_path / "figures"))
+    assert [str(p) for p in raised.value.problems] == [
+        f"content/pages/x.md:{line}: {{ref}} to '#secret', a heading inside a teacher note, would publish it: link to "
+        "a public heading, or move the {ref} into the note" for line in (11, 13)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Collection, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 
 from site_builder.check.bound_numbers import unbound_numbers
 from site_builder.check.refs import EveryAnchor, locate, resolve_ref, split_title
@@ -25,11 +25,13 @@ _RULES = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.
 
 def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence,
                memo: Callable[[str, Hashable, Callable[[], list[Problem]]], list[Problem]] | None = None,
-               failed: Collection[str] = ()) -> list[Problem]:
+               failed: Collection[str] = (), shown: Mapping[str, frozenset[str]] | None = None) -> list[Problem]:
     """All cross-page checks: ids, anchors, roles, figures, provenance, numbers, math, records.
 
     ``failed``: ids of pages that failed to load or have problems of their own (which say why): a reference
     to one is not reported, neither as a missing page nor as a missing anchor, and its marks wait.
+    ``shown``: the anchors of pages the site shows without checking them here (a translation's untranslated
+    pages show the source's), which references are checked against.
 
     ``memo(path, around, check)`` gives one page's problems: a caller keeping them between builds (the
     dev server's engine) looks them up by the source at ``path``, the evidence and ``around`` (what they
@@ -37,8 +39,8 @@ def check_site(content: Content, pages: Iterable[ParsedPage], evidence: Evidence
     """
     pages = tuple(pages)
     problems = _duplicate_ids(pages)
-    problems += _refs_into_teacher_notes(pages)
-    anchors = {p.meta.id: p.anchor_ids for p in pages}  # hashable: ``around`` holds them
+    anchors = {**(shown or {}), **{p.meta.id: p.anchor_ids for p in pages}}  # hashable: ``around`` holds them
+    problems += _refs_into_teacher_notes(pages, anchors)
     sources = {s.id for s in content.sources}
     around = hash((frozenset(anchors.items()), frozenset(sources), content.glossary, frozenset(failed))) if memo \
         else None
@@ -244,17 +246,18 @@ def _labels(anchors: dict[str, frozenset[str]]) -> set[str]:
     return set(anchors).union(*anchors.values())
 
 
-def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...]) -> list[Problem]:
-    """A ``{ref}`` in public text to a heading inside a teacher note: its link text would publish the heading."""
+def _refs_into_teacher_notes(pages: tuple[ParsedPage, ...], anchors: dict[str, frozenset[str]]) -> list[Problem]:
+    """A reference in public text to a heading inside a teacher note, as ``page#anchor`` or as a bare label: its
+    link text would publish the heading."""
     hidden = {(page.meta.id, anchor) for page in pages for anchor in page.teacher_anchors}
     if not hidden:  # the usual case, and every save checks every page: no reference to resolve
         return []
+    found = [(page, use, locate(use.name, split_title(use.target)[1], page.meta.id, anchors))
+             for page in pages for use in page.roles if use.name in REFERENCE_ROLES and not use.teacher]
     return [Problem(page.meta.path, use.line,
                     _("{{ref}} to '#{anchor}', a heading inside a teacher note, would publish it: link to a public "
-                      "heading, or move the {{ref}} into the note", anchor=resolve_ref(use.target, page.meta.id)[1]))
-            for page in pages for use in page.roles
-            if use.name == "ref" and not use.teacher
-            and resolve_ref(split_title(use.target)[1], page.meta.id) in hidden]
+                      "heading, or move the {{ref}} into the note", anchor=target[1]))
+            for page, use, target in found if target in hidden]
 
 
 def derived_provenance(state: StateSource, page: ParsedPage, evidence: Evidence) -> tuple[str, str]:

@@ -37,8 +37,10 @@ def with_editions(prepared: PreparedSite, parsed: Parsed, memo: Callable | None 
         mine, start = parsed[start:start + len(edition.pages)], start + len(edition.pages)
         problems += [p for page, _errors in mine if page is not None and page.meta.id in prepared.pages
                      for p in parity_problems(prepared.pages[page.meta.id], page)]
+        # A page not translated yet shows the source's: references to it are checked against the source's anchors.
+        shown = {page_id: page.anchor_ids for page_id, page in prepared.pages.items() if page_id in edition.unlisted}
         try:
-            checked = check_parsed(edition, mine, [], prepared.evidence.edition(edition.config.language), memo)
+            checked = check_parsed(edition, mine, [], prepared.evidence.edition(edition.config.language), memo, shown)
         except ContentError as error:
             problems += error.problems
             continue

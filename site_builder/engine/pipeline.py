@@ -195,9 +195,9 @@ def parse_source(source: SourceFile, md: MarkdownIt) -> tuple[ParsedPage | None,
 
 
 def check_parsed(content: Content, parsed: Parsed, problems: list[Problem], evidence: Evidence,
-                 memo: Callable | None = None) -> PreparedSite:
+                 memo: Callable | None = None, shown: Mapping[str, frozenset[str]] | None = None) -> PreparedSite:
     """Check the parsed pages across the site; raise ``ContentError`` with every problem found.
-    (``memo``: see ``check_site``.)"""
+    (``memo``, ``shown``: see ``check_site``.)"""
     problems = problems + [p for _, errors in parsed for p in errors]
     pages = [page for page, _ in parsed if page is not None]
     failed = {source.path: _stem(source.path) for source, (page, _) in zip(content.pages, parsed, strict=True)
@@ -205,7 +205,8 @@ def check_parsed(content: Content, parsed: Parsed, problems: list[Problem], evid
     # A page with problems of its own (a directive or code block left open swallows the states after it): what
     # it defines is not known for sure, so no reference into it is reported; its own problems say why.
     unsure = {page.meta.id for page, errors in parsed if page is not None and errors}
-    problems += check_site(content, pages, evidence, memo, content.unlisted | set(failed.values()) | unsure)
+    problems += check_site(content, pages, evidence, memo, content.unlisted - set(shown or ()) | set(failed.values())
+                           | unsure, shown)
     images, image_problems = prepare_images(content, pages)
     problems += image_problems
     if problems:  # causes first: the page list, then the pages that failed to load, then what they left out
