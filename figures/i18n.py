@@ -81,8 +81,9 @@ def number(value: float, spec: str = "") -> str:
 
 
 def percent(value: float, _position: object = None) -> str:
-    """An axis tick as a percentage, with the decimals it needs, up to two (2.5 %, not 2 %; 0.25 %, not 0.2 %)."""
-    decimals = next((d for d in (0, 1) if abs(value * 10 ** (d + 2) - round(value * 10 ** (d + 2))) < 1e-6), 2)
+    """An axis tick as a percentage, with the decimals it needs, up to three (2.5 %, not 2 %; 0.25 %, not 0.2 %)."""
+    value = 0.0 if abs(value) < 1e-12 else value  # no "-0%" for a tick a hair below zero
+    decimals = next((d for d in (0, 1, 2) if abs(value * 10 ** (d + 2) - round(value * 10 ** (d + 2))) < 1e-6), 3)
     return number(value, f".{decimals}%")
 
 

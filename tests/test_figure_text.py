@@ -88,6 +88,7 @@ def test_a_percent_tick_keeps_the_decimal_that_tells_it_apart():
     assert [percent(k * 0.025) for k in range(7)] == ["0%", "2.5%", "5%", "7.5%", "10%", "12.5%", "15%"]
     assert [percent(k * 0.1) for k in range(4)] == ["0%", "10%", "20%", "30%"]  # 0.1 * 3 is 0.30000000000000004
     assert [percent(k * 0.0025) for k in range(4)] == ["0%", "0.25%", "0.5%", "0.75%"]
+    assert [percent(v) for v in (-1e-17, 0.00125, 0.00375)] == ["0%", "0.125%", "0.375%"]
 
 
 def test_a_long_corner_label_takes_two_lines_and_a_short_one_stays():

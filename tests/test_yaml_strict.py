@@ -92,7 +92,7 @@ def test_a_key_without_its_space_and_an_indented_key_are_said_at_their_own_line(
                         "x.yml:2: 这里有一行不是“键: 值”的形式：在键后加上 ':' 和一个空格（第 1 列）"),
                        ("label: L\n  title: 一课\nkind: lesson\n",
                         "x.yml:2: 这一行有缩进，会被读成上一行文字的延续，而那里不能出现 ': '：如果它是单独的一个键，"
-                        "请顶格写；否则请把文字放进引号（第 1 列）"),
+                        "请与上面的键对齐；否则请把文字放进引号（第 1 列）"),
                        ("- id: M34\n  title: Attention: is all\n",  # in a list entry: a second ': ' indeed
                         "x.yml:2: 同一行里出现了第二个 ': '：含有 ': ' 的文字请加引号（第 19 列）")]:
         _located, problems = load_located(text, "x.yml")

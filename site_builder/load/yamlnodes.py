@@ -132,9 +132,9 @@ def _said(error: yaml.YAMLError, text: str) -> tuple[int, str]:
     lines = text.split("\n")
     # An indented line whose first ': ' is refused (not a second one on it) was read as the line above continued.
     if problem == "mapping values are not allowed here" and mark and lines[line][:1] in (" ", "\t") \
-            and lines[line].find(":") == column:
+            and (first := re.search(r":(?=\s|$)", lines[line])) and first.start() == column:
         return line, _at(_("this line is indented, so it continues the text of the line above, where ': ' is not "
-                           "allowed: start it at the line's beginning if it is a key of its own, else put the text in "
+                           "allowed: if it is a key of its own, line it up with the key above; else put the text in "
                            "quotes"), 0)
     closing = re.match(r"(?:did not find )?expected ',' or '([\]}])'", problem)
     if closing and context is not None:

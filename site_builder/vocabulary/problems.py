@@ -103,7 +103,8 @@ def code_error(error: BaseException, root: Path, folders: Collection[str]) -> Co
 def suggest(name: str, known: Iterable[str], *, limit: int = 3, shown: Mapping[str, str] | None = None) -> str:
     """A ``(did you mean …?)`` suffix naming the closest known names, or ``''``; ``shown`` maps a known name to
     the one to write instead (a spelling a teacher may type → the one a role takes)."""
-    close = list(dict.fromkeys((shown or {}).get(near, near) for near in closest(name, known, limit=limit)))
+    close = [near for near in dict.fromkeys((shown or {}).get(near, near) for near in closest(name, known, limit=limit))
+             if near != name]  # "did you mean 'y'?" of a name that is known, but not as what was asked
     if not close:
         return ""
     names: str = f"'{close[0]}'"
