@@ -47,15 +47,11 @@ def test_without_uv_the_recipe_is_pip_s():
     assert "-m venv .venv" in said and "-m pip install --quiet -r requirements.txt" in said
 
 
-def _names(path: Path) -> set[str]:
-    """The distributions a requirements file pins, by their normalized names."""
-    lines = [line.split("#")[0].strip() for line in path.read_text(encoding="utf-8").splitlines()]
-    return {line.split("==")[0].split("[")[0].strip().lower().replace("_", "-") for line in lines if "==" in line}
-
-
 def test_every_library_whose_version_keys_a_build_is_one_make_installs():
     # code_digest asked the version of "pagefind" after requirements.txt had moved to "pagefind-bin": on a fresh
     # machine every build stopped with PackageNotFoundError, while an older .venv still held the old package.
+    from site_builder.load.evidence import _pinned
     from site_builder.render.keys import LIBRARIES
 
-    assert set(LIBRARIES) <= _names(ROOT / "requirements.txt"), set(LIBRARIES) - _names(ROOT / "requirements.txt")
+    pinned = {line.split("==")[0] for line in _pinned(ROOT / "requirements.txt", LIBRARIES).splitlines()}
+    assert set(LIBRARIES) <= pinned, set(LIBRARIES) - pinned
